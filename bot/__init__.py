@@ -1,0 +1,1 @@
+"""selective-build: keep on-device PyTorch runtimes small and correct."""

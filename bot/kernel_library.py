@@ -1,0 +1,68 @@
+"""Kernel libraries, as described by ExecuTorch-style `functions.yaml` files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+
+class KernelLibraryError(ValueError):
+    """A functions.yaml that cannot be used; the message names file and entry."""
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    op: str  # full operator name, e.g. "aten::add.out"
+    kernel_name: str  # C++ symbol of the KernelDef, e.g. "sb::kernels::add_out"
+    source: Path  # the functions.yaml that declared it
+
+
+def _op_name(entry: dict, path: Path, index: int) -> str:
+    if "op" in entry:
+        name = str(entry["op"])
+        return name if "::" in name else f"aten::{name}"
+    if "func" in entry:
+        # "ns::name.overload(schema) -> ret": the name is what precedes "(".
+        return str(entry["func"]).split("(", 1)[0].strip()
+    raise KernelLibraryError(f"{path}: entry {index} has neither 'op' nor 'func'")
+
+
+def parse_functions_yaml(text: str, path: Path) -> list[KernelEntry]:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise KernelLibraryError(f"{path}: not valid YAML ({exc.__class__.__name__})") from None
+    if not isinstance(data, list):
+        raise KernelLibraryError(f"{path}: expected a list of kernel entries")
+    entries: list[KernelEntry] = []
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise KernelLibraryError(f"{path}: entry {index} is not a mapping")
+        op = _op_name(item, path, index)
+        kernels = item.get("kernels")
+        if not isinstance(kernels, list) or not kernels or not isinstance(kernels[0], dict):
+            raise KernelLibraryError(f"{path}: {op} has no kernels list")
+        # Only the default (arg_meta: null) kernel matters for a portable build.
+        default = next((k for k in kernels if k.get("arg_meta") is None), kernels[0])
+        kernel_name = default.get("kernel_name")
+        if not isinstance(kernel_name, str) or not kernel_name:
+            raise KernelLibraryError(f"{path}: {op} has no kernel_name")
+        entries.append(KernelEntry(op=op, kernel_name=kernel_name, source=path))
+    return entries
+
+
+def load_libraries(paths: list[Path]) -> dict[str, KernelEntry]:
+    """All kernels of the given libraries by op name; an op defined twice is an error."""
+    by_op: dict[str, KernelEntry] = {}
+    for path in paths:
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise KernelLibraryError(f"{path}: cannot read ({exc.strerror})") from None
+        for entry in parse_functions_yaml(text, path):
+            if entry.op in by_op:
+                raise KernelLibraryError(f"{entry.op} is implemented by both {by_op[entry.op].source} and {path}")
+            by_op[entry.op] = entry
+    return by_op

@@ -1,0 +1,36 @@
+// Shape arithmetic shared by kernels. Every kernel validates its output shape
+// with these before writing, so a corrupt program cannot cause a write past
+// a buffer.
+#pragma once
+
+#include <cstdint>
+
+#include "sb/error.h"
+#include "sb/span.h"
+#include "sb/tensor.h"
+
+namespace sb::kernels {
+
+// Resolves a possibly negative dim against rank `dim`; fails when out of range.
+Error normalize_dim(const char* op, int64_t d, int32_t rank, int32_t* out);
+
+// Fails unless `t` has exactly `rank` dims with the given sizes.
+Error check_shape(const char* op, const char* what, const Tensor& t, const int64_t* sizes, int32_t rank);
+Error check_same_shape(const char* op, const char* what, const Tensor& t, const Tensor& like);
+Error check_dtype(const char* op, const char* what, const Tensor& t, ScalarType expected);
+Error check_same_numel(const char* op, const Tensor& out, const Tensor& in);
+
+// Broadcast shape of a and b (numpy rules); fails if they are incompatible.
+Error broadcast_shape(const char* op, const Tensor& a, const Tensor& b, int64_t* sizes, int32_t* rank);
+
+// Contiguous (row-major) strides in elements.
+void contiguous_strides(const Tensor& t, int64_t* strides);
+
+// A same-rank view of `t` with `sizes`, sharing its data. `rank` must be
+// <= kMaxDims (callers pass shapes they validated).
+Tensor view_with_sizes(const Tensor& t, const int64_t* sizes, int32_t rank);
+
+// The product of sizes[begin:end].
+int64_t size_product(const Tensor& t, int32_t begin, int32_t end);
+
+}  // namespace sb::kernels

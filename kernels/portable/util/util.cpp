@@ -1,0 +1,118 @@
+#include <cstdio>
+
+#include "util/dtype_switch.h"
+#include "util/elementwise.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+
+Error dtype_not_built(const char* op, ScalarType t) {
+  return Error::make(ErrorCode::kNotSupported, "%s: dtype %s is not built into this runtime", op,
+                     scalar_type_name(t));
+}
+
+Error normalize_dim(const char* op, int64_t d, int32_t rank, int32_t* out) {
+  const int64_t r = rank == 0 ? 1 : rank;  // ATen lets a 0-d tensor take dim 0 / -1
+  if (d < -r || d >= r) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: dim %lld out of range for rank %d", op,
+                       static_cast<long long>(d), rank);
+  }
+  *out = static_cast<int32_t>(d < 0 ? d + r : d);
+  return Error();
+}
+
+static void format_sizes(char* buf, size_t cap, const int64_t* sizes, int32_t rank) {
+  size_t used = static_cast<size_t>(snprintf(buf, cap, "["));
+  for (int32_t i = 0; i < rank && used < cap; ++i) {
+    used += static_cast<size_t>(
+        snprintf(buf + used, cap - used, i ? ", %lld" : "%lld", static_cast<long long>(sizes[i])));
+  }
+  if (used < cap) snprintf(buf + used, cap - used, "]");
+}
+
+Error check_shape(const char* op, const char* what, const Tensor& t, const int64_t* sizes, int32_t rank) {
+  bool same = t.dim == rank;
+  for (int32_t i = 0; same && i < rank; ++i) same = t.sizes[i] == sizes[i];
+  if (same) return Error();
+  char want[64];
+  char got[64];
+  format_sizes(want, sizeof want, sizes, rank);
+  format_sizes(got, sizeof got, t.sizes, t.dim);
+  return Error::make(ErrorCode::kInvalidArgument, "%s: %s has shape %s, expected %s", op, what, got, want);
+}
+
+Error check_same_shape(const char* op, const char* what, const Tensor& t, const Tensor& like) {
+  return check_shape(op, what, t, like.sizes, like.dim);
+}
+
+Error check_dtype(const char* op, const char* what, const Tensor& t, ScalarType expected) {
+  if (t.dtype == expected) return Error();
+  return Error::make(ErrorCode::kInvalidArgument, "%s: %s has dtype %s, expected %s", op, what,
+                     scalar_type_name(t.dtype), scalar_type_name(expected));
+}
+
+Error check_same_numel(const char* op, const Tensor& out, const Tensor& in) {
+  if (out.numel() == in.numel()) return Error();
+  return Error::make(ErrorCode::kInvalidArgument, "%s: out has %lld elements, input has %lld", op,
+                     static_cast<long long>(out.numel()), static_cast<long long>(in.numel()));
+}
+
+Error broadcast_shape(const char* op, const Tensor& a, const Tensor& b, int64_t* sizes, int32_t* rank) {
+  const int32_t r = a.dim > b.dim ? a.dim : b.dim;
+  for (int32_t i = 0; i < r; ++i) {
+    const int32_t ia = a.dim - r + i;
+    const int32_t ib = b.dim - r + i;
+    const int64_t sa = ia >= 0 ? a.sizes[ia] : 1;
+    const int64_t sb = ib >= 0 ? b.sizes[ib] : 1;
+    if (sa != sb && sa != 1 && sb != 1) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: cannot broadcast dim %d (%lld vs %lld)", op, i,
+                         static_cast<long long>(sa), static_cast<long long>(sb));
+    }
+    sizes[i] = sa == 1 ? sb : sa;
+  }
+  *rank = r;
+  return Error();
+}
+
+Error check_broadcast_out(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  int64_t sizes[kMaxDims];
+  int32_t rank = 0;
+  Error err = broadcast_shape(op, a, b, sizes, &rank);
+  if (!err.ok()) return err;
+  return check_shape(op, "out", out, sizes, rank);
+}
+
+void contiguous_strides(const Tensor& t, int64_t* strides) {
+  int64_t s = 1;
+  for (int32_t d = t.dim - 1; d >= 0; --d) {
+    strides[d] = s;
+    s *= t.sizes[d];
+  }
+}
+
+Tensor view_with_sizes(const Tensor& t, const int64_t* sizes, int32_t rank) {
+  Tensor v;
+  v.dtype = t.dtype;
+  v.data = t.data;
+  v.dim = rank;
+  for (int32_t i = 0; i < rank; ++i) v.sizes[i] = sizes[i];
+  return v;
+}
+
+int64_t size_product(const Tensor& t, int32_t begin, int32_t end) {
+  int64_t n = 1;
+  for (int32_t i = begin; i < end; ++i) n *= t.sizes[i];
+  return n;
+}
+
+BroadcastIndex::BroadcastIndex(const Tensor& in, const Tensor& out) : same_(same_shape(in, out)), rank_(out.dim) {
+  int64_t in_strides[kMaxDims];
+  contiguous_strides(in, in_strides);
+  for (int32_t d = 0; d < rank_; ++d) {
+    out_sizes_[d] = out.sizes[d];
+    const int32_t id = in.dim - rank_ + d;
+    in_strides_[d] = (id >= 0 && in.sizes[id] != 1) ? in_strides[id] : 0;
+  }
+}
+
+}  // namespace sb::kernels

@@ -1,0 +1,48 @@
+// Errors are values: every fallible call returns an Error (or a Result<T>)
+// carrying a code and a human-readable, single-line message. The runtime is
+// built without exceptions, so this is the only error channel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sb {
+
+enum class ErrorCode : uint8_t {
+  kOk = 0,
+  kInvalidProgram,   // the .pte is truncated, corrupt or inconsistent
+  kMissingOperator,  // the program needs an op this build does not register
+  kNotSupported,     // a valid feature this runtime does not implement
+  kInvalidArgument,  // a kernel or API caller passed bad shapes/types
+  kOutOfMemory,
+};
+
+class Error {
+ public:
+  // Success is cheap: the message buffer is left untouched.
+  constexpr Error() : code_(ErrorCode::kOk), message_{} {}
+
+  // printf-style message; truncated to fit, always NUL-terminated.
+  static Error make(ErrorCode code, const char* format, ...)
+      __attribute__((format(printf, 2, 3)));
+
+  bool ok() const { return code_ == ErrorCode::kOk; }
+  ErrorCode code() const { return code_; }
+  const char* message() const { return ok() ? "ok" : message_; }
+
+ private:
+  static constexpr size_t kMaxMessage = 192;
+  ErrorCode code_;
+  char message_[kMaxMessage];
+};
+
+template <typename T>
+struct Result {
+  Result(T v) : value(v) {}  // NOLINT: implicit on purpose, like std::expected
+  Result(const Error& e) : error(e), value() {}  // NOLINT
+  bool ok() const { return error.ok(); }
+  Error error;
+  T value;
+};
+
+}  // namespace sb

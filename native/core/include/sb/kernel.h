@@ -1,0 +1,66 @@
+// What a kernel is, and how a kernel calls another op through the dispatcher.
+//
+// Each kernel file defines one `const KernelDef` per op it implements:
+//
+//   const KernelDef mean_out{"aten::mean.out", "TJbnT", &mean_out_impl, kMeanCalls};
+//
+// `signature` lists the kinds of the op's arguments in schema order (out
+// arguments included). The loader checks every call site against it, so a
+// kernel can read its arguments without re-checking their tags:
+//
+//   T tensor          t optional tensor   L tensor list   O optional-tensor list
+//   i int             n optional int      I int list      J optional int list
+//   d double          b bool              D double list   E optional double list
+//   s scalar          S optional scalar   z string        Z optional string
+//
+// `calls` names every op the kernel may invoke through KernelContext::call.
+// The loader resolves them transitively, so a build that lacks one fails at
+// load time, naming the op and the kernel that needs it, not mid-inference.
+#pragma once
+
+#include "sb/error.h"
+#include "sb/span.h"
+#include "sb/value.h"
+
+namespace sb {
+
+class KernelContext;
+class OpRegistry;
+class TraceSink;
+
+using Args = Span<Value* const>;
+using KernelFn = Error (*)(KernelContext& ctx, Args args);
+
+struct KernelDef {
+  const char* op;         // full name, e.g. "aten::add.out"
+  const char* signature;  // argument kinds, see above
+  KernelFn fn;
+  Span<const char* const> calls;  // ops this kernel dispatches to
+};
+
+// Checks `args` against `def.signature`; the message names the op and argument.
+Error check_signature(const KernelDef& def, Args args);
+
+// Runs `def` on `args`; `caller` is the kernel that dispatched to it, or
+// nullptr for a call straight from the program.
+Error invoke(const OpRegistry& registry, TraceSink* trace, const KernelDef& def,
+             const KernelDef* caller, Args args);
+
+class KernelContext {
+ public:
+  KernelContext(const OpRegistry& registry, TraceSink* trace, const KernelDef& kernel)
+      : registry_(registry), trace_(trace), kernel_(kernel) {}
+
+  // Calls another op by full name, as ATen composite kernels do. The op must
+  // be listed in this kernel's `calls`.
+  Error call(const char* op, Args args);
+
+  const KernelDef& kernel() const { return kernel_; }
+
+ private:
+  const OpRegistry& registry_;
+  TraceSink* trace_;
+  const KernelDef& kernel_;
+};
+
+}  // namespace sb

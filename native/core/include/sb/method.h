@@ -1,0 +1,72 @@
+// An executable method (a program's "forward"): the values table, the
+// memory-planned buffers and the resolved instruction list. Everything is
+// allocated and validated by load(); execute() does not allocate.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sb/error.h"
+#include "sb/kernel.h"
+#include "sb/program.h"
+#include "sb/registry.h"
+#include "sb/value.h"
+
+namespace sb {
+
+class Method {
+ public:
+  Method() = default;
+  ~Method();
+  Method(const Method&) = delete;
+  Method& operator=(const Method&) = delete;
+
+  // `label` names the model in error messages (e.g. its file name).
+  Error load(const Program& program, const char* method_name, const OpRegistry& registry, const char* label);
+
+  size_t num_inputs() const { return num_inputs_; }
+  size_t num_outputs() const { return num_outputs_; }
+  const Value& input(size_t i) const { return values_[input_index_[i]]; }
+  const Value& output(size_t i) const { return values_[output_index_[i]]; }
+
+  // Copies `src` into input i; shape and dtype must match the program's.
+  Error set_input(size_t i, const Tensor& src);
+  Error set_input(size_t i, const Value& scalar);
+
+  Error execute();
+
+  // Receives every kernel invocation (tracing builds); nullptr disables.
+  void set_trace(TraceSink* trace) { trace_ = trace; }
+
+  // The ops this method calls directly, in program order of first use.
+  size_t num_operators() const { return num_operators_; }
+  const KernelDef& op(size_t i) const { return *operators_[i]; }
+
+ private:
+  struct Instruction;
+
+  void release();
+
+  const OpRegistry* registry_ = nullptr;
+  TraceSink* trace_ = nullptr;
+
+  Value* values_ = nullptr;
+  size_t num_values_ = 0;
+  Tensor* tensors_ = nullptr;
+  void* list_storage_ = nullptr;  // backing for int/double/bool/tensor lists
+  uint8_t** planned_ = nullptr;   // memory-planned buffers, by memory_id
+  size_t num_planned_ = 0;
+
+  const KernelDef** operators_ = nullptr;
+  size_t num_operators_ = 0;
+  Instruction* instructions_ = nullptr;
+  size_t num_instructions_ = 0;
+  Value** arg_storage_ = nullptr;
+
+  uint32_t* input_index_ = nullptr;
+  size_t num_inputs_ = 0;
+  uint32_t* output_index_ = nullptr;
+  size_t num_outputs_ = 0;
+};
+
+}  // namespace sb

@@ -1,0 +1,96 @@
+#include "sb/kernel.h"
+
+#include <cstring>
+
+#include "sb/registry.h"
+#include "sb/trace.h"
+
+namespace sb {
+namespace {
+
+bool tag_matches(char kind, Tag tag) {
+  switch (kind) {
+    case 'T': return tag == Tag::kTensor;
+    case 't': return tag == Tag::kTensor || tag == Tag::kNone;
+    case 'L': return tag == Tag::kTensorList;
+    case 'O': return tag == Tag::kOptionalTensorList || tag == Tag::kTensorList;
+    case 'i': return tag == Tag::kInt;
+    case 'n': return tag == Tag::kInt || tag == Tag::kNone;
+    case 'I': return tag == Tag::kIntList;
+    case 'J': return tag == Tag::kIntList || tag == Tag::kNone;
+    case 'd': return tag == Tag::kDouble || tag == Tag::kInt;
+    case 'b': return tag == Tag::kBool;
+    case 'D': return tag == Tag::kDoubleList;
+    case 'E': return tag == Tag::kDoubleList || tag == Tag::kNone;
+    case 's': return tag == Tag::kInt || tag == Tag::kDouble || tag == Tag::kBool;
+    case 'S': return tag == Tag::kInt || tag == Tag::kDouble || tag == Tag::kBool || tag == Tag::kNone;
+    case 'z': return tag == Tag::kString;
+    case 'Z': return tag == Tag::kString || tag == Tag::kNone;
+    default: return false;
+  }
+}
+
+const char* kind_name(char kind) {
+  switch (kind) {
+    case 'T': return "tensor";
+    case 't': return "optional tensor";
+    case 'L': return "tensor list";
+    case 'O': return "optional tensor list";
+    case 'i': return "int";
+    case 'n': return "optional int";
+    case 'I': return "int list";
+    case 'J': return "optional int list";
+    case 'd': return "double";
+    case 'b': return "bool";
+    case 'D': return "double list";
+    case 'E': return "optional double list";
+    case 's': return "scalar";
+    case 'S': return "optional scalar";
+    case 'z': return "string";
+    case 'Z': return "optional string";
+    default: return "?";
+  }
+}
+
+}  // namespace
+
+Error check_signature(const KernelDef& def, Args args) {
+  const size_t expected = strlen(def.signature);
+  if (args.size() != expected) {
+    return Error::make(ErrorCode::kInvalidProgram, "%s takes %zu arguments, the call passes %zu", def.op, expected,
+                       args.size());
+  }
+  for (size_t i = 0; i < expected; ++i) {
+    const Tag tag = args[i] ? args[i]->tag : Tag::kNone;
+    if (!tag_matches(def.signature[i], tag)) {
+      return Error::make(ErrorCode::kInvalidProgram, "%s argument %zu is a %s, expected a %s", def.op, i,
+                         tag_name(tag), kind_name(def.signature[i]));
+    }
+  }
+  return Error();
+}
+
+Error invoke(const OpRegistry& registry, TraceSink* trace, const KernelDef& def, const KernelDef* caller,
+             Args args) {
+  if (trace != nullptr) trace->on_invoke(def, caller, args);
+  KernelContext ctx(registry, trace, def);
+  return def.fn(ctx, args);
+}
+
+Error KernelContext::call(const char* op, Args args) {
+  bool declared = false;
+  for (const char* callee : kernel_.calls) declared = declared || strcmp(callee, op) == 0;
+  if (!declared) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s calls %s without declaring it in its calls list",
+                       kernel_.op, op);
+  }
+  const KernelDef* def = registry_.find(op);
+  if (def == nullptr) {
+    return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", op, kernel_.op);
+  }
+  Error err = check_signature(*def, args);
+  if (!err.ok()) return err;
+  return invoke(registry_, trace_, *def, &kernel_, args);
+}
+
+}  // namespace sb

@@ -1,0 +1,129 @@
+#include "sb/program.h"
+
+#include <cstring>
+
+#include "flatbuffer.h"
+#include "schema.h"
+
+namespace sb {
+namespace {
+
+constexpr char kIdentifier[] = "ET12";
+constexpr char kHeaderMagic[] = "eh00";
+constexpr size_t kHeaderOffset = 8;
+constexpr uint32_t kHeaderMinLength = 24;  // magic, length, program_size, segment_base
+
+uint64_t read_u64(const uint8_t* p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+uint32_t read_u32(const uint8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+Error invalid(const char* what) { return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s", what); }
+
+}  // namespace
+
+Result<Program> Program::load(const uint8_t* data, size_t size) {
+  if (data == nullptr || size < kHeaderOffset) {
+    return Error::make(ErrorCode::kInvalidProgram, "invalid program: file is %zu bytes, too small for a .pte", size);
+  }
+  if (memcmp(data + 4, kIdentifier, 4) != 0) {
+    char seen[5] = {};
+    for (int i = 0; i < 4; ++i) {
+      const char c = static_cast<char>(data[4 + i]);
+      seen[i] = (c >= 32 && c < 127) ? c : '?';
+    }
+    return Error::make(ErrorCode::kInvalidProgram,
+                       "not an ExecuTorch program: file identifier is '%s', expected '%s'", seen, kIdentifier);
+  }
+
+  Program p;
+  p.data_ = data;
+  p.size_ = size;
+  p.program_size_ = size;
+  if (size >= kHeaderOffset + kHeaderMinLength && memcmp(data + kHeaderOffset, kHeaderMagic, 4) == 0) {
+    const uint32_t length = read_u32(data + kHeaderOffset + 4);
+    const uint64_t program_size = read_u64(data + kHeaderOffset + 8);
+    const uint64_t segment_base = read_u64(data + kHeaderOffset + 16);
+    if (length < kHeaderMinLength) return invalid("extended header is too short");
+    if (program_size > size) {
+      return Error::make(ErrorCode::kInvalidProgram,
+                         "invalid program: header says the program is %llu bytes but the file has %zu (truncated?)",
+                         static_cast<unsigned long long>(program_size), size);
+    }
+    if (segment_base > size) {
+      return Error::make(ErrorCode::kInvalidProgram,
+                         "invalid program: segments start at %llu, past the end of the %zu-byte file (truncated?)",
+                         static_cast<unsigned long long>(segment_base), size);
+    }
+    p.program_size_ = static_cast<size_t>(program_size);
+    p.segment_base_ = segment_base;
+  }
+
+  // Validate the root and the execution plan vector up front, so a file that
+  // is not a program at all fails here with one clear message.
+  fb::Reader r(data, p.program_size_);
+  const fb::Table root = r.root();
+  const fb::Vector plans = r.vector(root, schema::program::kExecutionPlan, 4);
+  if (r.failed() || !root.present) return invalid("flatbuffer root is out of bounds (truncated or corrupt)");
+  if (plans.length == 0) return invalid("program has no execution plan");
+  return p;
+}
+
+Result<const uint8_t*> Program::constant_data(uint32_t index, size_t nbytes) const {
+  fb::Reader r(data_, program_size_);
+  const fb::Table root = r.root();
+  const fb::Table constant_segment = r.table(root, schema::program::kConstantSegment);
+  const fb::Vector offsets = r.vector(constant_segment, schema::subsegment::kOffsets, 8);
+
+  if (offsets.length > 0) {
+    // Current layout: constants live in a segment after the flatbuffer.
+    if (index >= offsets.length) {
+      return Error::make(ErrorCode::kInvalidProgram,
+                         "invalid program: constant buffer index %u out of range (%u constants)", index,
+                         offsets.length);
+    }
+    const uint32_t segment_index = r.scalar<uint32_t>(constant_segment, schema::subsegment::kSegmentIndex, 0);
+    const fb::Vector segments = r.vector(root, schema::program::kSegments, 4);
+    const fb::Table segment = r.table_element(segments, segment_index);
+    const uint64_t seg_offset = r.scalar<uint64_t>(segment, schema::segment::kOffset, 0);
+    const uint64_t seg_size = r.scalar<uint64_t>(segment, schema::segment::kSize, 0);
+    const uint64_t offset = r.element<uint64_t>(offsets, index);
+    if (r.failed()) return invalid("constant segment table is out of bounds");
+    if (offset > seg_size || nbytes > seg_size - offset) {
+      return Error::make(ErrorCode::kInvalidProgram,
+                         "invalid program: constant %u (%zu bytes at offset %llu) overruns its %llu-byte segment",
+                         index, nbytes, static_cast<unsigned long long>(offset),
+                         static_cast<unsigned long long>(seg_size));
+    }
+    const uint64_t start = segment_base_ + seg_offset;
+    if (start < segment_base_ || start > size_ || offset > size_ - start || nbytes > size_ - start - offset) {
+      return Error::make(ErrorCode::kInvalidProgram,
+                         "invalid program: constant %u lies past the end of the %zu-byte file (truncated?)", index,
+                         size_);
+    }
+    return data_ + start + offset;
+  }
+
+  // Legacy layout: constants inline in the flatbuffer.
+  const fb::Vector buffers = r.vector(root, schema::program::kConstantBuffer, 4);
+  if (index >= buffers.length) {
+    return Error::make(ErrorCode::kInvalidProgram, "invalid program: constant buffer index %u out of range (%u)",
+                       index, buffers.length);
+  }
+  const fb::Table buffer = r.table_element(buffers, index);
+  const fb::Vector storage = r.vector(buffer, schema::buffer::kStorage, 1);
+  if (r.failed()) return invalid("constant buffer table is out of bounds");
+  if (storage.length < nbytes) {
+    return Error::make(ErrorCode::kInvalidProgram, "invalid program: constant %u has %u bytes, tensor needs %zu",
+                       index, storage.length, nbytes);
+  }
+  return r.bytes(storage);
+}
+
+}  // namespace sb

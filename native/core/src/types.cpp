@@ -1,0 +1,47 @@
+#include "sb/scalar_type.h"
+#include "sb/tensor.h"
+#include "sb/value.h"
+
+namespace sb {
+
+const char* scalar_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::kByte: return "uint8";
+    case ScalarType::kChar: return "int8";
+    case ScalarType::kShort: return "int16";
+    case ScalarType::kInt: return "int32";
+    case ScalarType::kLong: return "int64";
+    case ScalarType::kHalf: return "float16";
+    case ScalarType::kFloat: return "float32";
+    case ScalarType::kDouble: return "float64";
+    case ScalarType::kBool: return "bool";
+  }
+  return "unknown";
+}
+
+const char* tag_name(Tag tag) {
+  switch (tag) {
+    case Tag::kNone: return "None";
+    case Tag::kInt: return "int";
+    case Tag::kDouble: return "double";
+    case Tag::kBool: return "bool";
+    case Tag::kString: return "string";
+    case Tag::kTensor: return "tensor";
+    case Tag::kIntList: return "int list";
+    case Tag::kDoubleList: return "double list";
+    case Tag::kBoolList: return "bool list";
+    case Tag::kTensorList: return "tensor list";
+    case Tag::kOptionalTensorList: return "optional tensor list";
+  }
+  return "unknown";
+}
+
+bool same_shape(const Tensor& a, const Tensor& b) {
+  if (a.dim != b.dim) return false;
+  for (int32_t i = 0; i < a.dim; ++i) {
+    if (a.sizes[i] != b.sizes[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace sb

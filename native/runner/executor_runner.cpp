@@ -1,0 +1,173 @@
+// executor_runner: loads a .pte, feeds it inputs, runs it and writes outputs.
+//
+//   executor_runner --model M.pte [--input x.npy ...] [--output-dir D]
+//                   [--method forward] [--repeat N]
+//
+// Without --input, each input is a deterministic generated tensor of the
+// program's input shape. Outputs are written as D/output<i>.npy. Any error
+// prints one line to stderr and exits non-zero.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+
+#include "npy.h"
+#include "sb/method.h"
+#include "sb/program.h"
+#include "sb/registry.h"
+
+namespace {
+
+using sb::Error;
+using sb::ErrorCode;
+
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 1;
+
+struct Options {
+  std::string model;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  int repeat = 0;
+};
+
+const char kUsage[] =
+    "usage: executor_runner --model M.pte [--input x.npy ...] [--output-dir D] [--method NAME] [--repeat N]";
+
+bool parse_args(int argc, char** argv, Options* opt) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--model" && has_value) {
+      opt->model = argv[++i];
+    } else if (arg == "--input" && has_value) {
+      opt->inputs.push_back(argv[++i]);
+    } else if (arg == "--output-dir" && has_value) {
+      opt->output_dir = argv[++i];
+    } else if (arg == "--method" && has_value) {
+      opt->method = argv[++i];
+    } else if (arg == "--repeat" && has_value) {
+      opt->repeat = atoi(argv[++i]);
+    } else {
+      return false;
+    }
+  }
+  return !opt->model.empty() && opt->repeat >= 0;
+}
+
+Error read_file(const std::string& path, std::vector<uint8_t>* out) {
+  FILE* f = fopen(path.c_str(), "rb");
+  if (f == nullptr) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot open model file", path.c_str());
+  uint8_t chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) out->insert(out->end(), chunk, chunk + n);
+  const bool failed = ferror(f) != 0;
+  fclose(f);
+  if (failed) return Error::make(ErrorCode::kInvalidArgument, "%s: read error", path.c_str());
+  return Error();
+}
+
+std::string stem(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+// Deterministic stand-in input: floats in [-1, 1), small non-negative ints
+// (valid token ids for any embedding), and false for bools (no masking).
+void fill_generated(sb::Tensor* t, uint32_t seed) {
+  uint32_t state = 0x9E3779B9u ^ seed;
+  auto next = [&state]() {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  const int64_t n = t->numel();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (t->dtype) {
+      case sb::ScalarType::kFloat: t->data_as<float>()[i] = static_cast<float>(next()) / 8388608.0f - 1.0f; break;
+      case sb::ScalarType::kDouble: t->data_as<double>()[i] = static_cast<double>(next()) / 8388608.0 - 1.0; break;
+      case sb::ScalarType::kLong: t->data_as<int64_t>()[i] = next() % 4; break;
+      case sb::ScalarType::kInt: t->data_as<int32_t>()[i] = static_cast<int32_t>(next() % 4); break;
+      case sb::ScalarType::kBool: t->data_as<bool>()[i] = false; break;
+      default: memset(t->data, 0, t->nbytes()); return;
+    }
+  }
+}
+
+int fail(const Error& err) {
+  fprintf(stderr, "error: %s\n", err.message());
+  return kExitFailure;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  if (!parse_args(argc, argv, &opt)) {
+    fprintf(stderr, "%s\n", kUsage);
+    return kExitUsage;
+  }
+
+  std::vector<uint8_t> file;
+  Error err = read_file(opt.model, &file);
+  if (!err.ok()) return fail(err);
+
+  sb::OpRegistry registry;
+  if (!(err = sb::register_kernels(registry)).ok()) return fail(err);
+
+  sb::Result<sb::Program> program = sb::Program::load(file.data(), file.size());
+  if (!program.ok()) return fail(program.error);
+  sb::Method method;
+  const std::string label = stem(opt.model);
+  if (!(err = method.load(program.value, opt.method.c_str(), registry, label.c_str())).ok()) return fail(err);
+
+  if (!opt.inputs.empty() && opt.inputs.size() != method.num_inputs()) {
+    return fail(Error::make(ErrorCode::kInvalidArgument, "%s takes %zu inputs, %zu given", label.c_str(),
+                            method.num_inputs(), opt.inputs.size()));
+  }
+  for (size_t i = 0; i < method.num_inputs(); ++i) {
+    const sb::Value& expected = method.input(i);
+    if (!expected.is_tensor()) continue;  // scalar inputs keep their traced value
+    sb::runner::NpyArray array;
+    if (!opt.inputs.empty()) {
+      if (!(err = sb::runner::read_npy(opt.inputs[i], &array)).ok()) return fail(err);
+    } else {
+      array.tensor = *expected.as_tensor;
+      array.bytes.assign(array.tensor.nbytes(), 0);
+      array.tensor.data = array.bytes.data();
+      fill_generated(&array.tensor, static_cast<uint32_t>(i));
+    }
+    if (!(err = method.set_input(i, array.tensor)).ok()) return fail(err);
+  }
+
+  if (!(err = method.execute()).ok()) return fail(err);
+  if (opt.repeat > 0) {
+    std::vector<double> ms;
+    for (int k = 0; k < opt.repeat; ++k) {
+      const auto start = std::chrono::steady_clock::now();
+      if (!(err = method.execute()).ok()) return fail(err);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    printf("latency_ms_median %.6f\n", ms[ms.size() / 2]);
+  }
+
+  if (!opt.output_dir.empty()) {
+    mkdir(opt.output_dir.c_str(), 0755);  // may exist already; write_npy reports real failures
+    for (size_t i = 0; i < method.num_outputs(); ++i) {
+      const sb::Value& out = method.output(i);
+      if (!out.is_tensor()) continue;
+      const std::string path = opt.output_dir + "/output" + std::to_string(i) + ".npy";
+      if (!(err = sb::runner::write_npy(path, *out.as_tensor)).ok()) return fail(err);
+    }
+  }
+  printf("ok %s: %zu inputs, %zu outputs\n", label.c_str(), method.num_inputs(), method.num_outputs());
+  return 0;
+}

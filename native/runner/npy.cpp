@@ -1,0 +1,135 @@
+#include "npy.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace sb::runner {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+
+struct DtypeCode {
+  const char* descr;
+  ScalarType type;
+};
+constexpr DtypeCode kCodes[] = {
+    {"<f4", ScalarType::kFloat}, {"<f8", ScalarType::kDouble}, {"<i8", ScalarType::kLong},
+    {"<i4", ScalarType::kInt},   {"<i2", ScalarType::kShort},  {"|i1", ScalarType::kChar},
+    {"|u1", ScalarType::kByte},  {"|b1", ScalarType::kBool},
+};
+
+Error bad(const std::string& path, const char* why) {
+  return Error::make(ErrorCode::kInvalidArgument, "%s: not a usable .npy file: %s", path.c_str(), why);
+}
+
+// Value text following `'key':` in the header dict, or npos.
+size_t find_key(const std::string& header, const char* key) {
+  const std::string quoted = std::string("'") + key + "'";
+  size_t at = header.find(quoted);
+  if (at == std::string::npos) return at;
+  at = header.find(':', at + quoted.size());
+  if (at == std::string::npos) return at;
+  return header.find_first_not_of(' ', at + 1);
+}
+
+}  // namespace
+
+Error read_npy(const std::string& path, NpyArray* out) {
+  FILE* f = fopen(path.c_str(), "rb");
+  if (f == nullptr) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot open input file", path.c_str());
+  std::vector<uint8_t> file;
+  uint8_t chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) file.insert(file.end(), chunk, chunk + n);
+  fclose(f);
+
+  if (file.size() < 10 || memcmp(file.data(), kMagic, 6) != 0) return bad(path, "missing NUMPY magic");
+  const uint8_t major = file[6];
+  size_t header_len = 0;
+  size_t header_start = 0;
+  if (major == 1) {
+    header_len = file[8] | (file[9] << 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (file.size() < 12) return bad(path, "truncated header");
+    header_len = file[8] | (file[9] << 8) | (file[10] << 16) | (static_cast<size_t>(file[11]) << 24);
+    header_start = 12;
+  } else {
+    return bad(path, "unknown format version");
+  }
+  if (header_start + header_len > file.size()) return bad(path, "truncated header");
+  const std::string header(reinterpret_cast<const char*>(file.data() + header_start), header_len);
+
+  const size_t descr_at = find_key(header, "descr");
+  if (descr_at == std::string::npos || descr_at + 5 > header.size()) return bad(path, "no descr");
+  const std::string descr = header.substr(descr_at + 1, 3);
+  const DtypeCode* code = nullptr;
+  for (const DtypeCode& c : kCodes) {
+    if (descr == c.descr || (descr[0] == '|' && descr.substr(1) == std::string(c.descr).substr(1))) code = &c;
+  }
+  if (code == nullptr) return bad(path, "unsupported dtype (use float32, float64, int64, int32, int8, uint8 or bool)");
+
+  const size_t order_at = find_key(header, "fortran_order");
+  if (order_at == std::string::npos || header.compare(order_at, 5, "False") != 0) {
+    return bad(path, "Fortran-ordered arrays are not supported");
+  }
+
+  const size_t shape_at = find_key(header, "shape");
+  if (shape_at == std::string::npos || header[shape_at] != '(') return bad(path, "no shape");
+  const size_t shape_end = header.find(')', shape_at);
+  if (shape_end == std::string::npos) return bad(path, "malformed shape");
+  Tensor& t = out->tensor;
+  t = Tensor();
+  t.dtype = code->type;
+  const char* p = header.c_str() + shape_at + 1;
+  const char* end = header.c_str() + shape_end;
+  while (p < end) {
+    while (p < end && (*p == ' ' || *p == ',')) ++p;
+    if (p >= end) break;
+    char* after = nullptr;
+    const long long dim = strtoll(p, &after, 10);
+    if (after == p || dim < 0) return bad(path, "malformed shape");
+    if (t.dim == kMaxDims) return bad(path, "too many dimensions");
+    t.sizes[t.dim++] = dim;
+    p = after;
+  }
+
+  const size_t data_start = header_start + header_len;
+  if (file.size() - data_start != t.nbytes()) return bad(path, "data size does not match its shape");
+  out->bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(data_start), file.end());
+  t.data = out->bytes.data();
+  return Error();
+}
+
+Error write_npy(const std::string& path, const Tensor& tensor) {
+  const char* descr = nullptr;
+  for (const DtypeCode& c : kCodes) {
+    if (c.type == tensor.dtype) descr = c.descr;
+  }
+  if (descr == nullptr) return Error::make(ErrorCode::kNotSupported, "cannot write dtype %s to .npy", scalar_type_name(tensor.dtype));
+
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
+  for (int32_t i = 0; i < tensor.dim; ++i) header += std::to_string(tensor.sizes[i]) + (tensor.dim == 1 ? "," : i + 1 < tensor.dim ? ", " : "");
+  header += "), }";
+  // Pad so the data starts on a 64-byte boundary, newline-terminated.
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+
+  const std::string tmp = path + ".tmp";
+  FILE* f = fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot create output file", path.c_str());
+  const uint8_t preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(header.size() & 0xff),
+                                static_cast<uint8_t>(header.size() >> 8)};
+  bool ok = fwrite(preamble, 1, sizeof preamble, f) == sizeof preamble;
+  ok = ok && fwrite(header.data(), 1, header.size(), f) == header.size();
+  ok = ok && (tensor.nbytes() == 0 || fwrite(tensor.data, 1, tensor.nbytes(), f) == tensor.nbytes());
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+    remove(tmp.c_str());
+    return Error::make(ErrorCode::kInvalidArgument, "%s: write failed (disk full?)", path.c_str());
+  }
+  return Error();
+}
+
+}  // namespace sb::runner
