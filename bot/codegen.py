@@ -12,8 +12,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from bot.kernel_library import KernelEntry, KernelLibraryError, load_libraries
 from bot.fileio import write_text_atomic
+from bot.kernel_library import KernelEntry, KernelLibraryError, load_libraries
 
 
 def _split_symbol(kernel_name: str) -> tuple[str, str]:

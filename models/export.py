@@ -220,7 +220,7 @@ class GruClassifier(nn.Module):
         self.fc = nn.Linear(16, 4)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        out, h = self.gru(x)
+        out, _ = self.gru(x)
         return torch.sigmoid(self.fc(out[:, -1]))
 
 
@@ -301,6 +301,16 @@ def to_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
     with torch.no_grad():
         exported = torch.export.export(model, inputs)
     return to_edge(exported).to_executorch().buffer
+
+
+def to_delegated_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
+    """The same export, lowered to the XNNPACK backend (a program with DelegateCalls)."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    with torch.no_grad():
+        exported = torch.export.export(model, inputs)
+    return to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()]).to_executorch().buffer
 
 
 def reference_outputs(pte: Path, inputs: tuple[torch.Tensor, ...]) -> list[np.ndarray]:

@@ -1,0 +1,110 @@
+"""Builds runtime flavours of native/ with CMake + Ninja (from PyPI).
+
+A flavour is identified by its configure options; each gets its own build
+directory under the cache, so rebuilding one is incremental.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.errors import BotError, ExitCode
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+LOG_TAIL_LINES = 30
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("SB_CACHE_DIR", REPO_ROOT / ".sb-cache"))
+
+
+def _tool(name: str) -> str:
+    """The cmake/ninja of the PyPI packages when installed, else the PATH's."""
+    try:
+        if name == "cmake":
+            import cmake
+
+            candidate = Path(cmake.CMAKE_BIN_DIR) / "cmake"
+        else:
+            import ninja
+
+            candidate = Path(ninja.BIN_DIR) / "ninja"
+        if candidate.exists():
+            return str(candidate)
+    except ImportError:
+        pass
+    found = shutil.which(name)
+    if found is None:
+        raise BotError(f"{name} not found: run scripts/setup.sh", ExitCode.BUILD)
+    return found
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """What to build: a name for humans plus the CMake cache options."""
+
+    name: str
+    options: dict[str, str] = field(default_factory=dict)
+    build_type: str = "Release"
+
+    def key(self) -> str:
+        text = repr((sorted(self.options.items()), self.build_type))
+        return f"{self.name}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+ALL_OPS = Flavour("all-ops")
+
+
+def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def _run(cmd: list[str], cwd: Path, what: str) -> None:
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = log_tail(proc.stdout + proc.stderr)
+        last = next((ln for ln in reversed(tail.splitlines()) if "error" in ln.lower()), tail.splitlines()[-1:] or [""])
+        first_line = last if isinstance(last, str) else last[0]
+        raise BotError(f"{what} failed: {first_line.strip()[:300]}", ExitCode.BUILD, detail=tail)
+
+
+def build(
+    flavour: Flavour,
+    targets: tuple[str, ...] = ("executor_runner",),
+    source_dir: Path | None = None,
+    build_dir: Path | None = None,
+) -> Path:
+    """Configures (once) and builds `targets`; returns the build directory."""
+    source = (source_dir or REPO_ROOT / "native").resolve()
+    out = (build_dir or cache_dir() / "build" / flavour.key()).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / "build.ninja").exists():
+        cmd = [
+            _tool("cmake"),
+            "-S",
+            str(source),
+            "-B",
+            str(out),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+            f"-DCMAKE_BUILD_TYPE={flavour.build_type}",
+            f"-DPython3_EXECUTABLE={sys.executable}",
+        ]
+        cmd += [f"-D{k}={v}" for k, v in sorted(flavour.options.items())]
+        launcher = shutil.which("ccache")
+        if launcher:
+            cmd.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}")
+        _run(cmd, out, f"CMake configure of {flavour.name}")
+    _run([_tool("cmake"), "--build", str(out), "--target", *targets], out, f"build of {flavour.name}")
+    return out
+
+
+def runner_path(build_dir: Path) -> Path:
+    return build_dir / "executor_runner"

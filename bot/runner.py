@@ -1,0 +1,43 @@
+"""Runs models on a built runtime through executor_runner."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bot.errors import BotError, ExitCode
+
+
+@dataclass(frozen=True)
+class RunResult:
+    outputs: list[np.ndarray]
+    stdout: str
+
+
+def run_model(
+    runner: Path,
+    model: Path,
+    inputs: list[Path],
+    output_dir: Path,
+    extra_args: tuple[str, ...] = (),
+) -> RunResult:
+    if not model.is_file():
+        raise BotError(f"{model}: model file not found", ExitCode.BAD_INPUT)
+    for path in inputs:
+        if not path.is_file():
+            raise BotError(f"{path}: input file not found", ExitCode.BAD_INPUT)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for stale in output_dir.glob("output*.npy"):
+        stale.unlink()
+    cmd = [str(runner), "--model", str(model), "--output-dir", str(output_dir), *extra_args]
+    for path in inputs:
+        cmd += ["--input", str(path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+        raise BotError(f"{model.name}: {message.removeprefix('error: ')}", ExitCode.RUNTIME)
+    outputs = sorted(output_dir.glob("output*.npy"), key=lambda p: int(p.stem.removeprefix("output")))
+    return RunResult(outputs=[np.load(p) for p in outputs], stdout=proc.stdout)

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot import build
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ZOO_DIR = REPO_ROOT / "models" / "zoo"
+ZOO_MODELS = sorted(p.stem for p in ZOO_DIR.glob("*.pte"))
+
+
+def zoo_inputs(name: str) -> list[Path]:
+    return sorted(ZOO_DIR.glob(f"{name}.input*.npy"), key=lambda p: int(p.stem.rsplit("input", 1)[1]))
+
+
+def zoo_expected(name: str) -> list[Path]:
+    return sorted(ZOO_DIR.glob(f"{name}.expected*.npy"), key=lambda p: int(p.stem.rsplit("expected", 1)[1]))
+
+
+@pytest.fixture(scope="session")
+def all_ops_build() -> Path:
+    """Build directory of the all-ops runtime (built once per session)."""
+    return build.build(build.ALL_OPS, targets=("executor_runner", "execute_alloc_test"))
+
+
+@pytest.fixture(scope="session")
+def runner(all_ops_build: Path) -> Path:
+    return build.runner_path(all_ops_build)

@@ -1,0 +1,36 @@
+"""Fresh exports with the real executorch package run on the native runtime.
+
+Needs the `export` extra (torch==2.13.0, executorch==1.5.1); CI installs it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.runner import run_model
+from models import export
+from tests.numerics import TOLERANCE, max_error
+from tests.test_runtime_corrupt import assert_clean_failure, run
+
+pytestmark = pytest.mark.export
+
+
+@pytest.mark.parametrize("name", sorted(export.ZOO))
+def test_fresh_export_runs_and_matches_executorch(name: str, runner: Path, tmp_path: Path) -> None:
+    pte = export.export(name, tmp_path)
+    inputs = sorted(tmp_path.glob(f"{name}.input*.npy"))
+    expected = sorted(tmp_path.glob(f"{name}.expected*.npy"))
+    result = run_model(runner, pte, inputs, tmp_path / "out")
+    assert len(result.outputs) == len(expected) > 0
+    for actual, want in zip(result.outputs, expected, strict=True):
+        assert max_error(actual, np.load(want)) <= TOLERANCE
+
+
+def test_delegated_program_is_rejected_at_load(runner: Path, tmp_path: Path) -> None:
+    model, inputs = export.build("mobilenet_v3")
+    pte = tmp_path / "delegated.pte"
+    pte.write_bytes(export.to_delegated_pte(model, inputs))
+    assert_clean_failure(run(runner, pte), "delegates to backend 'XnnpackBackend'")
