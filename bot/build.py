@@ -65,8 +65,11 @@ def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def _run(cmd: list[str], cwd: Path, what: str) -> None:
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+def _run(cmd: list[str], cwd: Path, what: str, source_root: Path) -> None:
+    # Paths relative to the checkout in ccache's hashes let clones and
+    # worktrees of the same code share cache hits.
+    env = {**os.environ, "CCACHE_BASEDIR": str(source_root), "CCACHE_NOHASHDIR": "1"}
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         tail = log_tail(proc.stdout + proc.stderr)
         last = next((ln for ln in reversed(tail.splitlines()) if "error" in ln.lower()), tail.splitlines()[-1:] or [""])
@@ -82,7 +85,8 @@ def build(
 ) -> Path:
     """Configures (once) and builds `targets`; returns the build directory."""
     source = (source_dir or REPO_ROOT / "native").resolve()
-    out = (build_dir or cache_dir() / "build" / flavour.key()).resolve()
+    source_tag = hashlib.sha256(str(source).encode()).hexdigest()[:6]
+    out = (build_dir or cache_dir() / "build" / f"{flavour.key()}-{source_tag}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     if not (out / "build.ninja").exists():
         cmd = [
@@ -101,8 +105,8 @@ def build(
         launcher = shutil.which("ccache")
         if launcher:
             cmd.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}")
-        _run(cmd, out, f"CMake configure of {flavour.name}")
-    _run([_tool("cmake"), "--build", str(out), "--target", *targets], out, f"build of {flavour.name}")
+        _run(cmd, out, f"CMake configure of {flavour.name}", source.parent)
+    _run([_tool("cmake"), "--build", str(out), "--target", *targets], out, f"build of {flavour.name}", source.parent)
     return out
 
 

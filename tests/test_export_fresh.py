@@ -12,7 +12,7 @@ import pytest
 
 from bot.runner import run_model
 from models import export
-from tests.numerics import TOLERANCE, max_error
+from bot.compare import TOLERANCE, max_error
 from tests.test_runtime_corrupt import assert_clean_failure, run
 
 pytestmark = pytest.mark.export

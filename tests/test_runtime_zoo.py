@@ -9,7 +9,7 @@ import pytest
 
 from bot.runner import run_model
 from tests.conftest import ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
-from tests.numerics import TOLERANCE, max_error
+from bot.compare import TOLERANCE, max_error
 
 
 def test_zoo_has_at_least_eight_small_models() -> None:

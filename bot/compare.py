@@ -1,4 +1,4 @@
-"""The zoo's comparison rule: 1e-4 max abs error for outputs of magnitude <= 1,
+"""How the runtime is compared with ExecuTorch: 1e-4 max abs error for outputs of
 relative error otherwise."""
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Benchmarks behind BENCHMARKS.md: `python -m benchmarks` regenerates it."""
