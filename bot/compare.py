@@ -1,5 +1,5 @@
 """How the runtime is compared with ExecuTorch: 1e-4 max abs error for outputs of
-relative error otherwise."""
+magnitude <= 1, relative error otherwise."""
 
 from __future__ import annotations
 

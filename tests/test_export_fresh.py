@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bot.compare import TOLERANCE, max_error
 from bot.runner import run_model
 from models import export
-from bot.compare import TOLERANCE, max_error
 from tests.test_runtime_corrupt import assert_clean_failure, run
 
 pytestmark = pytest.mark.export

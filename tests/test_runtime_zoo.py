@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bot.compare import TOLERANCE, max_error
 from bot.runner import run_model
 from tests.conftest import ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
-from bot.compare import TOLERANCE, max_error
 
 
 def test_zoo_has_at_least_eight_small_models() -> None:
