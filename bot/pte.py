@@ -127,6 +127,7 @@ class Value:
     kind: str  # one of VALUE_KINDS
     dtype: str | None = None  # tensors only
     sizes: tuple[int, ...] = ()  # tensors only
+    members: tuple[int, ...] = ()  # tensor lists: value indices of the elements
     table: Table | None = None  # where the value's table is, for tools that patch files
 
 
@@ -189,6 +190,8 @@ def _read_value(r: FlatReader, ev: Table) -> Value:
         raise PteError(f"value at offset {ev.pos} has unknown type {kind_id}")
     kind = VALUE_KINDS[kind_id]
     val = r.table(ev, 1)
+    if kind in ("TensorList", "OptionalTensorList") and val is not None:
+        return Value(kind, members=tuple(r.ints(val, 0)), table=val)
     if kind != "Tensor" or val is None:
         return Value(kind, table=val)
     dtype_id = int(r.scalar(val, 0, "b"))

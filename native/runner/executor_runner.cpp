@@ -1,7 +1,10 @@
 // executor_runner: loads a .pte, feeds it inputs, runs it and writes outputs.
 //
 //   executor_runner --model M.pte [--input x.npy ...] [--output-dir D]
-//                   [--method forward] [--repeat N]
+//                   [--method forward] [--repeat N] [--trace-out T]
+//
+// --trace-out (tracing builds only) writes every operator the run invoked,
+// root or reached through the dispatcher, with the dtypes it saw.
 //
 // Without --input, each input is a deterministic generated tensor of the
 // program's input shape. Outputs are written as D/output<i>.npy. Any error
@@ -20,6 +23,9 @@
 #include "sb/method.h"
 #include "sb/program.h"
 #include "sb/registry.h"
+#if SB_TRACING
+#include "trace_recorder.h"
+#endif
 
 namespace {
 
@@ -34,11 +40,13 @@ struct Options {
   std::string method = "forward";
   std::vector<std::string> inputs;
   std::string output_dir;
+  std::string trace_out;
   int repeat = 0;
 };
 
 const char kUsage[] =
-    "usage: executor_runner --model M.pte [--input x.npy ...] [--output-dir D] [--method NAME] [--repeat N]";
+    "usage: executor_runner --model M.pte [--input x.npy ...] [--output-dir D] [--method NAME] [--repeat N]"
+    " [--trace-out FILE]";
 
 bool parse_args(int argc, char** argv, Options* opt) {
   for (int i = 1; i < argc; ++i) {
@@ -52,6 +60,8 @@ bool parse_args(int argc, char** argv, Options* opt) {
       opt->output_dir = argv[++i];
     } else if (arg == "--method" && has_value) {
       opt->method = argv[++i];
+    } else if (arg == "--trace-out" && has_value) {
+      opt->trace_out = argv[++i];
     } else if (arg == "--repeat" && has_value) {
       opt->repeat = atoi(argv[++i]);
     } else {
@@ -147,7 +157,19 @@ int main(int argc, char** argv) {
     if (!(err = method.set_input(i, array.tensor)).ok()) return fail(err);
   }
 
+#if SB_TRACING
+  sb::runner::TraceRecorder recorder;
+  method.set_trace(&recorder);
+#else
+  if (!opt.trace_out.empty()) {
+    return fail(Error::make(ErrorCode::kNotSupported, "--trace-out needs a tracing build (-DSB_TRACING=ON)"));
+  }
+#endif
   if (!(err = method.execute()).ok()) return fail(err);
+#if SB_TRACING
+  method.set_trace(nullptr);
+  if (!opt.trace_out.empty() && !(err = recorder.write(opt.trace_out)).ok()) return fail(err);
+#endif
   if (opt.repeat > 0) {
     std::vector<double> ms;
     for (int k = 0; k < opt.repeat; ++k) {

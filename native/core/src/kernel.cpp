@@ -54,11 +54,19 @@ const char* kind_name(char kind) {
 
 }  // namespace
 
-Error check_signature(const KernelDef& def, Args args) {
+Error check_signature(const KernelDef& def, Args args, CallSite site) {
   const size_t expected = strlen(def.signature);
-  if (args.size() != expected) {
-    return Error::make(ErrorCode::kInvalidProgram, "%s takes %zu arguments, the call passes %zu", def.op, expected,
-                       args.size());
+  const size_t returned = site == CallSite::kProgram ? 1 : 0;
+  if (args.size() != expected + returned) {
+    return Error::make(ErrorCode::kInvalidProgram, "%s takes %zu arguments, the call passes %zu", def.op,
+                       expected + returned, args.size());
+  }
+  if (returned != 0) {
+    const Tag tag = args[expected] ? args[expected]->tag : Tag::kNone;
+    if (tag != Tag::kTensor && tag != Tag::kTensorList) {
+      return Error::make(ErrorCode::kInvalidProgram, "%s returns into a %s, expected a tensor or tensor list", def.op,
+                         tag_name(tag));
+    }
   }
   for (size_t i = 0; i < expected; ++i) {
     const Tag tag = args[i] ? args[i]->tag : Tag::kNone;
@@ -88,7 +96,7 @@ Error KernelContext::call(const char* op, Args args) {
   if (def == nullptr) {
     return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", op, kernel_.op);
   }
-  Error err = check_signature(*def, args);
+  Error err = check_signature(*def, args, CallSite::kDispatcher);
   if (!err.ok()) return err;
   return invoke(registry_, trace_, *def, &kernel_, args);
 }

@@ -424,7 +424,7 @@ Error Method::load(const Program& program, const char* method_name, const OpRegi
           }
           *next_arg++ = &values_[idx];
         }
-        if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args))).ok()) {
+        if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
           return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", k, err.message());
         }
         break;

@@ -5,8 +5,10 @@
 //   const KernelDef mean_out{"aten::mean.out", "TJbnT", &mean_out_impl, kMeanCalls};
 //
 // `signature` lists the kinds of the op's arguments in schema order (out
-// arguments included). The loader checks every call site against it, so a
-// kernel can read its arguments without re-checking their tags:
+// arguments included). A program's KernelCall passes one more, trailing
+// value: what the op returns (the out tensor again, or a list of the outs);
+// kernels ignore it. The loader checks every call site against the
+// signature, so a kernel can read its arguments without re-checking tags:
 //
 //   T tensor          t optional tensor   L tensor list   O optional-tensor list
 //   i int             n optional int      I int list      J optional int list
@@ -38,8 +40,13 @@ struct KernelDef {
   Span<const char* const> calls;  // ops this kernel dispatches to
 };
 
+enum class CallSite : uint8_t {
+  kProgram,     // a KernelCall: args end with the returned value
+  kDispatcher,  // KernelContext::call: exactly the schema arguments
+};
+
 // Checks `args` against `def.signature`; the message names the op and argument.
-Error check_signature(const KernelDef& def, Args args);
+Error check_signature(const KernelDef& def, Args args, CallSite site);
 
 // Runs `def` on `args`; `caller` is the kernel that dispatched to it, or
 // nullptr for a call straight from the program.

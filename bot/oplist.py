@@ -1,0 +1,302 @@
+"""The selected-operators yaml: the schema PyTorch and ExecuTorch use.
+
+A `SelectedOps` is plain data. It is built from a `.pte` (static root ops),
+from a trace (root and transitive ops with dtypes), or loaded from yaml;
+`merge` combines several with the union semantics of torchgen's
+combine_selective_builders; `dump` writes it sorted, so diffs stay minimal.
+
+Our extensions stay inside the schema's free-form fields, so the files are
+still accepted by ExecuTorch's tooling:
+- `debug_info` of an op lists the models that use it and, for an op reached
+  through the dispatcher, `called by <kernel>` entries.
+- `et_kernel_metadata` holds ExecuTorch kernel keys ("v1/<dtype>;<dim
+  order>|..."), from which the dtype-selection header is generated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import yaml
+
+from bot import pte
+from bot.fileio import write_text_atomic
+from bot.kernel_library import KernelLibraryError, parse_functions_yaml
+
+CALLED_BY = "called by "
+DEFAULT_KERNEL_KEY = "default"  # "all dtypes", as gen_oplist writes for ops without metadata
+TOP_LEVEL_KEYS = (
+    "build_features",
+    "custom_classes",
+    "et_kernel_metadata",
+    "include_all_non_op_selectives",
+    "include_all_operators",
+    "kernel_metadata",
+    "operators",
+)
+OPERATOR_KEYS = ("debug_info", "include_all_overloads", "is_root_operator", "is_used_for_training")
+
+# .pte scalar type names to the ScalarType numbers used in kernel keys.
+DTYPE_CODES = {"Byte": 0, "Char": 1, "Short": 2, "Int": 3, "Long": 4, "Half": 5, "Float": 6, "Double": 7, "Bool": 11}
+DTYPE_NAMES = {code: name for name, code in DTYPE_CODES.items()}
+
+
+class OplistError(ValueError):
+    """A yaml that does not follow the schema; the message names file and key."""
+
+
+@dataclass(frozen=True)
+class Operator:
+    is_root_operator: bool = True
+    is_used_for_training: bool = True
+    include_all_overloads: bool = False
+    debug_info: tuple[str, ...] = ()
+
+    def callers(self) -> tuple[str, ...]:
+        return tuple(d.removeprefix(CALLED_BY) for d in self.debug_info if d.startswith(CALLED_BY))
+
+    def models(self) -> tuple[str, ...]:
+        return tuple(d for d in self.debug_info if not d.startswith(CALLED_BY))
+
+
+@dataclass(frozen=True)
+class SelectedOps:
+    operators: dict[str, Operator] = field(default_factory=dict)
+    et_kernel_metadata: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    kernel_metadata: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    include_all_operators: bool = False
+    include_all_non_op_selectives: bool = False
+    build_features: tuple[str, ...] = ()
+    custom_classes: tuple[str, ...] = ()
+
+    def names(self) -> set[str]:
+        return set(self.operators)
+
+    def dtypes(self, op: str) -> set[str] | None:
+        """Dtype names the op must keep; None means all (no metadata or a "default" key)."""
+        keys = self.et_kernel_metadata.get(op)
+        if not keys or DEFAULT_KERNEL_KEY in keys:
+            return None
+        found: set[str] = set()
+        for key in keys:
+            for part in key.removeprefix("v1/").split("|"):
+                code = part.split(";", 1)[0]
+                if code.isdigit():
+                    found.add(DTYPE_NAMES.get(int(code), f"ScalarType({code})"))
+        return found
+
+
+def kernel_key(tensors: Iterable[tuple[str, int]]) -> str:
+    """ExecuTorch kernel key for tensors given as (dtype name, rank), contiguous dim order."""
+    parts = [f"{DTYPE_CODES.get(dtype, -1)};{','.join(map(str, range(rank)))}" for dtype, rank in tensors]
+    return "v1/" + "|".join(parts)
+
+
+def from_program(program: pte.Program, model: str, method: str = "forward") -> SelectedOps:
+    """Root operators of a program, with kernel keys of their tensor arguments.
+
+    Matches gen_oplist: every operator in the plan's operator table is listed.
+    """
+    plan = program.plan(method)
+    keys: dict[str, set[str]] = {op: set() for op in plan.operators}
+    for ins in plan.instructions:
+        if ins.kind != "KernelCall" or ins.op_index is None or not 0 <= ins.op_index < len(plan.operators):
+            continue
+        tensors: list[tuple[str, int]] = []
+        for arg in ins.args:
+            value = plan.values[arg] if 0 <= arg < len(plan.values) else None
+            if value is None:
+                continue
+            if value.kind == "Tensor":
+                tensors.append((value.dtype or "", len(value.sizes)))
+            elif value.kind in ("TensorList", "OptionalTensorList"):
+                tensors.extend(_list_members(plan, value))
+        keys[plan.operators[ins.op_index]].add(kernel_key(tensors))
+    operators = {op: Operator(debug_info=(model,)) for op in plan.operators}
+    return SelectedOps(operators=operators, et_kernel_metadata={op: tuple(sorted(k)) for op, k in keys.items()})
+
+
+def _list_members(plan: pte.ExecutionPlan, value: pte.Value) -> list[tuple[str, int]]:
+    # gen_oplist describes a tensor list by its first member.
+    for index in value.members:
+        if 0 <= index < len(plan.values) and plan.values[index].kind == "Tensor":
+            member = plan.values[index]
+            return [(member.dtype or "", len(member.sizes))]
+    return []
+
+
+def from_root_ops(ops: Iterable[str], source: str) -> SelectedOps:
+    return SelectedOps(
+        operators={op: Operator(debug_info=(source,)) for op in ops},
+        et_kernel_metadata={op: (DEFAULT_KERNEL_KEY,) for op in ops},
+    )
+
+
+def merge(selections: Iterable[SelectedOps]) -> SelectedOps:
+    """Union, as torchgen's combine_selective_builders does it."""
+    operators: dict[str, Operator] = {}
+    et_meta: dict[str, set[str]] = {}
+    kernel_meta: dict[str, set[str]] = {}
+    result = SelectedOps()
+    for sel in selections:
+        for name, op in sel.operators.items():
+            prev = operators.get(name)
+            operators[name] = (
+                op
+                if prev is None
+                else Operator(
+                    is_root_operator=prev.is_root_operator or op.is_root_operator,
+                    is_used_for_training=prev.is_used_for_training or op.is_used_for_training,
+                    include_all_overloads=prev.include_all_overloads or op.include_all_overloads,
+                    debug_info=tuple(sorted(set(prev.debug_info) | set(op.debug_info))),
+                )
+            )
+        for name, keys in sel.et_kernel_metadata.items():
+            et_meta.setdefault(name, set()).update(keys)
+        for name, dtypes in sel.kernel_metadata.items():
+            kernel_meta.setdefault(name, set()).update(dtypes)
+        result = replace(
+            result,
+            include_all_operators=result.include_all_operators or sel.include_all_operators,
+            include_all_non_op_selectives=result.include_all_non_op_selectives or sel.include_all_non_op_selectives,
+            build_features=tuple(sorted(set(result.build_features) | set(sel.build_features))),
+            custom_classes=tuple(sorted(set(result.custom_classes) | set(sel.custom_classes))),
+        )
+    return replace(
+        result,
+        operators={name: operators[name] for name in sorted(operators)},
+        et_kernel_metadata={name: tuple(sorted(keys)) for name, keys in sorted(et_meta.items())},
+        kernel_metadata={name: tuple(sorted(d)) for name, d in sorted(kernel_meta.items())},
+    )
+
+
+def to_dict(sel: SelectedOps) -> dict[str, object]:
+    return {
+        "build_features": list(sel.build_features),
+        "custom_classes": list(sel.custom_classes),
+        "et_kernel_metadata": {op: list(keys) for op, keys in sorted(sel.et_kernel_metadata.items())},
+        "include_all_non_op_selectives": sel.include_all_non_op_selectives,
+        "include_all_operators": sel.include_all_operators,
+        "kernel_metadata": {tag: list(d) for tag, d in sorted(sel.kernel_metadata.items())},
+        "operators": {
+            name: {
+                "debug_info": sorted(op.debug_info),
+                "include_all_overloads": op.include_all_overloads,
+                "is_root_operator": op.is_root_operator,
+                "is_used_for_training": op.is_used_for_training,
+            }
+            for name, op in sorted(sel.operators.items())
+        },
+    }
+
+
+def dumps(sel: SelectedOps) -> str:
+    return yaml.safe_dump(to_dict(sel), default_flow_style=False, sort_keys=True)
+
+
+def dump(sel: SelectedOps, path: Path) -> None:
+    write_text_atomic(path, dumps(sel))
+
+
+def _bool(value: object, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise OplistError(f"{where} must be true or false, got {value!r}")
+    return value
+
+
+def _str_list(value: object, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise OplistError(f"{where} must be a list")
+    return tuple(str(v) for v in value)
+
+
+def from_dict(data: object, source: str) -> SelectedOps:
+    if data is None:
+        return SelectedOps()
+    if not isinstance(data, dict):
+        raise OplistError(f"{source}: expected a mapping at the top level")
+    unknown = set(data) - set(TOP_LEVEL_KEYS)
+    if unknown:
+        raise OplistError(f"{source}: unknown top-level key {sorted(unknown)[0]!r}")
+    ops_data = data.get("operators") or {}
+    if not isinstance(ops_data, dict):
+        raise OplistError(f"{source}: 'operators' must be a mapping of operator name to details")
+    operators: dict[str, Operator] = {}
+    for name, info in ops_data.items():
+        where = f"{source}: operators.{name}"
+        if not isinstance(name, str) or "::" not in name:
+            raise OplistError(f"{source}: operator name {name!r} is not of the form namespace::name.overload")
+        info = info or {}
+        if not isinstance(info, dict):
+            raise OplistError(f"{where} must be a mapping")
+        extra = set(info) - set(OPERATOR_KEYS) - {"name"}
+        if extra:
+            raise OplistError(f"{where}: unknown key {sorted(extra)[0]!r}")
+        operators[name] = Operator(
+            is_root_operator=_bool(info.get("is_root_operator", True), f"{where}.is_root_operator"),
+            is_used_for_training=_bool(info.get("is_used_for_training", True), f"{where}.is_used_for_training"),
+            include_all_overloads=_bool(info.get("include_all_overloads", True), f"{where}.include_all_overloads"),
+            debug_info=_str_list(info.get("debug_info"), f"{where}.debug_info"),
+        )
+    meta: dict[str, dict[str, tuple[str, ...]]] = {}
+    for key in ("et_kernel_metadata", "kernel_metadata"):
+        raw = data.get(key) or {}
+        if not isinstance(raw, dict):
+            raise OplistError(f"{source}: '{key}' must be a mapping")
+        meta[key] = {str(k): _str_list(v, f"{source}: {key}.{k}") for k, v in raw.items()}
+    return SelectedOps(
+        operators=operators,
+        et_kernel_metadata=meta["et_kernel_metadata"],
+        kernel_metadata=meta["kernel_metadata"],
+        include_all_operators=_bool(data.get("include_all_operators", False), f"{source}: include_all_operators"),
+        include_all_non_op_selectives=_bool(
+            data.get("include_all_non_op_selectives", False), f"{source}: include_all_non_op_selectives"
+        ),
+        build_features=_str_list(data.get("build_features"), f"{source}: build_features"),
+        custom_classes=_str_list(data.get("custom_classes"), f"{source}: custom_classes"),
+    )
+
+
+def loads(text: str, source: str) -> SelectedOps:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise OplistError(f"{source}: not valid YAML{where}") from None
+    return from_dict(data, source)
+
+
+def load(path: Path) -> SelectedOps:
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        raise OplistError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OplistError(f"{path}: cannot read ({exc.__class__.__name__})") from None
+    return loads(text, str(path))
+
+
+def load_ops_yaml(path: Path) -> SelectedOps:
+    """A selection from either a selected_operators.yaml or a functions.yaml-style list.
+
+    The list form selects every op it names, as ExecuTorch's SELECT_OPS_YAML does.
+    """
+    try:
+        text = Path(path).read_text()
+        data = yaml.safe_load(text)
+    except FileNotFoundError:
+        raise OplistError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise OplistError(f"{path}: cannot read ({exc.__class__.__name__})") from None
+    if not isinstance(data, list):
+        return from_dict(data, str(path))
+    try:
+        entries = parse_functions_yaml(text, Path(path))
+    except KernelLibraryError as exc:
+        raise OplistError(str(exc)) from None
+    return from_root_ops([e.op for e in entries], str(path))
