@@ -61,6 +61,14 @@ class Flavour:
 ALL_OPS = Flavour("all-ops")
 
 
+def selective_flavour(ops_yaml: Path, dtype_selective: bool = True) -> Flavour:
+    """A runtime registering just the ops of `ops_yaml` (and, by default, just their dtypes)."""
+    return Flavour(
+        f"selective-{ops_yaml.stem}",
+        {"SELECT_OPS_YAML": str(ops_yaml.resolve()), "SB_DTYPE_SELECTIVE": "ON" if dtype_selective else "OFF"},
+    )
+
+
 def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 

@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
 
-from bot import build, compare, runner
+from bot import build, compare, oplist, pte, runner, size, trace
 from bot.errors import BotError, ExitCode
 
 console = Console(stderr=True, highlight=False)
 
 
+def _selective_flavour(ops_yaml: Path, dtype_selective: bool) -> build.Flavour:
+    try:
+        oplist.load_ops_yaml(ops_yaml)  # fail early, with the yaml's own message
+    except oplist.OplistError as exc:
+        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+    return build.selective_flavour(ops_yaml, dtype_selective)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    flavour = build.ALL_OPS
+    flavour = _selective_flavour(args.ops_yaml, not args.no_dtype_selection) if args.ops_yaml else build.ALL_OPS
     with console.status(f"building the {flavour.name} runtime"):
         build_dir = build.build(flavour)
     result = runner.run_model(build.runner_path(build_dir), args.model, args.input, args.output_dir)
@@ -59,6 +70,38 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     return ExitCode.FINDINGS if failures else ExitCode.OK
 
 
+def cmd_oplist(args: argparse.Namespace) -> int:
+    label = args.label or args.model.name
+    if args.trace:
+        with console.status("building the model tracer"):
+            tracer = trace.tracer_runner()
+        selection = trace.trace_model(tracer, args.model, args.input, label)
+    else:
+        try:
+            selection = oplist.from_program(pte.load(args.model), label)
+        except pte.PteError as exc:
+            raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+    if args.output is None:
+        sys.stdout.write(oplist.dumps(selection))
+    else:
+        oplist.dump(selection, args.output)
+        console.print(f"wrote {args.output} ({len(selection.operators)} operators)")
+    return ExitCode.OK
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    flavour = _selective_flavour(args.ops_yaml, not args.no_dtype_selection)
+    with console.status(f"building {flavour.name}"):
+        build_dir = build.build(flavour, targets=("executor_runner", "runtime_size_probe"), build_dir=args.build_dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        stripped = size.stripped_size(build_dir / "runtime_size_probe", Path(tmp))
+    if args.json:
+        print(json.dumps({"build_dir": str(build_dir), "runtime_stripped_bytes": stripped}))
+    else:
+        print(f"selective runtime: {stripped} bytes stripped ({build_dir})")
+    return ExitCode.OK
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot", description="selective build for on-device runtimes")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -67,7 +110,24 @@ def make_parser() -> argparse.ArgumentParser:
     run.add_argument("model", type=Path)
     run.add_argument("--input", type=Path, action="append", default=[], help=".npy input (repeat per input)")
     run.add_argument("--output-dir", type=Path, default=Path("out"))
+    run.add_argument("--ops-yaml", type=Path, help="run on the selective runtime built from this yaml")
+    run.add_argument("--no-dtype-selection", action="store_true", help="keep every dtype of the selected kernels")
     run.set_defaults(func=cmd_run)
+
+    ol = sub.add_parser("oplist", help="write a model's selected_operators.yaml")
+    ol.add_argument("model", type=Path)
+    ol.add_argument("-o", "--output", type=Path, help="yaml to write (default: stdout)")
+    ol.add_argument("--trace", action="store_true", help="run the model on the tracer: adds transitive ops, dtypes")
+    ol.add_argument("--input", type=Path, action="append", default=[], help=".npy input for --trace (repeat)")
+    ol.add_argument("--label", help="name recorded in debug_info (default: the file name)")
+    ol.set_defaults(func=cmd_oplist)
+
+    bd = sub.add_parser("build", help="build a selective runtime and print its size")
+    bd.add_argument("--ops-yaml", type=Path, required=True)
+    bd.add_argument("--build-dir", type=Path)
+    bd.add_argument("--no-dtype-selection", action="store_true")
+    bd.add_argument("--json", action="store_true")
+    bd.set_defaults(func=cmd_build)
 
     zoo = sub.add_parser("zoo", help="run every bundled model and compare with ExecuTorch's outputs")
     zoo.add_argument("--zoo-dir", type=Path, default=build.REPO_ROOT / "models" / "zoo")

@@ -1,6 +1,7 @@
-// The core runtime with no kernels: loads and executes a program with an
-// empty registry. Built -Os with gc-sections and stripped, its size is the
-// "core runtime" figure in BENCHMARKS.md.
+// A minimal runtime binary: loads and executes a program. Built as
+// core_size_probe it has an empty registry (the "core runtime" figure in
+// BENCHMARKS.md); built as runtime_size_probe (SB_WITH_KERNELS) it links the
+// flavour's selected kernels, which is the size of that selective runtime.
 #include <cstdio>
 #include <cstdlib>
 
@@ -8,9 +9,11 @@
 #include "sb/program.h"
 #include "sb/registry.h"
 
+#ifndef SB_WITH_KERNELS
 namespace sb {
 Error register_kernels(OpRegistry& /*registry*/) { return Error(); }
 }  // namespace sb
+#endif
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
