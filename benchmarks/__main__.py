@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import runtime
+from benchmarks import runtime, selective
 from bot.fileio import write_text_atomic
 
 OUT = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
@@ -23,6 +23,7 @@ def main() -> int:
             f"{platform.python_version()}); timings are noisy, so compare ratios taken in the same run.",
             "",
             *runtime.section(Path(tmp) / "runtime"),
+            *selective.section(Path(tmp) / "selective"),
         ]
     write_text_atomic(OUT, "\n".join(lines))
     print(f"wrote {OUT}")

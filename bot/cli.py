@@ -1,23 +1,38 @@
-"""`python -m bot <command>`: a thin layer over the modules that do the work."""
+"""`python -m bot <command>`: a thin layer over the modules that do the work.
+
+Modules are imported inside the commands that use them, so quick commands
+(`oplist` on a .pte) do not pay for numpy or rich at start-up.
+"""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from bot import build, compare, oplist, pte, runner, size, trace
 from bot.errors import BotError, ExitCode
 
-console = Console(stderr=True, highlight=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from bot import build
+
+
+@functools.cache
+def console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
 
 
 def _selective_flavour(ops_yaml: Path, dtype_selective: bool) -> build.Flavour:
+    from bot import build, oplist
+
     try:
         oplist.load_ops_yaml(ops_yaml)  # fail early, with the yaml's own message
     except oplist.OplistError as exc:
@@ -26,8 +41,10 @@ def _selective_flavour(ops_yaml: Path, dtype_selective: bool) -> build.Flavour:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from bot import build, runner
+
     flavour = _selective_flavour(args.ops_yaml, not args.no_dtype_selection) if args.ops_yaml else build.ALL_OPS
-    with console.status(f"building the {flavour.name} runtime"):
+    with console().status(f"building the {flavour.name} runtime"):
         build_dir = build.build(flavour)
     result = runner.run_model(build.runner_path(build_dir), args.model, args.input, args.output_dir)
     for i, out in enumerate(result.outputs):
@@ -38,13 +55,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_zoo(args: argparse.Namespace) -> int:
     """Runs every bundled model and compares it with ExecuTorch's reference outputs."""
     import numpy as np
+    from rich.console import Console
     from rich.table import Table
+
+    from bot import build, compare, runner
 
     zoo = args.zoo_dir
     models = sorted(zoo.glob("*.pte"))
     if not models:
         raise BotError(f"{zoo}: no .pte models found", ExitCode.BAD_INPUT)
-    with console.status("building the all-ops runtime"):
+    with console().status("building the all-ops runtime"):
         runtime = build.runner_path(build.build(build.ALL_OPS))
     table = Table(title=f"{len(models)} models on the native runtime")
     for column in ("model", "outputs", "max error vs ExecuTorch", "result"):
@@ -71,9 +91,13 @@ def cmd_zoo(args: argparse.Namespace) -> int:
 
 
 def cmd_oplist(args: argparse.Namespace) -> int:
+    from bot import oplist, pte
+
     label = args.label or args.model.name
     if args.trace:
-        with console.status("building the model tracer"):
+        from bot import trace
+
+        with console().status("building the model tracer"):
             tracer = trace.tracer_runner()
         selection = trace.trace_model(tracer, args.model, args.input, label)
     else:
@@ -85,13 +109,15 @@ def cmd_oplist(args: argparse.Namespace) -> int:
         sys.stdout.write(oplist.dumps(selection))
     else:
         oplist.dump(selection, args.output)
-        console.print(f"wrote {args.output} ({len(selection.operators)} operators)")
+        print(f"wrote {args.output} ({len(selection.operators)} operators)", file=sys.stderr)
     return ExitCode.OK
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from bot import build, size
+
     flavour = _selective_flavour(args.ops_yaml, not args.no_dtype_selection)
-    with console.status(f"building {flavour.name}"):
+    with console().status(f"building {flavour.name}"):
         build_dir = build.build(flavour, targets=("executor_runner", "runtime_size_probe"), build_dir=args.build_dir)
     with tempfile.TemporaryDirectory() as tmp:
         stripped = size.stripped_size(build_dir / "runtime_size_probe", Path(tmp))
@@ -130,7 +156,7 @@ def make_parser() -> argparse.ArgumentParser:
     bd.set_defaults(func=cmd_build)
 
     zoo = sub.add_parser("zoo", help="run every bundled model and compare with ExecuTorch's outputs")
-    zoo.add_argument("--zoo-dir", type=Path, default=build.REPO_ROOT / "models" / "zoo")
+    zoo.add_argument("--zoo-dir", type=Path, default=Path(__file__).resolve().parent.parent / "models" / "zoo")
     zoo.add_argument("--output-dir", type=Path, default=Path("out/zoo"))
     zoo.set_defaults(func=cmd_zoo)
     return parser
@@ -143,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(func(args))
     except BotError as exc:
-        console.print(f"[red]error:[/red] {exc.message}", soft_wrap=True)
+        console().print(f"[red]error:[/red] {exc.message}", soft_wrap=True)
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        console.print("[red]interrupted[/red]")
+        console().print("[red]interrupted[/red]")
         return 130
