@@ -73,16 +73,28 @@ def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
+def first_error(log: str) -> str:
+    """The first `error:` line of a build log, with CMake's wrapped continuation lines joined."""
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        if "error:" in line.lower():
+            parts = [line.strip()]
+            for follow in lines[i + 1 :]:
+                if not follow.startswith("  ") or not follow.strip() or "error" in follow.lower():
+                    break
+                parts.append(follow.strip())
+            return " ".join(parts)
+    return next((ln.strip() for ln in reversed(lines) if ln.strip()), "no output")
+
+
 def _run(cmd: list[str], cwd: Path, what: str, source_root: Path) -> None:
     # Paths relative to the checkout in ccache's hashes let clones and
     # worktrees of the same code share cache hits.
     env = {**os.environ, "CCACHE_BASEDIR": str(source_root), "CCACHE_NOHASHDIR": "1"}
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        tail = log_tail(proc.stdout + proc.stderr)
-        last = next((ln for ln in reversed(tail.splitlines()) if "error" in ln.lower()), tail.splitlines()[-1:] or [""])
-        first_line = last if isinstance(last, str) else last[0]
-        raise BotError(f"{what} failed: {first_line.strip()[:300]}", ExitCode.BUILD, detail=tail)
+        log = proc.stdout + proc.stderr
+        raise BotError(f"{what} failed: {first_error(log)[:400]}", ExitCode.BUILD, detail=log_tail(log))
 
 
 def build(

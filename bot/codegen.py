@@ -9,6 +9,7 @@ the kernels' dtype switch consults at compile time.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import replace
@@ -130,6 +131,31 @@ def select(
     return selection, resolve(library, selection)
 
 
+KERNEL_DEFINITION = re.compile(r"^extern const (?:::)?(?:sb::)?KernelDef (\w+)\s*\{", re.MULTILINE)
+
+
+def kernel_sources(resolution: Resolution, sources: Iterable[Path]) -> list[Path]:
+    """The kernel files to compile: those defining a chosen kernel, plus shared helpers.
+
+    Definitions are found by reading the sources, so the mapping is never kept by hand.
+    """
+    defined_in: dict[str, Path] = {}
+    helpers: list[Path] = []
+    for source in sources:
+        names = KERNEL_DEFINITION.findall(source.read_text())
+        if not names:
+            helpers.append(source)
+        for name in names:
+            defined_in[name] = source
+    chosen: set[Path] = set()
+    for entry in resolution.kernels:
+        name = entry.kernel_name.rpartition("::")[2]
+        if name not in defined_in:
+            raise ResolveError(f"kernel {entry.kernel_name} ({entry.op}) is not defined in any kernel source")
+        chosen.add(defined_in[name])
+    return sorted(chosen) + sorted(helpers)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.codegen", description="generate a runtime's selection sources")
     parser.add_argument("--functions-yaml", type=Path, action="append", required=True, help="kernel library index")
@@ -139,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root-ops", default="", help="comma-separated operator names")
     parser.add_argument("--include-all-ops", action="store_true")
     parser.add_argument("--dtype-selective", action="store_true")
+    parser.add_argument("--kernel-source", type=Path, action="append", default=[], help="kernel .cpp to consider")
     parser.add_argument("--out-dir", type=Path, required=True)
     args = parser.parse_args(argv)
     root_ops = [op.strip() for op in args.root_ops.replace(";", ",").split(",") if op.strip()]
@@ -147,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         selection, resolution = select(args.functions_yaml, args.ops_yaml, root_ops, args.include_all_ops)
-    except (KernelLibraryError, oplist.OplistError, ResolveError) as exc:
+        sources = kernel_sources(resolution, args.kernel_source)
+    except (KernelLibraryError, oplist.OplistError, ResolveError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     oplist.dump(selection, args.out_dir / "selected_operators.yaml")
@@ -156,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = render_dtype_header(selection, resolution.kernels) if args.dtype_selective else ALL_DTYPES_HEADER
     write_text_atomic(args.out_dir / "selected_dtypes.h", header)
+    write_text_atomic(args.out_dir / "selected_sources.txt", "".join(f"{path}\n" for path in sources))
     return 0
 
 

@@ -3,17 +3,20 @@
 #   gen_selected_ops(
 #     LIB_NAME <name>                 # the library to create
 #     KERNEL_LIBRARIES <yaml>...      # functions.yaml of each kernel library
+#     KERNEL_SOURCES <cpp>...         # the kernel library sources
 #     [OPS_SCHEMA_YAML <yaml>...]     # selected_operators.yaml, or a functions.yaml
 #                                     # whose ops are all selected
 #     [ROOT_OPS "aten::add.out,aten::mm.out"]
 #     [INCLUDE_ALL_OPS ON|OFF]
 #     [DTYPE_SELECTIVE ON|OFF])       # compile out dtypes no selected model uses
 #
-# The sources of selection are combined as a union. The result is a static
-# library holding the generated registration and the portable kernels (built
-# with the dtype-selection header), plus <LIB_NAME>_selected_operators.yaml
-# next to the generated sources. A selected op that no library implements
-# fails the build with a message naming it.
+# The sources of selection are combined as a union. The selection is
+# resolved when CMake configures (and again whenever an input changes), so
+# only the kernels it chooses are compiled. The result is a static library
+# holding the generated registration and those kernels, built with the
+# dtype-selection header; the merged selection is written next to them as
+# selected_operators.yaml. A selected op that no library implements fails
+# with a message naming it.
 function(gen_selected_ops)
   cmake_parse_arguments(ARG "" "LIB_NAME;ROOT_OPS;INCLUDE_ALL_OPS;DTYPE_SELECTIVE"
                         "KERNEL_LIBRARIES;OPS_SCHEMA_YAML;KERNEL_SOURCES" ${ARGN})
@@ -29,6 +32,9 @@ function(gen_selected_ops)
   foreach(yaml IN LISTS ARG_OPS_SCHEMA_YAML)
     list(APPEND cmd --ops-yaml "${yaml}")
   endforeach()
+  foreach(source IN LISTS ARG_KERNEL_SOURCES)
+    list(APPEND cmd --kernel-source "${source}")
+  endforeach()
   if(ARG_ROOT_OPS)
     list(APPEND cmd --root-ops "${ARG_ROOT_OPS}")
   endif()
@@ -39,23 +45,25 @@ function(gen_selected_ops)
     list(APPEND cmd --dtype-selective)
   endif()
 
-  set(outputs "${out_dir}/register_kernels.cpp" "${out_dir}/selected_dtypes.h"
-              "${out_dir}/selected_operators.yaml")
-  add_custom_command(
-    OUTPUT ${outputs}
+  execute_process(
     COMMAND ${cmd}
-    DEPENDS ${ARG_KERNEL_LIBRARIES} ${ARG_OPS_SCHEMA_YAML} "${SB_REPO_ROOT}/bot/codegen.py"
-            "${SB_REPO_ROOT}/bot/oplist.py" "${SB_REPO_ROOT}/bot/resolve.py" "${SB_REPO_ROOT}/bot/kernel_library.py"
     WORKING_DIRECTORY "${SB_REPO_ROOT}"
-    COMMENT "Selecting kernels for ${ARG_LIB_NAME}"
-    VERBATIM)
+    RESULT_VARIABLE status
+    ERROR_VARIABLE stderr)
+  if(NOT status EQUAL 0)
+    string(STRIP "${stderr}" stderr)
+    message(FATAL_ERROR "${stderr}")
+  endif()
+  # Re-resolve when the selection, the libraries or the generator change.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+    ${ARG_KERNEL_LIBRARIES} ${ARG_OPS_SCHEMA_YAML} ${ARG_KERNEL_SOURCES}
+    "${SB_REPO_ROOT}/bot/codegen.py" "${SB_REPO_ROOT}/bot/oplist.py"
+    "${SB_REPO_ROOT}/bot/resolve.py" "${SB_REPO_ROOT}/bot/kernel_library.py")
 
-  add_library(${ARG_LIB_NAME} STATIC "${out_dir}/register_kernels.cpp" ${ARG_KERNEL_SOURCES})
+  file(STRINGS "${out_dir}/selected_sources.txt" selected_sources)
+  add_library(${ARG_LIB_NAME} STATIC "${out_dir}/register_kernels.cpp" ${selected_sources})
   target_link_libraries(${ARG_LIB_NAME} PUBLIC sb_core)
   target_include_directories(${ARG_LIB_NAME} PRIVATE "${SB_KERNELS_DIR}/portable")
   target_compile_definitions(${ARG_LIB_NAME} PRIVATE
     "SB_SELECTED_DTYPES_HEADER=\"${out_dir}/selected_dtypes.h\"")
-  # Every kernel object depends on the header, so a new selection recompiles.
-  set_source_files_properties(${ARG_KERNEL_SOURCES} TARGET_DIRECTORY ${ARG_LIB_NAME}
-    PROPERTIES OBJECT_DEPENDS "${out_dir}/selected_dtypes.h")
 endfunction()
