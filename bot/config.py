@@ -1,0 +1,149 @@
+"""`.selective-build.yml`: validated against the JSON Schema the repo ships."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from bot.errors import BotError, ExitCode
+
+CONFIG_NAME = ".selective-build.yml"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
+
+
+@dataclass(frozen=True)
+class Model:
+    path: Path  # relative to the repo root
+    inputs: tuple[Path, ...]  # empty: the runner generates inputs
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    models: tuple[Model, ...]
+    yaml: Path
+    size_budget: int | None
+    dtype_selective: bool
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    runtime_source: Path
+    runtime_target: str
+    kernel_libraries: tuple[Path, ...]
+    oplist_dir: Path
+    include: str  # "traced" or "static"
+    fail_on_stale: bool
+    fail_on_budget: bool
+    targets: tuple[Target, ...]
+
+    def target(self, name: str) -> Target:
+        for target in self.targets:
+            if target.name == name:
+                return target
+        known = ", ".join(t.name for t in self.targets)
+        raise BotError(f"no target named {name!r} in {CONFIG_NAME} (targets: {known})", ExitCode.CONFIG)
+
+    def models(self) -> list[Model]:
+        """Every model of every target, once, in a stable order."""
+        seen: dict[Path, Model] = {}
+        for target in self.targets:
+            for model in target.models:
+                seen.setdefault(model.path, model)
+        return [seen[p] for p in sorted(seen)]
+
+    def per_model_yaml(self, model: Model) -> Path:
+        return self.oplist_dir / f"{model.name}.yaml"
+
+
+def _field_path(error_path: list[object]) -> str:
+    text = ""
+    for part in error_path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def validate(data: object, source: str) -> None:
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), list(map(str, e.path))))
+    if errors:
+        error = errors[0]
+        # oneOf failures are clearer through their closest sub-error.
+        best = jsonschema.exceptions.best_match([error]) if error.context else error
+        where = _field_path(list(best.absolute_path))
+        raise BotError(f"{source}: {where}: {best.message}", ExitCode.CONFIG)
+
+
+def _default_inputs(root: Path, model: Path) -> tuple[Path, ...]:
+    found = sorted(
+        (root / model).parent.glob(f"{model.stem}.input*.npy"),
+        key=lambda p: int(p.stem.rsplit("input", 1)[1]) if p.stem.rsplit("input", 1)[1].isdigit() else 0,
+    )
+    return tuple(p.relative_to(root) for p in found)
+
+
+def from_dict(data: dict, root: Path) -> Config:
+    targets = []
+    for name, spec in data["targets"].items():
+        models = []
+        for item in spec["models"]:
+            path = Path(item if isinstance(item, str) else item["path"])
+            explicit = () if isinstance(item, str) else tuple(Path(p) for p in item.get("inputs", ()))
+            models.append(Model(path, explicit or _default_inputs(root, path)))
+        targets.append(
+            Target(
+                name=name,
+                models=tuple(models),
+                yaml=Path(spec["yaml"]),
+                size_budget=spec.get("size_budget"),
+                dtype_selective=spec.get("dtype_selective", True),
+            )
+        )
+    runtime = data.get("runtime", {})
+    fail_on = data.get("fail_on", {})
+    return Config(
+        root=root,
+        runtime_source=Path(runtime.get("source_dir", "native")),
+        runtime_target=runtime.get("target", "runtime_size_probe"),
+        kernel_libraries=tuple(Path(p) for p in data.get("kernel_libraries", ["kernels/functions.yaml"])),
+        oplist_dir=Path(data.get("oplist_dir", "oplist")),
+        include=data.get("include", "traced"),
+        fail_on_stale=fail_on.get("stale", True),
+        fail_on_budget=fail_on.get("budget", True),
+        targets=tuple(targets),
+    )
+
+
+def load(root: Path) -> Config:
+    path = root / CONFIG_NAME
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise BotError(f"{path}: no config file (create {CONFIG_NAME} at the repo root)", ExitCode.CONFIG) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BotError(f"{path}: cannot read ({exc.__class__.__name__})", ExitCode.CONFIG) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise BotError(f"{path}: not valid YAML{where}", ExitCode.CONFIG) from None
+    validate(data, CONFIG_NAME)
+    config = from_dict(data, root)
+    for target in config.targets:
+        for model in target.models:
+            for file in (model.path, *model.inputs):
+                if not (root / file).is_file():
+                    raise BotError(f"{CONFIG_NAME}: targets.{target.name}: {file} does not exist", ExitCode.CONFIG)
+    return config
