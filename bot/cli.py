@@ -128,6 +128,39 @@ def cmd_build(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_regenerate(args: argparse.Namespace) -> int:
+    from bot import config as config_mod
+    from bot import regenerate, trace
+
+    cfg = config_mod.load(args.root.resolve())
+    with console().status("building the model tracer"):
+        tracer = trace.tracer_runner()
+    with console().status(f"tracing {len(cfg.models())} models"):
+        regenerated = regenerate.regenerate(cfg, tracer, trace.trace_model)
+    if args.check:
+        diffs = regenerate.stale_files(cfg, regenerated)
+        if args.json:
+            print(json.dumps({"stale": sorted(p.as_posix() for p in diffs)}))
+        else:
+            for diff in diffs.values():
+                sys.stdout.write(diff)
+            if diffs:
+                console().print(
+                    f"[red]{len(diffs)} yaml file(s) are stale[/red]: run [bold]python -m bot regenerate[/bold]"
+                )
+            else:
+                console().print("[green]all yaml files are up to date[/green]")
+        return ExitCode.FINDINGS if diffs else ExitCode.OK
+    written = regenerate.write(cfg, regenerated)
+    if args.json:
+        print(json.dumps({"written": [p.as_posix() for p in written]}))
+    else:
+        for path in written:
+            console().print(f"wrote {path}")
+        console().print(f"{len(written)} file(s) changed, {len(regenerated.files(cfg)) - len(written)} up to date")
+    return ExitCode.OK
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot", description="selective build for on-device runtimes")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -154,6 +187,12 @@ def make_parser() -> argparse.ArgumentParser:
     bd.add_argument("--no-dtype-selection", action="store_true")
     bd.add_argument("--json", action="store_true")
     bd.set_defaults(func=cmd_build)
+
+    rg = sub.add_parser("regenerate", help="trace every model and rewrite the per-model and per-target yamls")
+    rg.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff when anything is stale")
+    rg.add_argument("--root", type=Path, default=Path("."), help="repo root holding .selective-build.yml")
+    rg.add_argument("--json", action="store_true")
+    rg.set_defaults(func=cmd_regenerate)
 
     zoo = sub.add_parser("zoo", help="run every bundled model and compare with ExecuTorch's outputs")
     zoo.add_argument("--zoo-dir", type=Path, default=Path(__file__).resolve().parent.parent / "models" / "zoo")

@@ -1,0 +1,80 @@
+"""Regenerating every op-info yaml of a config: per model (traced) and per target (merged)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot import oplist
+from bot.config import Config, Model
+from bot.fileio import write_text_atomic
+from bot.oplist import SelectedOps
+
+# (runner, model path, inputs, label) -> selection; trace.trace_model in production.
+Tracer = Callable[[Path, Path, list[Path], str], SelectedOps]
+
+
+@dataclass(frozen=True)
+class Regenerated:
+    per_model: dict[Path, SelectedOps]  # keyed by the model's per-model yaml path (repo-relative)
+    per_target: dict[str, SelectedOps]  # keyed by target name
+
+    def files(self, config: Config) -> dict[Path, str]:
+        """Every yaml this regeneration owns, repo-relative path -> text."""
+        out = {path: oplist.dumps(sel) for path, sel in self.per_model.items()}
+        for target in config.targets:
+            out[target.yaml] = oplist.dumps(self.per_target[target.name])
+        return dict(sorted(out.items()))
+
+
+def regenerate(config: Config, tracer_runner: Path, trace_model: Tracer) -> Regenerated:
+    traced: dict[Path, SelectedOps] = {}
+    by_model: dict[Path, SelectedOps] = {}
+    for model in config.models():
+        selection = trace_model(
+            tracer_runner,
+            config.root / model.path,
+            [config.root / p for p in model.inputs],
+            model.path.as_posix(),
+        )
+        by_model[model.path] = selection
+        traced[config.per_model_yaml(model)] = selection
+    per_target = {t.name: oplist.merge(by_model[m.path] for m in t.models) for t in config.targets}
+    return Regenerated(traced, per_target)
+
+
+def stale_files(config: Config, regenerated: Regenerated) -> dict[Path, str]:
+    """Unified diffs of the files whose content would change (missing files included)."""
+    diffs: dict[Path, str] = {}
+    for path, text in regenerated.files(config).items():
+        on_disk = config.root / path
+        current = on_disk.read_text() if on_disk.is_file() else ""
+        if current != text:
+            diffs[path] = "".join(
+                difflib.unified_diff(
+                    current.splitlines(keepends=True),
+                    text.splitlines(keepends=True),
+                    fromfile=f"a/{path.as_posix()}" if current else "/dev/null",
+                    tofile=f"b/{path.as_posix()}",
+                )
+            )
+    return diffs
+
+
+def write(config: Config, regenerated: Regenerated) -> list[Path]:
+    written = []
+    for path, text in regenerated.files(config).items():
+        target = config.root / path
+        if not target.is_file() or target.read_text() != text:
+            write_text_atomic(target, text)
+            written.append(path)
+    return written
+
+
+def model_for_yaml(config: Config, path: Path) -> Model | None:
+    for model in config.models():
+        if config.per_model_yaml(model) == path:
+            return model
+    return None
