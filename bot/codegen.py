@@ -9,7 +9,6 @@ the kernels' dtype switch consults at compile time.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Iterable
 from dataclasses import replace
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from bot import oplist
 from bot.fileio import write_text_atomic
-from bot.kernel_library import KernelEntry, KernelLibraryError, load_libraries
+from bot.kernel_library import KernelEntry, KernelLibraryError, find_definitions, load_libraries
 from bot.oplist import SelectedOps
 from bot.resolve import Resolution, ResolveError, resolve
 
@@ -131,22 +130,9 @@ def select(
     return selection, resolve(library, selection)
 
 
-KERNEL_DEFINITION = re.compile(r"^extern const (?:::)?(?:sb::)?KernelDef (\w+)\s*\{", re.MULTILINE)
-
-
 def kernel_sources(resolution: Resolution, sources: Iterable[Path]) -> list[Path]:
-    """The kernel files to compile: those defining a chosen kernel, plus shared helpers.
-
-    Definitions are found by reading the sources, so the mapping is never kept by hand.
-    """
-    defined_in: dict[str, Path] = {}
-    helpers: list[Path] = []
-    for source in sources:
-        names = KERNEL_DEFINITION.findall(source.read_text())
-        if not names:
-            helpers.append(source)
-        for name in names:
-            defined_in[name] = source
+    """The kernel files to compile: those defining a chosen kernel, plus shared helpers."""
+    defined_in, helpers = find_definitions(sources)
     chosen: set[Path] = set()
     for entry in resolution.kernels:
         name = entry.kernel_name.rpartition("::")[2]

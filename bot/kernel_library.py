@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,3 +68,31 @@ def load_libraries(paths: list[Path]) -> dict[str, KernelEntry]:
                 raise KernelLibraryError(f"{entry.op} is implemented by both {by_op[entry.op].source} and {path}")
             by_op[entry.op] = entry
     return by_op
+
+
+KERNEL_DEFINITION = re.compile(r"^extern const (?:::)?(?:sb::)?KernelDef (\w+)\s*\{", re.MULTILINE)
+
+
+def find_definitions(sources: Iterable[Path]) -> tuple[dict[str, Path], list[Path]]:
+    """Which source defines each KernelDef (by reading the code, not a hand-kept list),
+    and the sources that define none (shared helpers)."""
+    defined_in: dict[str, Path] = {}
+    helpers: list[Path] = []
+    for source in sources:
+        names = KERNEL_DEFINITION.findall(source.read_text())
+        if not names:
+            helpers.append(source)
+        for name in names:
+            defined_in[name] = source
+    return defined_in, helpers
+
+
+def op_sources(library: dict[str, KernelEntry], sources: Iterable[Path]) -> dict[str, Path]:
+    """Op name -> the source file of its kernel, for the ops whose kernel is found."""
+    defined_in, _ = find_definitions(sources)
+    found = {}
+    for op, entry in library.items():
+        source = defined_in.get(entry.kernel_name.rpartition("::")[2])
+        if source is not None:
+            found[op] = source
+    return found
