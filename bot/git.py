@@ -1,0 +1,68 @@
+"""The few git operations the PR pipeline needs, with one-line errors."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+from bot.errors import BotError, ExitCode
+
+
+def _git(repo: Path, *args: str) -> str:
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise BotError("git is not installed", ExitCode.GIT) from None
+    if proc.returncode != 0:
+        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+        raise BotError(f"git {args[0]} failed: {message}", ExitCode.GIT)
+    return proc.stdout
+
+
+def toplevel(path: Path) -> Path:
+    return Path(_git(path, "rev-parse", "--show-toplevel").strip())
+
+
+def resolve(repo: Path, ref: str) -> str:
+    try:
+        return _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").strip()
+    except BotError:
+        raise BotError(f"git base {ref!r} cannot be found (fetch it, or pass another --base)", ExitCode.GIT) from None
+
+
+def merge_base(repo: Path, a: str, b: str) -> str:
+    return _git(repo, "merge-base", a, b).strip()
+
+
+def changed_files(repo: Path, base: str, head: str | None) -> list[str]:
+    """Files changed from base to head (head None: to the working tree, untracked files included)."""
+    if head is None:
+        tracked = _git(repo, "diff", "--name-only", base).splitlines()
+        untracked = _git(repo, "ls-files", "--others", "--exclude-standard").splitlines()
+        return sorted(set(tracked) | set(untracked))
+    return sorted(_git(repo, "diff", "--name-only", base, head).splitlines())
+
+
+def show(repo: Path, commit: str, path: str) -> str | None:
+    """The file at `commit`, or None when it does not exist there."""
+    try:
+        return _git(repo, "show", f"{commit}:{path}")
+    except BotError:
+        return None
+
+
+def worktree(repo: Path, commit: str, cache: Path, role: str = "base") -> Path:
+    """A detached worktree at `commit`. One per repo and role, moved between
+    commits, so its build directories stay warm and rebuilds are incremental."""
+    path = cache / "worktrees" / f"{role}-{hashlib.sha256(str(repo).encode()).hexdigest()[:12]}"
+    if (path / ".git").exists():
+        current = _git(path, "rev-parse", "HEAD").strip()
+        if current == commit:
+            return path
+        _git(path, "checkout", "--quiet", "--force", "--detach", commit)
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _git(repo, "worktree", "prune")
+    _git(repo, "worktree", "add", "--quiet", "--detach", str(path), commit)
+    return path

@@ -1,0 +1,207 @@
+"""The PR pipeline: regenerate, detect stale yaml, smoke-run, build base and head, measure.
+
+`run_pr` does the I/O (git, builds, runs) and returns a `PrReport`, plain
+data that report.py renders and github.py posts.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot import build, config, git, oplist, regenerate, size, stale, trace
+from bot.errors import BotError, ExitCode
+from bot.kernel_library import load_libraries, op_sources
+from bot.oplist import SelectedOps
+from bot.runner import run_model
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class LoadFailure:
+    model: str
+    message: str
+
+
+@dataclass(frozen=True)
+class TargetReport:
+    name: str
+    yaml: str
+    yaml_exists: bool
+    diff: stale.SelectionDiff
+    causes: tuple[stale.Cause, ...]
+    load_failures: tuple[LoadFailure, ...]
+    base: size.SizeReport | None
+    head: size.SizeReport | None
+    budget: int | None
+    models_without_yaml: tuple[str, ...] = ()  # models new in this PR that no checked-in yaml covers
+    build_error: str = ""
+
+    @property
+    def delta(self) -> int | None:
+        if self.base is None or self.head is None:
+            return None
+        return self.head.stripped - self.base.stripped
+
+    @property
+    def over_budget(self) -> bool:
+        return self.budget is not None and self.head is not None and self.head.stripped > self.budget
+
+
+@dataclass(frozen=True)
+class PrReport:
+    base_ref: str
+    base_sha: str
+    head_sha: str  # "working tree" when run on uncommitted changes
+    targets: tuple[TargetReport, ...]
+    stale_files: tuple[str, ...]  # every regenerated yaml whose content differs from the checked-in one
+    changed_files: tuple[str, ...] = field(default=())
+
+    @property
+    def stale(self) -> bool:
+        return any(t.diff.stale or t.load_failures or not t.yaml_exists for t in self.targets)
+
+    @property
+    def size_delta(self) -> int:
+        return sum(t.delta or 0 for t in self.targets)
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """One side of the PR: a source tree, its config, and where its kernels live."""
+
+    root: Path
+    cfg: config.Config | None  # None: the base predates the config
+    ops_by_source: dict[str, list[str]]  # kernel object stem -> ops (size attribution)
+    kernel_files: dict[str, str]  # op -> repo-relative kernel source (causes)
+
+    @staticmethod
+    def open(root: Path, cfg: config.Config | None) -> Checkout:
+        if cfg is None:
+            return Checkout(root, None, {}, {})
+        library = load_libraries([root / p for p in cfg.kernel_libraries])
+        kernel_root = root / "kernels"
+        sources = sorted(kernel_root.rglob("*.cpp")) if kernel_root.is_dir() else []
+        by_op = op_sources(library, sources)
+        by_source: dict[str, list[str]] = {}
+        for op, path in by_op.items():
+            by_source.setdefault(path.name, []).append(op)
+        return Checkout(root, cfg, by_source, {op: path.relative_to(root).as_posix() for op, path in by_op.items()})
+
+    def build_runtime(self, yaml_file: Path, dtype_selective: bool) -> Path:
+        assert self.cfg is not None
+        return build.build(
+            build.selective_flavour(yaml_file, dtype_selective),
+            targets=("executor_runner", "runtime_size_probe"),
+            source_dir=self.root / self.cfg.runtime_source,
+        )
+
+    def measure(self, build_dir: Path, work: Path) -> size.SizeReport:
+        probe = build_dir / "runtime_size_probe"
+        return size.analyse(probe, build_dir / "runtime_size_probe.map", self.ops_by_source, work)
+
+
+def run_pr(repo: Path, base_ref: str, head_ref: str | None, progress: Progress) -> PrReport:
+    repo = git.toplevel(repo)
+    cache = build.cache_dir()
+    head_commit = git.resolve(repo, head_ref) if head_ref else git.resolve(repo, "HEAD")
+    base_sha = git.merge_base(repo, git.resolve(repo, base_ref), head_commit)
+    head_root = git.worktree(repo, head_commit, cache, role="head") if head_ref else repo
+    changed = git.changed_files(repo, base_sha, head_commit if head_ref else None)
+
+    cfg = config.load(head_root)
+    head = Checkout.open(head_root, cfg)
+    base_root = git.worktree(repo, base_sha, cache, role="base")
+    base = Checkout.open(base_root, _load_or_none(base_root))
+
+    progress("building the model tracer at head")
+    tracer = build.runner_path(build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source))
+    progress(f"tracing {len(cfg.models())} models")
+    regenerated = regenerate.regenerate(cfg, tracer, trace.trace_model)
+    stale_paths = tuple(p.as_posix() for p in regenerate.stale_files(cfg, regenerated))
+
+    targets = []
+    with tempfile.TemporaryDirectory(prefix="sb-pr-") as tmp:
+        for target in cfg.targets:
+            progress(f"target {target.name}: smoke run, base and head builds")
+            work = Path(tmp) / target.name
+            targets.append(_target_report(target, regenerated.per_target[target.name], head, base, changed, work))
+    return PrReport(
+        base_ref=base_ref,
+        base_sha=base_sha,
+        head_sha=head_commit if head_ref else "working tree",
+        targets=tuple(targets),
+        stale_files=stale_paths,
+        changed_files=tuple(changed),
+    )
+
+
+def _load_or_none(root: Path) -> config.Config | None:
+    try:
+        return config.load(root)
+    except BotError:
+        return None
+
+
+def _smoke_run(checkout: Checkout, target: config.Target, runtime: Path, work: Path) -> list[LoadFailure]:
+    """Runs every model of the target on the runtime built from the checked-in yaml."""
+    failures = []
+    for model in target.models:
+        try:
+            inputs = [checkout.root / p for p in model.inputs]
+            run_model(build.runner_path(runtime), checkout.root / model.path, inputs, work / model.name)
+        except BotError as exc:
+            failures.append(LoadFailure(model.path.as_posix(), exc.message))
+    return failures
+
+
+def _target_report(
+    target: config.Target,
+    regenerated: SelectedOps,
+    head: Checkout,
+    base: Checkout,
+    changed: list[str],
+    work: Path,
+) -> TargetReport:
+    work.mkdir(parents=True, exist_ok=True)
+    checked_in_path = head.root / target.yaml
+    yaml_exists = checked_in_path.is_file()
+    checked_in = oplist.load(checked_in_path) if yaml_exists else SelectedOps()
+    selection_diff = stale.diff(checked_in, regenerated)
+    model_paths = [m.path.as_posix() for m in target.models]
+    causes = stale.causes(selection_diff, changed, model_paths, head.kernel_files)
+    new_models = tuple(p for p in model_paths if p in changed and not (base.root / p).exists())
+
+    load_failures: list[LoadFailure] = []
+    build_error = ""
+    head_report = base_report = None
+    try:
+        if yaml_exists:
+            runtime = head.build_runtime(checked_in_path, target.dtype_selective)
+            load_failures = _smoke_run(head, target, runtime, work / "smoke")
+        regenerated_yaml = work / f"{target.name}.regenerated.yaml"
+        oplist.dump(regenerated, regenerated_yaml)
+        head_report = head.measure(head.build_runtime(regenerated_yaml, target.dtype_selective), work / "head")
+        base_yaml = base.root / target.yaml
+        if base.cfg is not None and base_yaml.is_file():
+            base_report = base.measure(base.build_runtime(base_yaml, target.dtype_selective), work / "base")
+    except BotError as exc:
+        if exc.exit_code != ExitCode.BUILD:
+            raise
+        build_error = exc.message + ("\n" + exc.detail if exc.detail else "")
+    return TargetReport(
+        name=target.name,
+        yaml=target.yaml.as_posix(),
+        yaml_exists=yaml_exists,
+        diff=selection_diff,
+        causes=causes,
+        load_failures=tuple(load_failures),
+        base=base_report,
+        head=head_report,
+        budget=target.size_budget,
+        models_without_yaml=new_models,
+        build_error=build_error,
+    )
