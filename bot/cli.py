@@ -161,6 +161,33 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_pr(args: argparse.Namespace) -> int:
+    from bot import config as config_mod
+    from bot import pipeline, report
+    from bot.fileio import write_text_atomic
+
+    with console().status("running the PR pipeline") as status:
+        result = pipeline.run_pr(args.root, args.base, args.head, lambda msg: status.update(msg))
+    markdown = report.render(result)
+    write_text_atomic(args.output, markdown + "\n")
+    if args.json:
+        print(json.dumps(report.to_json(result), indent=2))
+    else:
+        console().print(report.summary_line(result))
+        for target in result.targets:
+            size = f"{target.head.stripped:,} bytes" if target.head else "not built"
+            delta = f" ({target.delta:+,})" if target.delta is not None else ""
+            console().print(
+                f"  {target.name}: {size}{delta}" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else "")
+            )
+        console().print(f"report written to {args.output}")
+    cfg = config_mod.load(args.root.resolve())
+    failing = (cfg.fail_on_stale and result.stale) or (
+        cfg.fail_on_budget and any(t.over_budget for t in result.targets)
+    )
+    return ExitCode.FINDINGS if failing else ExitCode.OK
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot", description="selective build for on-device runtimes")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -193,6 +220,14 @@ def make_parser() -> argparse.ArgumentParser:
     rg.add_argument("--root", type=Path, default=Path("."), help="repo root holding .selective-build.yml")
     rg.add_argument("--json", action="store_true")
     rg.set_defaults(func=cmd_regenerate)
+
+    pr = sub.add_parser("pr", help="run the whole PR pipeline locally (no GitHub needed)")
+    pr.add_argument("--base", required=True, help="base ref (the merge base with head is used)")
+    pr.add_argument("--head", help="head ref (default: the working tree)")
+    pr.add_argument("--root", type=Path, default=Path("."))
+    pr.add_argument("--output", type=Path, default=Path("selective-build-report.md"))
+    pr.add_argument("--json", action="store_true")
+    pr.set_defaults(func=cmd_pr)
 
     zoo = sub.add_parser("zoo", help="run every bundled model and compare with ExecuTorch's outputs")
     zoo.add_argument("--zoo-dir", type=Path, default=Path(__file__).resolve().parent.parent / "models" / "zoo")

@@ -196,3 +196,31 @@ def render(report: PrReport, limit: int = COMMENT_LIMIT) -> str:
         return short
     cut = "\n_Report truncated to fit GitHub's comment limit._\n"
     return short[: limit - len(cut)].rsplit("\n", 1)[0] + cut
+
+
+def to_json(report: PrReport) -> dict[str, object]:
+    """What scripts (and the Action's outputs) need, without the markdown."""
+    return {
+        "base": report.base_sha,
+        "head": report.head_sha,
+        "stale": report.stale,
+        "size_delta": report.size_delta,
+        "stale_files": list(report.stale_files),
+        "targets": [
+            {
+                "name": t.name,
+                "yaml": t.yaml,
+                "stale": t.diff.stale or not t.yaml_exists,
+                "missing": [m.op for m in t.diff.missing],
+                "unused": [u.op for u in t.diff.unused],
+                "load_failures": [{"model": f.model, "message": f.message} for f in t.load_failures],
+                "causes": [c.detail for c in t.causes],
+                "base_bytes": t.base.stripped if t.base else None,
+                "head_bytes": t.head.stripped if t.head else None,
+                "budget": t.budget,
+                "over_budget": t.over_budget,
+                "build_error": t.build_error.split("\n", 1)[0],
+            }
+            for t in report.targets
+        ],
+    }
