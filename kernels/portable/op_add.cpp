@@ -1,7 +1,6 @@
 // aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out)
 #include "sb/kernel.h"
-#include "util/dtype_switch.h"
-#include "util/elementwise.h"
+#include "util/binary.h"
 
 namespace sb::kernels {
 namespace {
@@ -9,22 +8,9 @@ namespace {
 constexpr char kOp[] = "aten::add.out";
 
 Error add_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Tensor& self = *args[0]->as_tensor;
-  const Tensor& other = *args[1]->as_tensor;
-  const Value& alpha = *args[2];
-  Tensor& out = *args[3]->as_tensor;
-
-  Error err = check_broadcast_out(kOp, self, other, out);
-  if (!err.ok()) return err;
-  if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
-  if (!(err = check_dtype(kOp, "other", other, out.dtype)).ok()) return err;
-
-  return switch_dtype<kOp, kRealTypes>(out.dtype, [&](auto zero) {
-    using T = decltype(zero);
-    const T a = static_cast<T>(alpha.scalar_as_double());
-    map_binary<T, T, T>(self, other, out, [a](T x, T y) { return x + a * y; });
-    return Error();
-  });
+  const double alpha = args[2]->scalar_as_double();
+  return binary_op<kOp, kRealTypes>(*args[0]->as_tensor, *args[1]->as_tensor, *args[3]->as_tensor,
+                                    [alpha](auto x, auto y) { return x + alpha * y; });
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "util/convert.h"
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
 #include "util/shape.h"
@@ -113,6 +114,15 @@ BroadcastIndex::BroadcastIndex(const Tensor& in, const Tensor& out) : same_(same
     const int32_t id = in.dim - rank_ + d;
     in_strides_[d] = (id >= 0 && in.sizes[id] != 1) ? in_strides[id] : 0;
   }
+}
+
+Error check_contiguous_dim_order(const char* op, const Value& dim_order, int32_t rank) {
+  if (dim_order.is_none()) return Error();
+  const Span<const int64_t> order = dim_order.as_int_list;
+  bool identity = static_cast<int32_t>(order.size()) == rank;
+  for (size_t i = 0; identity && i < order.size(); ++i) identity = order[i] == static_cast<int64_t>(i);
+  if (identity) return Error();
+  return Error::make(ErrorCode::kNotSupported, "%s: only the contiguous dim order is supported", op);
 }
 
 }  // namespace sb::kernels

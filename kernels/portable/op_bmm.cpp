@@ -1,0 +1,39 @@
+// aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/dtype_switch.h"
+#include "util/matmul.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::bmm.out";
+
+Error bmm_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& a = *args[0]->as_tensor;
+  const Tensor& b = *args[1]->as_tensor;
+  const Tensor& out = *args[2]->as_tensor;
+  if (a.dim != 3 || b.dim != 3 || a.sizes[0] != b.sizes[0] || a.sizes[2] != b.sizes[1]) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: needs [b, m, k] x [b, k, n] batches", kOp);
+  }
+  const int64_t batch = a.sizes[0], m = a.sizes[1], k = a.sizes[2], n = b.sizes[2];
+  const int64_t sizes[] = {batch, m, n};
+  Error err = check_shape(kOp, "out", out, sizes, 3);
+  if (!err.ok()) return err;
+  if (!(err = check_dtype(kOp, "self", a, out.dtype)).ok()) return err;
+  if (!(err = check_dtype(kOp, "mat2", b, out.dtype)).ok()) return err;
+  if (!(err = check_no_overlap(kOp, out, a, b)).ok()) return err;
+  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    for (int64_t i = 0; i < batch; ++i) {
+      matmul<T>(a.data_as<T>() + i * m * k, b.data_as<T>() + i * k * n, out.data_as<T>() + i * m * n, m, k, n);
+    }
+    return Error();
+  });
+}
+
+}  // namespace
+
+extern const KernelDef bmm_out{kOp, "TTT", &bmm_out_impl, {}};
+
+}  // namespace sb::kernels

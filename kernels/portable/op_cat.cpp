@@ -1,0 +1,59 @@
+// aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out)
+#include <cstring>
+
+#include "sb/kernel.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::cat.out";
+
+// ATen skips legacy empty 1-D inputs of shape [0] whatever the other ranks.
+bool skipped(const Tensor& t) { return t.dim == 1 && t.sizes[0] == 0; }
+
+Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Span<Tensor* const> tensors = args[0]->as_tensor_list;
+  const Tensor& out = *args[2]->as_tensor;
+  int32_t dim = 0;
+  Error err = normalize_dim(kOp, args[1]->as_int, out.dim, &dim);
+  if (!err.ok()) return err;
+  if (out.dim == 0) return Error::make(ErrorCode::kInvalidArgument, "%s: out cannot be 0-d", kOp);
+  int64_t joined = 0;
+  for (const Tensor* t : tensors) {
+    if (skipped(*t)) continue;
+    if (t->dim != out.dim) return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in rank", kOp);
+    for (int32_t d = 0; d < out.dim; ++d) {
+      if (d != dim && t->sizes[d] != out.sizes[d]) {
+        return Error::make(ErrorCode::kInvalidArgument, "%s: input size differs from out in dim %d", kOp, d);
+      }
+    }
+    if (!(err = check_dtype(kOp, "input", *t, out.dtype)).ok()) return err;
+    joined += t->sizes[dim];
+  }
+  if (joined != out.sizes[dim]) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: inputs join to %lld along dim %d, out has %lld", kOp,
+                       static_cast<long long>(joined), dim, static_cast<long long>(out.sizes[dim]));
+  }
+  // Each input contributes one contiguous block per outer index.
+  const int64_t outer = size_product(out, 0, dim);
+  const size_t elem = element_size(out.dtype);
+  const size_t out_block = static_cast<size_t>(size_product(out, dim, out.dim)) * elem;
+  size_t offset = 0;
+  for (const Tensor* t : tensors) {
+    if (skipped(*t)) continue;
+    const size_t block = static_cast<size_t>(size_product(*t, dim, t->dim)) * elem;
+    for (int64_t o = 0; o < outer; ++o) {
+      memcpy(static_cast<uint8_t*>(out.data) + o * out_block + offset,
+             static_cast<const uint8_t*>(t->data) + o * block, block);
+    }
+    offset += block;
+  }
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef cat_out{kOp, "LiT", &cat_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,25 @@
+// dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None,
+//                                     Tensor(a!) out)
+//
+// Composite: a copy into out, through the dispatcher (aten::copy.out).
+#include "sb/kernel.h"
+#include "util/convert.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "dim_order_ops::_clone_dim_order.out";
+constexpr const char* kCalls[] = {"aten::copy.out"};
+
+Error clone_dim_order_out_impl(KernelContext& ctx, Args args) {
+  Error err = check_contiguous_dim_order(kOp, *args[2], args[3]->as_tensor->dim);
+  if (!err.ok()) return err;
+  Value* copy_args[] = {args[3], args[0], args[1], args[3]};
+  return ctx.call("aten::copy.out", copy_args);
+}
+
+}  // namespace
+
+extern const KernelDef _clone_dim_order_out{kOp, "TbJT", &clone_dim_order_out_impl, kCalls};
+
+}  // namespace sb::kernels

@@ -1,0 +1,134 @@
+// aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding,
+//                       int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out)
+//
+// Direct 2-D convolution (1-D inputs run as height 1), with groups and dilation.
+#include "sb/kernel.h"
+#include "util/dtype_switch.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::convolution.out";
+
+struct Geometry {
+  int64_t n, c_in, h, w;       // input
+  int64_t c_out, kh, kw;       // weight
+  int64_t oh, ow;              // output
+  int64_t sh, sw, ph, pw, dh, dw;
+  int64_t groups;
+};
+
+// A 1- or 2-element int list as (for height, for width); 1-D convs use (1 or 0, v).
+Error pair(Span<const int64_t> v, int32_t spatial, int64_t fill, int64_t* a, int64_t* b, const char* what) {
+  if (static_cast<int32_t>(v.size()) != spatial && v.size() != 1) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: %s has %zu values for %d spatial dims", kOp, what, v.size(),
+                       spatial);
+  }
+  *b = v[v.size() - 1];
+  *a = spatial == 1 ? fill : v[0];
+  return Error();
+}
+
+Error geometry(Args args, Geometry* g) {
+  const Tensor& in = *args[0]->as_tensor;
+  const Tensor& weight = *args[1]->as_tensor;
+  if (in.dim != 3 && in.dim != 4) return Error::make(ErrorCode::kNotSupported, "%s: only 1-D and 2-D convolutions", kOp);
+  if (weight.dim != in.dim) return Error::make(ErrorCode::kInvalidArgument, "%s: weight rank differs from input", kOp);
+  const int32_t spatial = in.dim - 2;
+  g->n = in.sizes[0];
+  g->c_in = in.sizes[1];
+  g->h = spatial == 2 ? in.sizes[2] : 1;
+  g->w = in.sizes[in.dim - 1];
+  g->c_out = weight.sizes[0];
+  g->kh = spatial == 2 ? weight.sizes[2] : 1;
+  g->kw = weight.sizes[weight.dim - 1];
+  g->groups = args[8]->as_int;
+  Error err = pair(args[3]->as_int_list, spatial, 1, &g->sh, &g->sw, "stride");
+  if (err.ok()) err = pair(args[4]->as_int_list, spatial, 0, &g->ph, &g->pw, "padding");
+  if (err.ok()) err = pair(args[5]->as_int_list, spatial, 1, &g->dh, &g->dw, "dilation");
+  if (!err.ok()) return err;
+  if (g->groups < 1 || g->c_in % g->groups != 0 || g->c_out % g->groups != 0 ||
+      weight.sizes[1] * g->groups != g->c_in) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: channels do not divide into %lld groups", kOp,
+                       static_cast<long long>(g->groups));
+  }
+  if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->ph < 0 || g->pw < 0) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: stride and dilation must be >= 1, padding >= 0", kOp);
+  }
+  g->oh = (g->h + 2 * g->ph - g->dh * (g->kh - 1) - 1) / g->sh + 1;
+  g->ow = (g->w + 2 * g->pw - g->dw * (g->kw - 1) - 1) / g->sw + 1;
+  if (g->oh < 1 || g->ow < 1) return Error::make(ErrorCode::kInvalidArgument, "%s: kernel larger than input", kOp);
+  return Error();
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+template <typename T>
+void convolve(const Geometry& g, const T* x, const T* w, const T* bias, T* y) {
+  const int64_t cin_g = g.c_in / g.groups;
+  const int64_t cout_g = g.c_out / g.groups;
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t oc = 0; oc < g.c_out; ++oc) {
+      T* out = y + (n * g.c_out + oc) * g.oh * g.ow;
+      const T init = bias ? bias[oc] : T(0);
+      for (int64_t i = 0; i < g.oh * g.ow; ++i) out[i] = init;
+      const int64_t group = oc / cout_g;
+      for (int64_t icg = 0; icg < cin_g; ++icg) {
+        const T* plane = x + (n * g.c_in + group * cin_g + icg) * g.h * g.w;
+        const T* taps = w + (oc * cin_g + icg) * g.kh * g.kw;
+        for (int64_t kh = 0; kh < g.kh; ++kh) {
+          for (int64_t kw = 0; kw < g.kw; ++kw) {
+            const T tap = taps[kh * g.kw + kw];
+            // Output columns whose input column lands inside the row.
+            const int64_t shift = kw * g.dw - g.pw;
+            int64_t ow_begin = ceil_div(-shift, g.sw);
+            int64_t ow_end = floor_div(g.w - 1 - shift, g.sw) + 1;
+            ow_begin = ow_begin < 0 ? 0 : ow_begin;
+            ow_end = ow_end > g.ow ? g.ow : ow_end;
+            for (int64_t oh = 0; oh < g.oh; ++oh) {
+              const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+              if (ih < 0 || ih >= g.h) continue;
+              const int64_t row = ih * g.w + shift;
+              T* dst = out + oh * g.ow;
+              for (int64_t ow = ow_begin; ow < ow_end; ++ow) dst[ow] += tap * plane[row + ow * g.sw];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  const Tensor& weight = *args[1]->as_tensor;
+  const Tensor& out = *args[9]->as_tensor;
+  if (args[6]->as_bool) return Error::make(ErrorCode::kNotSupported, "%s: transposed convolution", kOp);
+  Geometry g{};
+  Error err = geometry(args, &g);
+  if (!err.ok()) return err;
+  const int64_t out_sizes[] = {g.n, g.c_out, g.oh, g.ow};
+  const int64_t out_sizes_1d[] = {g.n, g.c_out, g.ow};
+  err = in.dim == 4 ? check_shape(kOp, "out", out, out_sizes, 4) : check_shape(kOp, "out", out, out_sizes_1d, 3);
+  if (!err.ok()) return err;
+  if (!(err = check_dtype(kOp, "input", in, out.dtype)).ok()) return err;
+  if (!(err = check_dtype(kOp, "weight", weight, out.dtype)).ok()) return err;
+  if (!args[2]->is_none()) {
+    if (args[2]->as_tensor->numel() != g.c_out) return Error::make(ErrorCode::kInvalidArgument, "%s: bias size", kOp);
+    if (!(err = check_dtype(kOp, "bias", *args[2]->as_tensor, out.dtype)).ok()) return err;
+  }
+  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* bias = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<T>();
+    convolve<T>(g, in.data_as<T>(), weight.data_as<T>(), bias, out.data_as<T>());
+    return Error();
+  });
+}
+
+}  // namespace
+
+extern const KernelDef convolution_out{kOp, "TTtIIIbIiT", &convolution_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,26 @@
+// aten::full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/fill.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::full.out";
+
+Error full_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Span<const int64_t> size = args[0]->as_int_list;
+  const Tensor& out = *args[2]->as_tensor;
+  if (size.size() > static_cast<size_t>(kMaxDims)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: size has too many dims", kOp);
+  }
+  Error err = check_shape(kOp, "out", out, size.data(), static_cast<int32_t>(size.size()));
+  if (!err.ok()) return err;
+  return fill<kOp>(out, *args[1]);
+}
+
+}  // namespace
+
+extern const KernelDef full_out{kOp, "IsT", &full_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,63 @@
+// aten::max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+//     int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices)
+#include "sb/kernel.h"
+#include "util/dtype_switch.h"
+#include "util/pool.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::max_pool2d_with_indices.out";
+
+Error max_pool_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  const Tensor& out = *args[6]->as_tensor;
+  const Tensor& indices = *args[7]->as_tensor;
+  PoolGeometry g{};
+  Error err = pool_geometry(kOp, in, args[1]->as_int_list, args[2]->as_int_list, args[3]->as_int_list,
+                            args[4]->as_int_list, args[5]->as_bool, &g);
+  if (!err.ok()) return err;
+  int64_t sizes[kMaxDims];
+  pool_out_sizes(in, g, sizes);
+  if (!(err = check_shape(kOp, "out", out, sizes, in.dim)).ok()) return err;
+  if (!(err = check_shape(kOp, "indices", indices, sizes, in.dim)).ok()) return err;
+  if (!(err = check_dtype(kOp, "indices", indices, ScalarType::kLong)).ok()) return err;
+  if (!(err = check_dtype(kOp, "self", in, out.dtype)).ok()) return err;
+
+  return switch_dtype<kOp, kRealTypes>(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = in.data_as<T>();
+    T* y = out.data_as<T>();
+    int64_t* idx = indices.data_as<int64_t>();
+    for (int64_t p = 0; p < g.planes; ++p) {
+      const T* plane = x + p * g.h * g.w;
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        for (int64_t ow = 0; ow < g.ow; ++ow) {
+          int64_t best = -1;
+          for (int64_t kh = 0; kh < g.kh; ++kh) {
+            const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+            if (ih < 0 || ih >= g.h) continue;
+            for (int64_t kw = 0; kw < g.kw; ++kw) {
+              const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
+              if (iw < 0 || iw >= g.w) continue;
+              const int64_t at = ih * g.w + iw;
+              // NaN wins, as in ATen.
+              if (best < 0 || plane[at] > plane[best] || plane[at] != plane[at]) best = at;
+            }
+          }
+          const int64_t o = (p * g.oh + oh) * g.ow + ow;
+          y[o] = best < 0 ? T(0) : plane[best];
+          idx[o] = best;
+        }
+      }
+    }
+    return Error();
+  });
+}
+
+}  // namespace
+
+extern const KernelDef max_pool2d_with_indices_out{kOp, "TIIIIbTT", &max_pool_out_impl, {}};
+
+}  // namespace sb::kernels

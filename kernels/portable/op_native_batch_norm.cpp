@@ -1,0 +1,66 @@
+// aten::_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias,
+//     Tensor running_mean, Tensor running_var, float momentum, float eps, *,
+//     Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2)
+#include <cmath>
+
+#include "sb/kernel.h"
+#include "util/dtype_switch.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::_native_batch_norm_legit_no_training.out";
+
+Error check_channels(const Value& v, const char* what, int64_t channels, ScalarType dtype) {
+  if (v.is_none()) return Error();
+  const Tensor& t = *v.as_tensor;
+  if (t.numel() != channels) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: %s has %lld elements, expected %lld channels", kOp, what,
+                       static_cast<long long>(t.numel()), static_cast<long long>(channels));
+  }
+  return check_dtype(kOp, what, t, dtype);
+}
+
+Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& input = *args[0]->as_tensor;
+  const double eps = args[6]->scalar_as_double();
+  const Tensor& out = *args[7]->as_tensor;
+  if (input.dim < 2) return Error::make(ErrorCode::kInvalidArgument, "%s: input needs a channel dim", kOp);
+  const int64_t channels = input.sizes[1];
+  Error err = check_same_shape(kOp, "out", out, input);
+  if (!err.ok()) return err;
+  if (!(err = check_dtype(kOp, "input", input, out.dtype)).ok()) return err;
+  const char* names[] = {"weight", "bias", "running_mean", "running_var"};
+  for (int i = 0; i < 4; ++i) {
+    if (!(err = check_channels(*args[1 + i], names[i], channels, out.dtype)).ok()) return err;
+  }
+
+  const int64_t batch = input.sizes[0];
+  const int64_t plane = size_product(input, 2, input.dim);
+  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = input.data_as<T>();
+    const T* w = args[1]->is_none() ? nullptr : args[1]->as_tensor->data_as<T>();
+    const T* b = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<T>();
+    const T* mean = args[3]->as_tensor->data_as<T>();
+    const T* var = args[4]->as_tensor->data_as<T>();
+    T* y = out.data_as<T>();
+    for (int64_t c = 0; c < channels; ++c) {
+      // Folded into one multiply-add per element.
+      const T scale = static_cast<T>((w ? w[c] : T(1)) / std::sqrt(static_cast<double>(var[c]) + eps));
+      const T shift = static_cast<T>((b ? b[c] : T(0)) - mean[c] * scale);
+      for (int64_t n = 0; n < batch; ++n) {
+        const int64_t base = (n * channels + c) * plane;
+        for (int64_t i = 0; i < plane; ++i) y[base + i] = x[base + i] * scale + shift;
+      }
+    }
+    return Error();
+  });
+}
+
+}  // namespace
+
+extern const KernelDef _native_batch_norm_legit_no_training_out{kOp, "TttTTddTTT", &batch_norm_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,23 @@
+// aten::relu.out(Tensor self, *, Tensor(a!) out)
+#include <cmath>
+
+#include "sb/kernel.h"
+#include "util/unary.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::relu.out";
+
+Error relu_out_impl(KernelContext& /*ctx*/, Args args) {
+  return unary_op<kOp, kRealTypes>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
+    using T = decltype(x);
+    return x > T(0) ? x : T(0);
+  });
+}
+
+}  // namespace
+
+extern const KernelDef relu_out{kOp, "TT", &relu_out_impl, {}};
+
+}  // namespace sb::kernels

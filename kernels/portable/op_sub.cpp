@@ -1,0 +1,20 @@
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/binary.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::sub.out";
+
+Error sub_out_impl(KernelContext& /*ctx*/, Args args) {
+  const double alpha = args[2]->scalar_as_double();
+  return binary_op<kOp, kRealTypes>(*args[0]->as_tensor, *args[1]->as_tensor, *args[3]->as_tensor,
+                                    [alpha](auto x, auto y) { return x - alpha * y; });
+}
+
+}  // namespace
+
+extern const KernelDef sub_out{kOp, "TTsT", &sub_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,22 @@
+// aten::tanh.out(Tensor self, *, Tensor(a!) out)
+#include <cmath>
+
+#include "sb/kernel.h"
+#include "util/unary.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::tanh.out";
+
+Error tanh_out_impl(KernelContext& /*ctx*/, Args args) {
+  return unary_op<kOp, kFloatTypes>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
+    return std::tanh(x);
+  });
+}
+
+}  // namespace
+
+extern const KernelDef tanh_out{kOp, "TT", &tanh_out_impl, {}};
+
+}  // namespace sb::kernels

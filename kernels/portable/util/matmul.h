@@ -1,0 +1,29 @@
+// Matrix multiply shared by mm and bmm.
+#pragma once
+
+#include <cstdint>
+
+#include "sb/error.h"
+#include "sb/tensor.h"
+
+namespace sb::kernels {
+
+// c[m x n] = a[m x k] * b[k x n], row-major, c not aliasing a or b.
+template <typename T>
+void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, int64_t m, int64_t k, int64_t n) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * n;
+    for (int64_t j = 0; j < n; ++j) row[j] = T(0);
+    // i-k-j order: the inner loop streams through rows of b and c.
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = a[i * k + p];
+      const T* brow = b + p * n;
+      for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
+    }
+  }
+}
+
+// Fails when out's bytes overlap either input's (matmul cannot run in place).
+Error check_no_overlap(const char* op, const Tensor& out, const Tensor& a, const Tensor& b);
+
+}  // namespace sb::kernels
