@@ -8,7 +8,8 @@ combine_selective_builders; `dump` writes it sorted, so diffs stay minimal.
 Our extensions stay inside the schema's free-form fields, so the files are
 still accepted by ExecuTorch's tooling:
 - `debug_info` of an op lists the models that use it and, for an op reached
-  through the dispatcher, `called by <kernel>` entries.
+  through the dispatcher, `called by <kernel>` entries; an op a kernel may
+  call but no traced run reached also carries "reachable, not traced".
 - `et_kernel_metadata` holds ExecuTorch kernel keys ("v1/<dtype>;<dim
   order>|..."), from which the dtype-selection header is generated.
 """
@@ -26,6 +27,7 @@ from bot.fileio import write_text_atomic
 from bot.kernel_library import KernelLibraryError, parse_functions_yaml
 
 CALLED_BY = "called by "
+NOT_TRACED = "reachable, not traced"  # a declared call no traced run reached
 DEFAULT_KERNEL_KEY = "default"  # "all dtypes", as gen_oplist writes for ops without metadata
 TOP_LEVEL_KEYS = (
     "build_features",
@@ -58,7 +60,11 @@ class Operator:
         return tuple(d.removeprefix(CALLED_BY) for d in self.debug_info if d.startswith(CALLED_BY))
 
     def models(self) -> tuple[str, ...]:
-        return tuple(d for d in self.debug_info if not d.startswith(CALLED_BY))
+        return tuple(d for d in self.debug_info if not d.startswith(CALLED_BY) and d != NOT_TRACED)
+
+    @property
+    def traced(self) -> bool:
+        return NOT_TRACED not in self.debug_info
 
 
 @dataclass(frozen=True)

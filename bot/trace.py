@@ -3,12 +3,14 @@ the runtime recorded into a per-model selected-operators yaml."""
 
 from __future__ import annotations
 
+import functools
+import subprocess
 import tempfile
 from pathlib import Path
 
 from bot import build, oplist, pte
 from bot.errors import BotError, ExitCode
-from bot.oplist import CALLED_BY, Operator, SelectedOps
+from bot.oplist import CALLED_BY, NOT_TRACED, Operator, SelectedOps
 from bot.runner import run_model
 
 TRACER = build.Flavour("tracer", {"SB_TRACING": "ON", "SELECT_ALL_OPS": "ON"})
@@ -40,11 +42,53 @@ def parse_trace(text: str, model: str) -> SelectedOps:
     return SelectedOps(operators=operators, et_kernel_metadata={op: tuple(sorted(k)) for op, k in keys.items()})
 
 
-def trace_model(tracer_runner: Path, model: Path, inputs: list[Path], label: str) -> SelectedOps:
-    """Static root ops of the program united with everything a run executed.
+def declared_calls(runner: Path) -> dict[str, tuple[str, ...]]:
+    """Each registered op and the ops its kernel declares it may call (executor_runner --list-kernels)."""
+    proc = subprocess.run([str(runner), "--list-kernels"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BotError(f"{runner.name} --list-kernels failed: {proc.stderr.strip()[:200]}", ExitCode.RUNTIME)
+    calls = {}
+    for line in proc.stdout.splitlines():
+        op, _, callees = line.partition("\t")
+        calls[op] = tuple(c for c in callees.split(",") if c)
+    return calls
 
-    The static part matters: the loader needs every operator of the program,
-    including ones a given input never reaches.
+
+def close_over_calls(selection: SelectedOps, calls: dict[str, tuple[str, ...]], label: str) -> SelectedOps:
+    """Adds every op a selected kernel may call, transitively, that the run did not reach.
+
+    The loader resolves declared calls up front, so a runtime lacking one would
+    refuse the model; these ops are marked "reachable, not traced".
+    """
+    added: dict[str, set[str]] = {}
+    pending = list(selection.operators)
+    while pending:
+        op = pending.pop()
+        for callee in calls.get(op, ()):
+            if callee in selection.operators:
+                continue
+            if callee not in added:
+                added[callee] = set()
+                pending.append(callee)
+            added[callee].add(op)
+    extra = SelectedOps(
+        operators={
+            op: Operator(
+                is_root_operator=False,
+                debug_info=tuple(sorted({label, NOT_TRACED} | {CALLED_BY + c for c in callers})),
+            )
+            for op, callers in sorted(added.items())
+        }
+    )
+    return oplist.merge([selection, extra])
+
+
+def trace_model(tracer_runner: Path, model: Path, inputs: list[Path], label: str) -> SelectedOps:
+    """Static root ops of the program, everything a run executed, and what the
+    executed kernels may call on other inputs.
+
+    The static parts matter: the loader needs every operator of the program and
+    every op a selected kernel declares, including ones a given input never reaches.
     """
     try:
         program = pte.load(model)
@@ -54,7 +98,13 @@ def trace_model(tracer_runner: Path, model: Path, inputs: list[Path], label: str
         trace_file = Path(tmp) / "trace.tsv"
         run_model(tracer_runner, model, inputs, Path(tmp) / "out", extra_args=("--trace-out", str(trace_file)))
         traced = parse_trace(trace_file.read_text(), label)
-    return oplist.merge([oplist.from_program(program, label), traced])
+    observed = oplist.merge([oplist.from_program(program, label), traced])
+    return close_over_calls(observed, _declared_calls_cached(tracer_runner), label)
+
+
+@functools.cache
+def _declared_calls_cached(runner: Path) -> dict[str, tuple[str, ...]]:
+    return declared_calls(runner)
 
 
 def tracer_runner() -> Path:

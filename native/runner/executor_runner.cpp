@@ -2,9 +2,12 @@
 //
 //   executor_runner --model M.pte [--input x.npy ...] [--output-dir D]
 //                   [--method forward] [--repeat N] [--trace-out T]
+//   executor_runner --list-kernels
 //
 // --trace-out (tracing builds only) writes every operator the run invoked,
 // root or reached through the dispatcher, with the dtypes it saw.
+// --list-kernels prints each registered op and the ops it declares it may
+// call: "<op>\t<callee>,<callee>".
 //
 // Without --input, each input is a deterministic generated tensor of the
 // program's input shape. Outputs are written as D/output<i>.npy. Any error
@@ -42,11 +45,12 @@ struct Options {
   std::string output_dir;
   std::string trace_out;
   int repeat = 0;
+  bool list_kernels = false;
 };
 
 const char kUsage[] =
     "usage: executor_runner --model M.pte [--input x.npy ...] [--output-dir D] [--method NAME] [--repeat N]"
-    " [--trace-out FILE]";
+    " [--trace-out FILE]\n       executor_runner --list-kernels";
 
 bool parse_args(int argc, char** argv, Options* opt) {
   for (int i = 1; i < argc; ++i) {
@@ -60,6 +64,8 @@ bool parse_args(int argc, char** argv, Options* opt) {
       opt->output_dir = argv[++i];
     } else if (arg == "--method" && has_value) {
       opt->method = argv[++i];
+    } else if (arg == "--list-kernels") {
+      opt->list_kernels = true;
     } else if (arg == "--trace-out" && has_value) {
       opt->trace_out = argv[++i];
     } else if (arg == "--repeat" && has_value) {
@@ -68,7 +74,7 @@ bool parse_args(int argc, char** argv, Options* opt) {
       return false;
     }
   }
-  return !opt->model.empty() && opt->repeat >= 0;
+  return (!opt->model.empty() || opt->list_kernels) && opt->repeat >= 0;
 }
 
 Error read_file(const std::string& path, std::vector<uint8_t>* out) {
@@ -125,12 +131,21 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
-  std::vector<uint8_t> file;
-  Error err = read_file(opt.model, &file);
-  if (!err.ok()) return fail(err);
-
   sb::OpRegistry registry;
-  if (!(err = sb::register_kernels(registry)).ok()) return fail(err);
+  Error err = sb::register_kernels(registry);
+  if (!err.ok()) return fail(err);
+  if (opt.list_kernels) {
+    for (size_t i = 0; i < registry.size(); ++i) {
+      const sb::KernelDef& def = registry.at(i);
+      printf("%s\t", def.op);
+      for (size_t c = 0; c < def.calls.size(); ++c) printf(c ? ",%s" : "%s", def.calls[c]);
+      printf("\n");
+    }
+    return 0;
+  }
+
+  std::vector<uint8_t> file;
+  if (!(err = read_file(opt.model, &file)).ok()) return fail(err);
 
   sb::Result<sb::Program> program = sb::Program::load(file.data(), file.size());
   if (!program.ok()) return fail(program.error);
