@@ -116,7 +116,18 @@ def cmd_oplist(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from bot import build, size
 
-    flavour = _selective_flavour(args.ops_yaml, not args.no_dtype_selection)
+    ops_yaml, dtype_selective = args.ops_yaml, not args.no_dtype_selection
+    if args.target:
+        from bot import config as config_mod
+
+        cfg = config_mod.load(args.root.resolve())
+        target = cfg.target(args.target)
+        ops_yaml, dtype_selective = cfg.root / target.yaml, dtype_selective and target.dtype_selective
+        if not ops_yaml.is_file():
+            raise BotError(
+                f"{target.yaml}: target {target.name} has no yaml yet: run python -m bot regenerate", ExitCode.CONFIG
+            )
+    flavour = _selective_flavour(ops_yaml, dtype_selective)
     with console().status(f"building {flavour.name}"):
         build_dir = build.build(flavour, targets=("executor_runner", "runtime_size_probe"), build_dir=args.build_dir)
     with tempfile.TemporaryDirectory() as tmp:
@@ -125,6 +136,21 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(json.dumps({"build_dir": str(build_dir), "runtime_stripped_bytes": stripped}))
     else:
         print(f"selective runtime: {stripped} bytes stripped ({build_dir})")
+    return ExitCode.OK
+
+
+def cmd_aggregate(args: argparse.Namespace) -> int:
+    from bot import oplist
+
+    try:
+        merged = oplist.merge(oplist.load(path) for path in args.yamls)
+    except oplist.OplistError as exc:
+        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+    if args.output is None:
+        sys.stdout.write(oplist.dumps(merged))
+    else:
+        oplist.dump(merged, args.output)
+        print(f"wrote {args.output} ({len(merged.operators)} operators)", file=sys.stderr)
     return ExitCode.OK
 
 
@@ -209,11 +235,19 @@ def make_parser() -> argparse.ArgumentParser:
     ol.set_defaults(func=cmd_oplist)
 
     bd = sub.add_parser("build", help="build a selective runtime and print its size")
-    bd.add_argument("--ops-yaml", type=Path, required=True)
+    which = bd.add_mutually_exclusive_group(required=True)
+    which.add_argument("--ops-yaml", type=Path, help="a selected_operators.yaml")
+    which.add_argument("--target", help="a target of .selective-build.yml (its checked-in yaml)")
+    bd.add_argument("--root", type=Path, default=Path("."))
     bd.add_argument("--build-dir", type=Path)
     bd.add_argument("--no-dtype-selection", action="store_true")
     bd.add_argument("--json", action="store_true")
     bd.set_defaults(func=cmd_build)
+
+    ag = sub.add_parser("aggregate", help="merge per-model yamls into one (union, sorted)")
+    ag.add_argument("yamls", type=Path, nargs="+")
+    ag.add_argument("-o", "--output", type=Path)
+    ag.set_defaults(func=cmd_aggregate)
 
     rg = sub.add_parser("regenerate", help="trace every model and rewrite the per-model and per-target yamls")
     rg.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff when anything is stale")
