@@ -65,12 +65,15 @@ def summary_line(report: PrReport) -> str:
     size_part = "no size change" if delta == 0 else f"size {'▲' if delta > 0 else '▼'} {delta:+,} bytes"
     if total_base and delta:
         size_part += f" ({delta / total_base:+.2%})"
+    new = [t for t in report.targets if t.base is None and t.head is not None]
     parts = [f"{len(report.targets)} target(s)", size_part]
+    if new:
+        parts.append(f"{len(new)} new target(s) of {sum(t.head.stripped for t in new if t.head):,} bytes")
     if stale:
         parts.append(f"{len(stale)} stale yaml")
     if broken:
         parts.append(f"{len(broken)} target(s) fail at load")
-    if not stale and not broken and delta == 0:
+    if not stale and not broken and not new and delta == 0:
         return "✅ **No change**: " + ", ".join(parts)
     icon = "❌" if broken else "⚠️" if stale else "📦"
     return f"{icon} " + ", ".join(parts)
