@@ -157,10 +157,13 @@ int main(int argc, char** argv) {
     return fail(Error::make(ErrorCode::kInvalidArgument, "%s takes %zu inputs, %zu given", label.c_str(),
                             method.num_inputs(), opt.inputs.size()));
   }
+  // Kept for the whole run: memory planning lets activations reuse input
+  // buffers, so inputs are set again before every execute.
+  std::vector<sb::runner::NpyArray> arrays(method.num_inputs());
   for (size_t i = 0; i < method.num_inputs(); ++i) {
     const sb::Value& expected = method.input(i);
     if (!expected.is_tensor()) continue;  // scalar inputs keep their traced value
-    sb::runner::NpyArray array;
+    sb::runner::NpyArray& array = arrays[i];
     if (!opt.inputs.empty()) {
       if (!(err = sb::runner::read_npy(opt.inputs[i], &array)).ok()) return fail(err);
     } else {
@@ -169,8 +172,15 @@ int main(int argc, char** argv) {
       array.tensor.data = array.bytes.data();
       fill_generated(&array.tensor, static_cast<uint32_t>(i));
     }
-    if (!(err = method.set_input(i, array.tensor)).ok()) return fail(err);
   }
+  auto set_inputs = [&]() {
+    for (size_t i = 0; i < method.num_inputs(); ++i) {
+      if (!method.input(i).is_tensor()) continue;
+      Error e = method.set_input(i, arrays[i].tensor);
+      if (!e.ok()) return e;
+    }
+    return Error();
+  };
 
 #if SB_TRACING
   sb::runner::TraceRecorder recorder;
@@ -180,6 +190,7 @@ int main(int argc, char** argv) {
     return fail(Error::make(ErrorCode::kNotSupported, "--trace-out needs a tracing build (-DSB_TRACING=ON)"));
   }
 #endif
+  if (!(err = set_inputs()).ok()) return fail(err);
   if (!(err = method.execute()).ok()) return fail(err);
 #if SB_TRACING
   method.set_trace(nullptr);
@@ -189,7 +200,7 @@ int main(int argc, char** argv) {
     std::vector<double> ms;
     for (int k = 0; k < opt.repeat; ++k) {
       const auto start = std::chrono::steady_clock::now();
-      if (!(err = method.execute()).ok()) return fail(err);
+      if (!(err = set_inputs()).ok() || !(err = method.execute()).ok()) return fail(err);
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(ms.begin(), ms.end());
