@@ -28,6 +28,7 @@ def sizes(work: Path) -> list[str]:
     )
     all_ops = _runtime_size(build.Flavour("all-ops-size", build_type=SIZE_BUILD), work)
     tracer = trace.tracer_runner()
+    n_library = len(trace.declared_calls(tracer))
     rows = []
     for model in sorted(ZOO_DIR.glob("*.pte")):
         inputs = sorted(ZOO_DIR.glob(f"{model.stem}.input*.npy"))
@@ -40,9 +41,10 @@ def sizes(work: Path) -> list[str]:
             flavour = build.Flavour(flavour.name, flavour.options, build_type=SIZE_BUILD)
             measured[dtype_selective] = _runtime_size(flavour, work)
         saved = measured[False] - measured[True]
+        kernels = (measured[True] - core) / (all_ops - core)
         rows.append(
             f"| {model.stem} | {n_ops} | {measured[False]} | {measured[False] / all_ops:.1%} | {measured[True]} | "
-            f"{measured[True] / all_ops:.1%} | {saved} ({saved / measured[False]:.1%}) |"
+            f"{measured[True] / all_ops:.1%} | {saved} ({saved / measured[False]:.1%}) | {kernels:.1%} |"
         )
     return [
         "## Selective runtime sizes",
@@ -55,11 +57,17 @@ def sizes(work: Path) -> list[str]:
         f"| core (no kernels) | {core} |",
         f"| all ops | {all_ops} |",
         "",
-        "| model | ops | selective | % of all-ops | + dtype selection | % of all-ops | dtype selection saves |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| model | ops | selective | % of all-ops | + dtype selection | % of all-ops | dtype selection saves |"
+        " kernel bytes, % of all-ops kernels |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
-        "Goal: a selective runtime at most 5% of the all-ops runtime.",
+        "The last column leaves out the fixed part every runtime carries (the core and libc glue, the",
+        "`core` row) and compares kernel bytes alone, with dtype selection.",
+        "",
+        "Goal: a selective runtime at most 5% of the all-ops runtime. Our all-ops library is small (only",
+        f"the {n_library} ops the zoo needs, float-first), so the fixed part dominates both sides of the ratio;",
+        "the goal assumes an all-ops runtime with hundreds of ops and every dtype, as ExecuTorch's is.",
         "",
     ]
 

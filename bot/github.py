@@ -1,0 +1,178 @@
+"""Posting the report to GitHub with PyGithub: one sticky PR comment, a check
+run with annotations (or a commit status when checks are not writable).
+
+Writes are idempotent: a failed or retried write re-reads what is there
+before writing again, so a 5xx after GitHub already stored a comment never
+leads to a second comment. A read-only token (a fork's) or a deleted PR
+degrades to the job summary; the report is never lost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from github import Auth, Github, GithubException
+from github.GithubRetry import GithubRetry
+
+from bot.report import MARKER
+
+HEAD_MARKER_PREFIX = "<!-- selective-build-head: "
+CHECK_NAME = "selective-build"
+DEFAULT_API_URL = "https://api.github.com"
+MAX_ATTEMPTS = 4
+MAX_ANNOTATIONS = 50  # per request, GitHub's limit
+
+
+class Outcome(Enum):
+    CREATED = "created"
+    UPDATED = "updated"
+    SKIPPED_OUTDATED = "skipped: a newer commit is the PR head"
+    DEGRADED = "degraded: no write access (report kept in the job summary)"
+
+
+@dataclass(frozen=True)
+class Annotation:
+    path: str
+    message: str
+    title: str
+    level: str = "warning"  # notice | warning | failure
+
+
+@dataclass(frozen=True)
+class PostResult:
+    comment: Outcome
+    check: Outcome
+    detail: str = ""
+
+
+def _transient(exc: GithubException) -> bool:
+    """5xx, and the rate limits GitHub answers with 403/429."""
+    if exc.status >= 500 or exc.status == 429:
+        return True
+    message = str(exc.data).lower() if exc.data else ""
+    return exc.status == 403 and "rate limit" in message
+
+
+def _no_access(exc: GithubException) -> bool:
+    return exc.status in (401, 403, 404) and not _transient(exc)
+
+
+class GitHubClient:
+    def __init__(
+        self,
+        token: str,
+        repository: str,
+        api_url: str = DEFAULT_API_URL,
+        sleep: Callable[[float], None] = time.sleep,
+        throttle: bool = True,
+    ) -> None:
+        # urllib3 retries only idempotent methods; POSTs are retried by
+        # `_with_retries`, which re-reads state first.
+        retry = GithubRetry(total=MAX_ATTEMPTS, allowed_methods={"GET", "PATCH", "PUT", "DELETE"})
+        kwargs: dict[str, object] = {}
+        if not throttle:
+            kwargs = {"seconds_between_requests": None, "seconds_between_writes": None}
+        self._gh = Github(auth=Auth.Token(token), base_url=api_url.rstrip("/"), retry=retry, **kwargs)
+        self._repo_name = repository
+        self._sleep = sleep
+
+    def _with_retries(self, action: Callable[[], Outcome]) -> Outcome:
+        delay = 1.0
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                return action()
+            except GithubException as exc:
+                if not _transient(exc) or attempt == MAX_ATTEMPTS - 1:
+                    raise
+                self._sleep(delay)
+                delay *= 2
+        raise AssertionError("unreachable")
+
+    def upsert_comment(self, pr_number: int, body: str, head_sha: str) -> Outcome:
+        """Creates or edits the one comment carrying MARKER, unless this run is for an older head."""
+
+        def attempt() -> Outcome:
+            repo = self._gh.get_repo(self._repo_name)
+            pull = repo.get_pull(pr_number)
+            if pull.head.sha != head_sha:
+                return Outcome.SKIPPED_OUTDATED
+            issue = repo.get_issue(pr_number)
+            for comment in issue.get_comments():
+                if MARKER in (comment.body or ""):
+                    comment.edit(body)
+                    return Outcome.UPDATED
+            issue.create_comment(body)
+            return Outcome.CREATED
+
+        return self._with_retries(attempt)
+
+    def report_check(
+        self, head_sha: str, success: bool, title: str, summary: str, annotations: list[Annotation]
+    ) -> Outcome:
+        """A completed check run with annotations; a commit status if checks are not writable."""
+        repo = self._gh.get_repo(self._repo_name)
+        conclusion = "success" if success else "failure"
+        output: dict[str, object] = {
+            "title": title[:255],
+            "summary": summary[:65_000],
+            "annotations": [
+                {
+                    "path": a.path,
+                    "start_line": 1,
+                    "end_line": 1,
+                    "annotation_level": a.level,
+                    "message": a.message[:64_000],
+                    "title": a.title[:255],
+                }
+                for a in annotations[:MAX_ANNOTATIONS]
+            ],
+        }
+
+        def check_run() -> Outcome:
+            for run in repo.get_commit(head_sha).get_check_runs(check_name=CHECK_NAME):
+                run.edit(status="completed", conclusion=conclusion, output=output)
+                return Outcome.UPDATED
+            repo.create_check_run(
+                name=CHECK_NAME, head_sha=head_sha, status="completed", conclusion=conclusion, output=output
+            )
+            return Outcome.CREATED
+
+        def commit_status() -> Outcome:
+            # Statuses are keyed by context: posting again replaces, never duplicates.
+            repo.get_commit(head_sha).create_status(state=conclusion, description=title[:140], context=CHECK_NAME)
+            return Outcome.CREATED
+
+        try:
+            return self._with_retries(check_run)
+        except GithubException as exc:
+            if not _no_access(exc):
+                raise
+        return self._with_retries(commit_status)
+
+
+def post(
+    client: GitHubClient,
+    pr_number: int,
+    head_sha: str,
+    body: str,
+    success: bool,
+    title: str,
+    annotations: list[Annotation],
+) -> PostResult:
+    """Comment and check; access errors degrade instead of failing the job."""
+    try:
+        comment = client.upsert_comment(pr_number, body, head_sha)
+    except GithubException as exc:
+        if not _no_access(exc):
+            raise
+        return PostResult(Outcome.DEGRADED, Outcome.DEGRADED, f"GitHub answered {exc.status} to the comment")
+    try:
+        check = client.report_check(head_sha, success, title, body, annotations)
+    except GithubException as exc:
+        if not _no_access(exc):
+            raise
+        check = Outcome.DEGRADED
+    return PostResult(comment, check)
