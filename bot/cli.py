@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -189,13 +190,15 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
 
 def cmd_pr(args: argparse.Namespace) -> int:
     from bot import config as config_mod
-    from bot import pipeline, report
+    from bot import pipeline, report, report_io
     from bot.fileio import write_text_atomic
 
     with console().status("running the PR pipeline") as status:
-        result = pipeline.run_pr(args.root, args.base, args.head, lambda msg: status.update(msg))
+        only = {t.strip() for t in args.targets.split(",") if t.strip()} if args.targets else None
+        result = pipeline.run_pr(args.root, args.base, args.head, lambda msg: status.update(msg), only)
     markdown = report.render(result)
     write_text_atomic(args.output, markdown + "\n")
+    write_text_atomic(args.output.with_suffix(".json"), report_io.dumps(result))
     if args.json:
         print(json.dumps(report.to_json(result), indent=2))
     else:
@@ -212,6 +215,25 @@ def cmd_pr(args: argparse.Namespace) -> int:
         cfg.fail_on_budget and any(t.over_budget for t in result.targets)
     )
     return ExitCode.FINDINGS if failing else ExitCode.OK
+
+
+def cmd_action(args: argparse.Namespace) -> int:
+    from bot import action
+
+    return action.run(os.environ)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from bot import report, report_io
+    from bot.fileio import write_text_atomic
+
+    loaded = [report_io.load(path) for path in args.reports]
+    merged = report_io.merge([r for r, _ in loaded])
+    pr_info = next((info for _, info in loaded if info), {})
+    write_text_atomic(args.output.with_suffix(".json"), report_io.dumps(merged, pr_info))
+    write_text_atomic(args.output.with_suffix(".md"), report.render(merged) + "\n")
+    print(f"merged {len(loaded)} report(s) into {args.output.with_suffix('.md')}", file=sys.stderr)
+    return ExitCode.OK
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -261,7 +283,16 @@ def make_parser() -> argparse.ArgumentParser:
     pr.add_argument("--root", type=Path, default=Path("."))
     pr.add_argument("--output", type=Path, default=Path("selective-build-report.md"))
     pr.add_argument("--json", action="store_true")
+    pr.add_argument("--targets", help="comma-separated subset of targets (a shard)")
     pr.set_defaults(func=cmd_pr)
+
+    ac = sub.add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* and GITHUB_* variables)")
+    ac.set_defaults(func=cmd_action)
+
+    mg = sub.add_parser("merge", help="merge shard reports (.json) into one report")
+    mg.add_argument("reports", type=Path, nargs="+")
+    mg.add_argument("-o", "--output", type=Path, default=Path("selective-build-report"))
+    mg.set_defaults(func=cmd_merge)
 
     zoo = sub.add_parser("zoo", help="run every bundled model and compare with ExecuTorch's outputs")
     zoo.add_argument("--zoo-dir", type=Path, default=Path(__file__).resolve().parent.parent / "models" / "zoo")

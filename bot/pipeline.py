@@ -6,6 +6,7 @@ data that report.py renders and github.py posts.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -104,7 +105,10 @@ class Checkout:
         return size.analyse(probe, build_dir / "runtime_size_probe.map", self.ops_by_source, work)
 
 
-def run_pr(repo: Path, base_ref: str, head_ref: str | None, progress: Progress) -> PrReport:
+def run_pr(
+    repo: Path, base_ref: str, head_ref: str | None, progress: Progress, only_targets: set[str] | None = None
+) -> PrReport:
+    """`only_targets` runs a shard: just those targets (all when None)."""
     repo = git.toplevel(repo)
     cache = build.cache_dir()
     head_commit = git.resolve(repo, head_ref) if head_ref else git.resolve(repo, "HEAD")
@@ -113,6 +117,11 @@ def run_pr(repo: Path, base_ref: str, head_ref: str | None, progress: Progress) 
     changed = git.changed_files(repo, base_sha, head_commit if head_ref else None)
 
     cfg = config.load(head_root)
+    if only_targets:
+        unknown = only_targets - {t.name for t in cfg.targets}
+        if unknown:
+            raise BotError(f"no target named {sorted(unknown)[0]!r} in {config.CONFIG_NAME}", ExitCode.CONFIG)
+        cfg = dataclasses.replace(cfg, targets=tuple(t for t in cfg.targets if t.name in only_targets))
     head = Checkout.open(head_root, cfg)
     base_root = git.worktree(repo, base_sha, cache, role="base")
     base = Checkout.open(base_root, _load_or_none(base_root))
