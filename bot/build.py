@@ -21,7 +21,9 @@ LOG_TAIL_LINES = 30
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("SB_CACHE_DIR", REPO_ROOT / ".sb-cache"))
+    """Build directories and worktrees; shared by every checkout (each keyed by its path)."""
+    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "selective-build"
+    return Path(os.environ.get("SB_CACHE_DIR", default))
 
 
 def _tool(name: str) -> str:

