@@ -175,7 +175,7 @@ def run(env: Mapping[str, str]) -> int:
             raise BotError("the report names no pull request to post to", ExitCode.BAD_INPUT)
         status = _post(inputs, env, report, number, head_sha, ok=not report.stale)
         print(status)
-        _append(env.get("GITHUB_STEP_SUMMARY"), f"\n_{status}_\n")
+        _append(env.get("GITHUB_STEP_SUMMARY"), report_mod.render(report) + f"\n\n_{status}_\n")
         return ExitCode.OK
 
     from bot import pipeline

@@ -68,19 +68,27 @@ class GitHubClient:
         api_url: str = DEFAULT_API_URL,
         sleep: Callable[[float], None] = time.sleep,
         throttle: bool = True,
+        backoff: float = 1.0,
     ) -> None:
+        """`sleep`, `throttle` and `backoff` exist so tests need not wait; keep the defaults otherwise."""
         # urllib3 retries only idempotent methods; POSTs are retried by
         # `_with_retries`, which re-reads state first.
-        retry = GithubRetry(total=MAX_ATTEMPTS, allowed_methods={"GET", "PATCH", "PUT", "DELETE"})
+        retry = GithubRetry(
+            total=MAX_ATTEMPTS,
+            allowed_methods={"GET", "PATCH", "PUT", "DELETE"},
+            backoff_factor=backoff,
+            secondary_rate_wait=60 * backoff,
+        )
         kwargs: dict[str, object] = {}
         if not throttle:
             kwargs = {"seconds_between_requests": None, "seconds_between_writes": None}
         self._gh = Github(auth=Auth.Token(token), base_url=api_url.rstrip("/"), retry=retry, **kwargs)
         self._repo_name = repository
         self._sleep = sleep
+        self._backoff = backoff
 
     def _with_retries(self, action: Callable[[], Outcome]) -> Outcome:
-        delay = 1.0
+        delay = self._backoff
         for attempt in range(MAX_ATTEMPTS):
             try:
                 return action()
