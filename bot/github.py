@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from github import Auth, Github, GithubException
 from github.GithubRetry import GithubRetry
@@ -24,6 +25,7 @@ CHECK_NAME = "selective-build"
 DEFAULT_API_URL = "https://api.github.com"
 MAX_ATTEMPTS = 4
 MAX_ANNOTATIONS = 50  # per request, GitHub's limit
+PAGE = 100
 
 
 class Outcome(Enum):
@@ -99,20 +101,35 @@ class GitHubClient:
                 delay *= 2
         raise AssertionError("unreachable")
 
+    def _request(self, verb: str, path: str, params: dict | None = None, body: dict | None = None) -> Any:
+        """One REST call by path. Paths (not URLs from earlier responses) keep every
+        request on the configured API host, GitHub Enterprise included."""
+        _, data = self._gh.requester.requestJsonAndCheck(verb, f"/repos/{self._repo_name}{path}", params, None, body)
+        return data
+
+    def _find_sticky(self, pr_number: int) -> int | None:
+        page = 1
+        while True:
+            comments = self._request("GET", f"/issues/{pr_number}/comments", {"per_page": PAGE, "page": page})
+            for comment in comments:
+                if MARKER in (comment.get("body") or ""):
+                    return int(comment["id"])
+            if len(comments) < PAGE:
+                return None
+            page += 1
+
     def upsert_comment(self, pr_number: int, body: str, head_sha: str) -> Outcome:
         """Creates or edits the one comment carrying MARKER, unless this run is for an older head."""
 
         def attempt() -> Outcome:
-            repo = self._gh.get_repo(self._repo_name)
-            pull = repo.get_pull(pr_number)
-            if pull.head.sha != head_sha:
+            pull = self._request("GET", f"/pulls/{pr_number}")
+            if pull["head"]["sha"] != head_sha:
                 return Outcome.SKIPPED_OUTDATED
-            issue = repo.get_issue(pr_number)
-            for comment in issue.get_comments():
-                if MARKER in (comment.body or ""):
-                    comment.edit(body)
-                    return Outcome.UPDATED
-            issue.create_comment(body)
+            existing = self._find_sticky(pr_number)
+            if existing is not None:
+                self._request("PATCH", f"/issues/comments/{existing}", body={"body": body})
+                return Outcome.UPDATED
+            self._request("POST", f"/issues/{pr_number}/comments", body={"body": body})
             return Outcome.CREATED
 
         return self._with_retries(attempt)
@@ -121,7 +138,6 @@ class GitHubClient:
         self, head_sha: str, success: bool, title: str, summary: str, annotations: list[Annotation]
     ) -> Outcome:
         """A completed check run with annotations; a commit status if checks are not writable."""
-        repo = self._gh.get_repo(self._repo_name)
         conclusion = "success" if success else "failure"
         output: dict[str, object] = {
             "title": title[:255],
@@ -140,17 +156,18 @@ class GitHubClient:
         }
 
         def check_run() -> Outcome:
-            for run in repo.get_commit(head_sha).get_check_runs(check_name=CHECK_NAME):
-                run.edit(status="completed", conclusion=conclusion, output=output)
+            found = self._request("GET", f"/commits/{head_sha}/check-runs", {"check_name": CHECK_NAME})
+            fields = {"status": "completed", "conclusion": conclusion, "output": output}
+            for run in found.get("check_runs", []):
+                self._request("PATCH", f"/check-runs/{run['id']}", body=fields)
                 return Outcome.UPDATED
-            repo.create_check_run(
-                name=CHECK_NAME, head_sha=head_sha, status="completed", conclusion=conclusion, output=output
-            )
+            self._request("POST", "/check-runs", body={"name": CHECK_NAME, "head_sha": head_sha, **fields})
             return Outcome.CREATED
 
         def commit_status() -> Outcome:
             # Statuses are keyed by context: posting again replaces, never duplicates.
-            repo.get_commit(head_sha).create_status(state=conclusion, description=title[:140], context=CHECK_NAME)
+            status = {"state": conclusion, "description": title[:140], "context": CHECK_NAME}
+            self._request("POST", f"/statuses/{head_sha}", body=status)
             return Outcome.CREATED
 
         try:

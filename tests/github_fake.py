@@ -37,6 +37,7 @@ class FakeGitHub:
     faults: list[Fault] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)
     base_url: str = ""
+    prefix: str = ""  # e.g. "/api/v3", as GitHub Enterprise serves the API
 
     def start(self) -> FakeGitHub:
         fake = self
@@ -58,6 +59,9 @@ class FakeGitHub:
                 payload = json.loads(self.rfile.read(length) or b"null") if length else None
                 path = urlparse(self.path).path
                 fake.requests.append((method, path))
+                if not path.startswith(fake.prefix):
+                    return self._send(404, {"message": f"outside {fake.prefix}"})
+                path = path[len(fake.prefix) :]
                 fault = next(
                     (f for f in fake.faults if f.times > 0 and f.method == method and re.fullmatch(f.path, path)), None
                 )

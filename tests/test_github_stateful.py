@@ -79,6 +79,17 @@ def test_transient_failures_are_retried_without_duplicate_writes(fake: FakeGitHu
     assert len(fake.check_runs) == 1
 
 
+def test_github_enterprise_base_url_with_a_path_prefix() -> None:
+    ghe = FakeGitHub(head_sha=HEAD, prefix="/api/v3").start()
+    try:
+        api = github.GitHubClient(TOKEN, f"{ghe.owner}/{ghe.repo}", ghe.base_url + "/api/v3", throttle=False, backoff=0)
+        result = github.post(api, ghe.pr_number, HEAD, report.render(real_report()), True, "ok", [])
+        assert result.comment == github.Outcome.CREATED and len(ghe.comments) == 1
+        assert all(path.startswith("/api/v3/repos/") for _, path in ghe.requests)
+    finally:
+        ghe.stop()
+
+
 def test_check_run_carries_annotations_and_falls_back_to_a_status(fake: FakeGitHub) -> None:
     rep = real_report()
     notes = action.annotations(rep)
