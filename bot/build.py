@@ -17,11 +17,12 @@ from pathlib import Path
 from bot.errors import BotError, ExitCode
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+BUILD_DIR_NAME = ".sb-build"
 LOG_TAIL_LINES = 30
 
 
 def cache_dir() -> Path:
-    """Build directories and worktrees; shared by every checkout (each keyed by its path)."""
+    """Where the PR pipeline keeps its worktrees (reused across runs)."""
     default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "selective-build"
     return Path(os.environ.get("SB_CACHE_DIR", default))
 
@@ -105,10 +106,14 @@ def build(
     source_dir: Path | None = None,
     build_dir: Path | None = None,
 ) -> Path:
-    """Configures (once) and builds `targets`; returns the build directory."""
+    """Configures (once) and builds `targets`; returns the build directory.
+
+    Build directories live inside the checkout (`.sb-build/<flavour>`), so that
+    two checkouts of the same code (head and the base worktree, or a fresh
+    clone) compile with identical relative paths and share ccache hits.
+    """
     source = (source_dir or REPO_ROOT / "native").resolve()
-    source_tag = hashlib.sha256(str(source).encode()).hexdigest()[:6]
-    out = (build_dir or cache_dir() / "build" / f"{flavour.key()}-{source_tag}").resolve()
+    out = (build_dir or source.parent / BUILD_DIR_NAME / flavour.key()).resolve()
     out.mkdir(parents=True, exist_ok=True)
     if not (out / "build.ninja").exists():
         cmd = [

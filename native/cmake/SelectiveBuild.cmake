@@ -63,7 +63,8 @@ function(gen_selected_ops)
   file(STRINGS "${out_dir}/selected_sources.txt" selected_sources)
   add_library(${ARG_LIB_NAME} STATIC "${out_dir}/register_kernels.cpp" ${selected_sources})
   target_link_libraries(${ARG_LIB_NAME} PUBLIC sb_core)
-  target_include_directories(${ARG_LIB_NAME} PRIVATE "${SB_KERNELS_DIR}/portable")
-  target_compile_definitions(${ARG_LIB_NAME} PRIVATE
-    "SB_SELECTED_DTYPES_HEADER=\"${out_dir}/selected_dtypes.h\"")
+  # The header is found through the include path, not by an absolute path in a
+  # define, so ccache can relate compiles in different checkouts.
+  target_include_directories(${ARG_LIB_NAME} PRIVATE "${SB_KERNELS_DIR}/portable" "${out_dir}")
+  target_compile_definitions(${ARG_LIB_NAME} PRIVATE "SB_SELECTED_DTYPES_HEADER=\"selected_dtypes.h\"")
 endfunction()
