@@ -105,7 +105,11 @@ def _stale_section(report: PrReport) -> list[str]:
             after = ", ".join(c.after) if c.after is not None else "all"
             lines.append(f"- dtypes of {code(c.op)}: {text(before)} → {text(after)}")
         for cause in t.causes:
-            lines.append(f"- cause: {text(cause.detail)}")
+            if cause.kind == "kernel":
+                ops = ", ".join(code(op) for op in cause.ops)
+                lines.append(f"- cause: kernel {code(cause.kernel)} ({code(cause.path)}) {cause.change} {ops}")
+            else:
+                lines.append(f"- cause: model {code(cause.path)} changed")
         lines.append("")
     if lines:
         lines = ["### Stale yaml", "", *lines, f"Fix: run `{FIX_COMMAND}` and commit the result.", ""]

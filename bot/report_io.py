@@ -42,7 +42,9 @@ def _target(data: dict) -> TargetReport:
                 for c in diff["dtype_changes"]
             ),
         ),
-        causes=tuple(Cause(c["kind"], c["path"], c["detail"], tuple(c["ops"])) for c in data["causes"]),
+        causes=tuple(
+            Cause(c["kind"], c["path"], c["detail"], tuple(c["ops"]), c["kernel"], c["change"]) for c in data["causes"]
+        ),
         load_failures=tuple(LoadFailure(f["model"], f["message"]) for f in data["load_failures"]),
         base=_size(data["base"]),
         head=_size(data["head"]),

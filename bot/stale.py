@@ -37,8 +37,10 @@ class SelectionDiff:
 class Cause:
     kind: str  # "model" or "kernel"
     path: str  # the changed file
-    detail: str  # one sentence for humans
-    ops: tuple[str, ...] = field(default=())
+    detail: str  # one sentence for humans (plain text)
+    ops: tuple[str, ...] = field(default=())  # the ops it explains
+    kernel: str = ""  # for a kernel cause: the op whose kernel changed
+    change: str = ""  # for a kernel cause: "now calls" or "no longer calls"
 
 
 def _dtypes(sel: SelectedOps, op: str) -> tuple[str, ...] | None:
@@ -93,5 +95,5 @@ def causes(
             source = kernel_files.get(caller)
             if source in changed:
                 detail = f"kernel {caller} ({source}) {label} {', '.join(sorted(ops))}"
-                found.append(Cause("kernel", source, detail, tuple(sorted(ops))))
+                found.append(Cause("kernel", source, detail, tuple(sorted(ops)), kernel=caller, change=label))
     return tuple(found)

@@ -1,0 +1,66 @@
+"""Temporary git repositories holding a copy of this project, for PR scenarios:
+a base commit with up-to-date yamls, then whatever head a test makes."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+MODELS = ("squeezenet", "unet", "gru")
+CONFIG = """\
+version: 1
+kernel_libraries: [kernels/functions.yaml]
+oplist_dir: models/oplist
+targets:
+  cnn:
+    yaml: apps/cnn/selected_operators.yaml
+    models: [models/zoo/squeezenet.pte, models/zoo/unet.pte]
+  seq:
+    yaml: apps/seq/selected_operators.yaml
+    models: [models/zoo/gru.pte]
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def bot(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot", *args], cwd=repo, capture_output=True, text=True)
+
+
+def make_base(path: Path) -> Path:
+    """A repo whose only commit is the project (runtime, kernels, bot, three models) with fresh yamls."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, check=True, capture_output=True, text=True)
+    for name in tracked.stdout.splitlines():
+        top = name.split("/", 1)[0]
+        keep = top in ("native", "kernels", "bot") or any(name.startswith(f"models/zoo/{m}.") for m in MODELS)
+        if keep:
+            (path / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO_ROOT / name, path / name)
+    (path / ".selective-build.yml").write_text(CONFIG)
+    (path / ".gitignore").write_text(".sb-build/\n")
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "test@example.com")
+    git(path, "config", "user.name", "test")
+    regenerated = bot(path, "regenerate")
+    assert regenerated.returncode == 0, regenerated.stderr
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "base")
+    return path
+
+
+def clone_of(base: Path, path: Path) -> Path:
+    """An independent copy of the base repo (history included, builds not)."""
+    shutil.copytree(base, path, ignore=shutil.ignore_patterns(".sb-build"))
+    return path
+
+
+def commit_all(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
