@@ -28,3 +28,11 @@ def all_ops_build() -> Path:
 @pytest.fixture(scope="session")
 def runner(all_ops_build: Path) -> Path:
     return build.runner_path(all_ops_build)
+
+
+@pytest.fixture(scope="session")
+def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A temporary git repo of this project (three models, two targets) with up-to-date yamls."""
+    from tests.scenario_repo import make_base
+
+    return make_base(tmp_path_factory.mktemp("base") / "repo")

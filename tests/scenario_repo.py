@@ -64,3 +64,17 @@ def commit_all(repo: Path, message: str) -> str:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--allow-empty", "-m", message)
     return git(repo, "rev-parse", "HEAD").strip()
+
+
+def make_kernel_call_another_op(repo: Path) -> None:
+    """The scenario-(a) edit: _clone_dim_order now goes through _to_dim_order_copy instead of copy."""
+    kernel = repo / "kernels" / "portable" / "op_clone_dim_order.cpp"
+    text = kernel.read_text()
+    text = text.replace('{"aten::copy.out"}', '{"dim_order_ops::_to_dim_order_copy.out"}')
+    text = text.replace(
+        'Value* copy_args[] = {args[3], args[0], args[1], args[3]};\n  return ctx.call("aten::copy.out", copy_args);',
+        "Value* copy_args[] = {args[0], args[1], args[2], args[3]};\n"
+        '  return ctx.call("dim_order_ops::_to_dim_order_copy.out", copy_args);',
+    )
+    assert 'dim_order_ops::_to_dim_order_copy.out", copy_args' in text
+    kernel.write_text(text)

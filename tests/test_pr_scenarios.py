@@ -9,12 +9,7 @@ import pytest
 
 from bot import pipeline, report
 from tests.conftest import ZOO_DIR
-from tests.scenario_repo import clone_of, commit_all, make_base
-
-
-@pytest.fixture(scope="module")
-def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_base(tmp_path_factory.mktemp("base") / "repo")
+from tests.scenario_repo import clone_of, commit_all, make_kernel_call_another_op
 
 
 @pytest.fixture
@@ -33,16 +28,7 @@ def target(rep: pipeline.PrReport, name: str) -> pipeline.TargetReport:
 
 
 def test_a_kernel_now_calling_another_op_makes_the_yaml_stale(repo: Path) -> None:
-    kernel = repo / "kernels" / "portable" / "op_clone_dim_order.cpp"
-    text = kernel.read_text()
-    text = text.replace('{"aten::copy.out"}', '{"dim_order_ops::_to_dim_order_copy.out"}')
-    text = text.replace(
-        'Value* copy_args[] = {args[3], args[0], args[1], args[3]};\n  return ctx.call("aten::copy.out", copy_args);',
-        "Value* copy_args[] = {args[0], args[1], args[2], args[3]};\n"
-        '  return ctx.call("dim_order_ops::_to_dim_order_copy.out", copy_args);',
-    )
-    assert 'dim_order_ops::_to_dim_order_copy.out", copy_args' in text
-    kernel.write_text(text)
+    make_kernel_call_another_op(repo)
     commit_all(repo, "clone via _to_dim_order_copy")
 
     rep = run(repo)
