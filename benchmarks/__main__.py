@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import runtime, selective
+from benchmarks import pr, runtime, selective
 from bot.fileio import write_text_atomic
 
 OUT = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
@@ -24,6 +24,7 @@ def main() -> int:
             "",
             *runtime.section(Path(tmp) / "runtime"),
             *selective.section(Path(tmp) / "selective"),
+            *pr.section(Path(tmp) / "pr"),
         ]
     write_text_atomic(OUT, "\n".join(lines))
     print(f"wrote {OUT}")
