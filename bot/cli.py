@@ -235,6 +235,41 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def cmd_deps(args: argparse.Namespace) -> int:
+    from bot import config as config_mod
+    from bot import depgraph
+    from bot.kernel_library import KernelLibraryError, load_libraries
+
+    root = args.root.resolve()
+    cfg = config_mod.load(root)
+    try:
+        library = load_libraries([root / p for p in cfg.kernel_libraries])
+    except KernelLibraryError as exc:
+        raise BotError(str(exc), ExitCode.CONFIG) from None
+    with console().status("compiling the kernel library"):
+        graph = depgraph.graph_for_checkout(root, library)
+    if args.op:
+        if args.op not in library:
+            raise BotError(f"{args.op} is not in the kernel library", ExitCode.BAD_INPUT)
+        closure = sorted(graph.closure([args.op]) - {args.op})
+        if args.json:
+            print(json.dumps({"op": args.op, "closure": closure}))
+        else:
+            print(f"{args.op} reaches {len(closure)} op(s): " + (", ".join(closure) or "none"))
+        return ExitCode.OK
+    if args.json:
+        edges = [{"caller": e.caller, "callee": e.callee, "via": e.via, "source": e.source} for e in graph.edges]
+        print(json.dumps({"edges": edges, "kernel_sources": graph.kernel_sources}, indent=1))
+        return ExitCode.OK
+    for op in sorted(graph.kernel_sources):
+        callees = sorted(graph.callees(op))
+        if callees:
+            print(f"{op} ({graph.kernel_sources[op]}) -> {', '.join(callees)}")
+    leaf = len(graph.kernel_sources) - len({e.caller for e in graph.edges})
+    print(f"{len(graph.edges)} edge(s); {leaf} kernel(s) call no other op", file=sys.stderr)
+    return ExitCode.OK
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot", description="selective build for on-device runtimes")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -284,6 +319,12 @@ def make_parser() -> argparse.ArgumentParser:
     pr.add_argument("--json", action="store_true")
     pr.add_argument("--targets", help="comma-separated subset of targets (a shard)")
     pr.set_defaults(func=cmd_pr)
+
+    dp = sub.add_parser("deps", help="the op -> op call graph of the kernel library, as compiled")
+    dp.add_argument("--op", help="print this op's transitive closure")
+    dp.add_argument("--root", type=Path, default=Path("."))
+    dp.add_argument("--json", action="store_true")
+    dp.set_defaults(func=cmd_deps)
 
     ac = sub.add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* and GITHUB_* variables)")
     ac.set_defaults(func=cmd_action)

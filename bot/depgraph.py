@@ -1,0 +1,253 @@
+"""The static op dependency graph, read from the kernel library as compiled.
+
+Kernels are compiled with -ffunction-sections, so every function is its own
+section and its relocations say exactly what it references: other functions
+(calls) and data (strings). From the object files alone (pyelftools) this
+derives, for each kernel, the op names reachable from its implementation
+through any chain of calls, shared helpers included. Nothing is declared by
+hand; a kernel that starts calling an op, directly or through a helper, shows
+up as a new edge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import SymbolTableSection
+
+from bot.kernel_library import KernelEntry
+
+OP_NAME = re.compile(r"^[a-z_][a-z0-9_]*::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$")
+# KernelDef layout: op name pointer at 0, signature at 8, implementation at 16.
+KERNELDEF_OP_OFFSET = 0
+KERNELDEF_FN_OFFSET = 16
+
+
+@dataclass
+class Function:
+    source: str  # the object's source file name, e.g. "op_addmm.cpp"
+    strings: set[str] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)  # symbol names
+
+
+@dataclass
+class Objects:
+    """Functions and kernel definitions found in a set of object files."""
+
+    functions: dict[str, Function] = field(default_factory=dict)
+    kernels: dict[str, tuple[str, str]] = field(default_factory=dict)  # KernelDef symbol -> (impl symbol, source)
+
+
+@dataclass(frozen=True)
+class Edge:
+    caller: str  # op whose kernel makes the call
+    callee: str  # op it calls through the dispatcher
+    via: str  # the function holding the reference (demangled-ish symbol)
+    source: str  # that function's source file
+
+    def is_helper(self, kernel_source: str) -> bool:
+        return self.source != kernel_source
+
+
+@dataclass(frozen=True)
+class Graph:
+    edges: tuple[Edge, ...]
+    kernel_sources: dict[str, str]  # op -> its kernel's source file name
+
+    def callees(self, op: str) -> set[str]:
+        return {e.callee for e in self.edges if e.caller == op}
+
+    def closure(self, ops: Iterable[str]) -> set[str]:
+        """Every op reachable from `ops` (included)."""
+        seen = set(ops)
+        pending = list(seen)
+        while pending:
+            for callee in self.callees(pending.pop()):
+                if callee not in seen:
+                    seen.add(callee)
+                    pending.append(callee)
+        return seen
+
+    def pairs(self) -> set[tuple[str, str]]:
+        return {(e.caller, e.callee) for e in self.edges}
+
+
+def _cstring(data: bytes, offset: int) -> str | None:
+    if not 0 <= offset < len(data) or (offset > 0 and data[offset - 1] != 0):
+        return None
+    end = data.find(b"\0", offset)
+    if end < 0:
+        return None
+    try:
+        return data[offset:end].decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
+def read_object(path: Path, into: Objects) -> None:
+    source = path.name.removesuffix(".o")
+    with path.open("rb") as f:
+        elf = ELFFile(f)
+        symtab = elf.get_section_by_name(".symtab")
+        if not isinstance(symtab, SymbolTableSection):
+            return
+        symbols = list(symtab.iter_symbols())
+        sections = list(elf.iter_sections())
+        data_cache: dict[int, bytes] = {}
+
+        def section_data(index: int) -> bytes:
+            if index not in data_cache:
+                sec = sections[index]
+                data_cache[index] = b"" if sec["sh_type"] == "SHT_NOBITS" else sec.data()
+            return data_cache[index]
+
+        def defined_at(index: int, offset: int, kind: str) -> str | None:
+            for sym in symbols:
+                start = sym["st_value"]
+                if (
+                    sym["st_shndx"] == index
+                    and sym["st_info"]["type"] == kind
+                    and sym.name
+                    and start <= offset < start + max(sym["st_size"], 1)
+                ):
+                    return sym.name
+            return None
+
+        for rel_section in elf.iter_sections():
+            if not isinstance(rel_section, RelocationSection):
+                continue
+            target_index = rel_section["sh_info"]
+            if not 0 < target_index < len(sections):
+                continue
+            target = sections[target_index]
+            executable = bool(target["sh_flags"] & SH_FLAGS.SHF_EXECINSTR)
+            for rel in rel_section.iter_relocations():
+                sym = symbols[rel["r_info_sym"]]
+                addend = rel["r_addend"] if rel.is_RELA() else 0
+                where = rel["r_offset"]
+                if executable:
+                    owner = defined_at(target_index, where, "STT_FUNC")
+                    if owner is None:
+                        continue
+                    fn = into.functions.setdefault(owner, Function(source))
+                    _resolve(sym, addend, sections, section_data, defined_at, fn)
+                else:
+                    holder = defined_at(target_index, where, "STT_OBJECT")
+                    if holder is None or not holder.startswith("_ZN2sb7kernels"):
+                        continue
+                    offset_in = where - next(s["st_value"] for s in symbols if s.name == holder)
+                    if offset_in == KERNELDEF_FN_OFFSET:
+                        impl = _symbol_target(sym, addend, defined_at)
+                        if impl:
+                            into.kernels[holder] = (impl, source)
+
+
+def _symbol_target(sym, addend: int, defined_at) -> str | None:
+    if sym["st_info"]["type"] == "STT_FUNC" and sym.name:
+        return sym.name
+    if sym["st_shndx"] in ("SHN_UNDEF", "SHN_ABS", "SHN_COMMON"):
+        return sym.name or None
+    return defined_at(sym["st_shndx"], sym["st_value"] + addend, "STT_FUNC")
+
+
+def _resolve(sym, addend: int, sections, section_data, defined_at, fn: Function) -> None:
+    shndx = sym["st_shndx"]
+    if shndx == "SHN_UNDEF":
+        if sym.name:
+            fn.calls.add(sym.name)
+        return
+    if not isinstance(shndx, int):
+        return
+    section = sections[shndx]
+    base = sym["st_value"] + addend
+    if section["sh_flags"] & SH_FLAGS.SHF_EXECINSTR:
+        # PC-relative call/jump: the addend folds in -4 for the displacement.
+        callee = defined_at(shndx, base + 4, "STT_FUNC") or defined_at(shndx, base, "STT_FUNC")
+        if callee:
+            fn.calls.add(callee)
+        return
+    data = section_data(shndx)
+    for offset in (base, base + 4):
+        text = _cstring(data, offset)
+        if text and OP_NAME.match(text):
+            fn.strings.add(text)
+
+
+def build_graph(objects: Objects, library: dict[str, KernelEntry]) -> Graph:
+    """Edges op -> op: the op names a kernel's implementation can reach."""
+    by_kernel_name = {entry.kernel_name.rpartition("::")[2]: op for op, entry in library.items()}
+    edges: set[Edge] = set()
+    sources: dict[str, str] = {}
+    for symbol, (impl, source) in objects.kernels.items():
+        op = next((o for name, o in by_kernel_name.items() if symbol == _mangled_kernel(name)), None)
+        if op is None:
+            continue
+        sources[op] = source
+        seen = {impl}
+        pending = [impl]
+        while pending:
+            name = pending.pop()
+            fn = objects.functions.get(name)
+            if fn is None:
+                continue
+            for text in fn.strings:
+                if text in library and text != op:
+                    edges.add(Edge(op, text, name, fn.source))
+            for callee in fn.calls - seen:
+                seen.add(callee)
+                pending.append(callee)
+    return Graph(tuple(sorted(edges, key=lambda e: (e.caller, e.callee, e.via))), dict(sorted(sources.items())))
+
+
+def _mangled_kernel(name: str) -> str:
+    return f"_ZN2sb7kernels{len(name)}{name}E"
+
+
+def object_files(build_dir: Path) -> list[Path]:
+    """The kernel library's objects in a build directory."""
+    return sorted((build_dir / "CMakeFiles" / "sb_selected_kernels.dir").rglob("*.o"))
+
+
+def from_build(build_dir: Path, library: dict[str, KernelEntry]) -> Graph:
+    objects = Objects()
+    for path in object_files(build_dir):
+        read_object(path, objects)
+    return build_graph(objects, library)
+
+
+def graph_for_checkout(source_root: Path, library: dict[str, KernelEntry]) -> Graph:
+    """Builds the kernel library of a checkout (all kernels, as the tracer does) and reads its graph."""
+    from bot import build, trace
+
+    build_dir = build.build(trace.TRACER, targets=("sb_selected_kernels",), source_dir=source_root / "native")
+    return from_build(build_dir, library)
+
+
+@dataclass(frozen=True)
+class GraphDiff:
+    added: tuple[Edge, ...]
+    removed: tuple[Edge, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed)
+
+
+def diff(base: Graph, head: Graph) -> GraphDiff:
+    base_pairs, head_pairs = base.pairs(), head.pairs()
+    added = tuple(e for e in head.edges if (e.caller, e.callee) not in base_pairs)
+    removed = tuple(e for e in base.edges if (e.caller, e.callee) not in head_pairs)
+    return GraphDiff(_unique(added), _unique(removed))
+
+
+def _unique(edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    seen: dict[tuple[str, str], Edge] = {}
+    for e in edges:
+        seen.setdefault((e.caller, e.callee), e)
+    return tuple(seen.values())
