@@ -22,6 +22,7 @@ from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
 from bot.kernel_library import KernelEntry
+from bot.size import demangle
 
 OP_NAME = re.compile(r"^[a-z_][a-z0-9_]*::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$")
 # KernelDef layout: op name pointer at 0, signature at 8, implementation at 16.
@@ -53,6 +54,11 @@ class Edge:
 
     def is_helper(self, kernel_source: str) -> bool:
         return self.source != kernel_source
+
+    @property
+    def via_name(self) -> str:
+        """The referencing function's name when it is not the kernel's own implementation."""
+        return "" if self.via.endswith("_impl") else self.via
 
 
 @dataclass(frozen=True)
@@ -202,7 +208,12 @@ def build_graph(objects: Objects, library: dict[str, KernelEntry]) -> Graph:
             for callee in fn.calls - seen:
                 seen.add(callee)
                 pending.append(callee)
-    return Graph(tuple(sorted(edges, key=lambda e: (e.caller, e.callee, e.via))), dict(sorted(sources.items())))
+    ordered = sorted(edges, key=lambda e: (e.caller, e.callee, e.via))
+    readable = demangle([e.via for e in ordered])
+    named = tuple(
+        Edge(e.caller, e.callee, _function_name(name), e.source) for e, name in zip(ordered, readable, strict=True)
+    )
+    return Graph(named, dict(sorted(sources.items())))
 
 
 def _mangled_kernel(name: str) -> str:
@@ -251,3 +262,8 @@ def _unique(edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
     for e in edges:
         seen.setdefault((e.caller, e.callee), e)
     return tuple(seen.values())
+
+
+def _function_name(demangled: str) -> str:
+    """`sb::kernels::(anonymous namespace)::mean_out_impl(sb::KernelContext&, ...)` -> `sb::kernels::mean_out_impl`."""
+    return demangled.replace("(anonymous namespace)::", "").split("(")[0]

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import build, config, git, oplist, regenerate, size, stale, trace
+from bot import build, config, depgraph, git, oplist, pte, regenerate, size, stale, trace
 from bot.errors import BotError, ExitCode
-from bot.kernel_library import load_libraries, op_sources
+from bot.kernel_library import KernelEntry, load_libraries, op_sources
 from bot.oplist import SelectedOps
 from bot.runner import run_model
 
@@ -25,6 +25,24 @@ Progress = Callable[[str], None]
 class LoadFailure:
     model: str
     message: str
+
+
+@dataclass(frozen=True)
+class ClosureChange:
+    """A model whose static op closure differs between base and head kernels."""
+
+    model: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    lacking: tuple[str, ...]  # ops of the new closure the checked-in yaml does not select
+
+
+@dataclass(frozen=True)
+class NotTraced:
+    """Ops a model can reach (static graph) that no traced run reached."""
+
+    model: str
+    ops: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -40,6 +58,8 @@ class TargetReport:
     budget: int | None
     models_without_yaml: tuple[str, ...] = ()  # models new in this PR that no checked-in yaml covers
     build_error: str = ""
+    closure_changes: tuple[ClosureChange, ...] = ()
+    not_traced: tuple[NotTraced, ...] = ()
 
     @property
     def delta(self) -> int | None:
@@ -60,10 +80,15 @@ class PrReport:
     targets: tuple[TargetReport, ...]
     stale_files: tuple[str, ...]  # every regenerated yaml whose content differs from the checked-in one
     changed_files: tuple[str, ...] = field(default=())
+    graph_added: tuple[depgraph.Edge, ...] = ()  # op -> op edges new in head's kernels
+    graph_removed: tuple[depgraph.Edge, ...] = ()
 
     @property
     def stale(self) -> bool:
-        return any(t.diff.stale or t.load_failures or not t.yaml_exists for t in self.targets)
+        return any(
+            t.diff.stale or t.load_failures or not t.yaml_exists or any(c.lacking for c in t.closure_changes)
+            for t in self.targets
+        )
 
     @property
     def size_delta(self) -> int:
@@ -78,6 +103,7 @@ class Checkout:
     cfg: config.Config | None  # None: the base predates the config
     ops_by_source: dict[str, list[str]]  # kernel object stem -> ops (size attribution)
     kernel_files: dict[str, str]  # op -> repo-relative kernel source (causes)
+    library: dict[str, KernelEntry] = field(default_factory=dict)
 
     @staticmethod
     def open(root: Path, cfg: config.Config | None) -> Checkout:
@@ -90,7 +116,18 @@ class Checkout:
         by_source: dict[str, list[str]] = {}
         for op, path in by_op.items():
             by_source.setdefault(path.name, []).append(op)
-        return Checkout(root, cfg, by_source, {op: path.relative_to(root).as_posix() for op, path in by_op.items()})
+        files = {op: path.relative_to(root).as_posix() for op, path in by_op.items()}
+        return Checkout(root, cfg, by_source, files, library)
+
+    def graph(self) -> depgraph.Graph | None:
+        if self.cfg is None:
+            return None
+        try:
+            return depgraph.graph_for_checkout(self.root, self.library)
+        except BotError as exc:
+            if exc.exit_code != ExitCode.BUILD:
+                raise
+            return None  # a base that does not build has no graph to compare with
 
     def build_runtime(self, yaml_file: Path, dtype_selective: bool) -> Path:
         assert self.cfg is not None
@@ -131,13 +168,19 @@ def run_pr(
     progress(f"tracing {len(cfg.models())} models")
     regenerated = regenerate.regenerate(cfg, tracer, trace.trace_model)
     stale_paths = tuple(p.as_posix() for p in regenerate.stale_files(cfg, regenerated))
+    progress("reading the op graph of base and head kernels")
+    head_graph, base_graph = head.graph(), base.graph()
+    graph_change = depgraph.diff(base_graph, head_graph) if head_graph and base_graph else None
 
     targets = []
     with tempfile.TemporaryDirectory(prefix="sb-pr-") as tmp:
         for target in cfg.targets:
             progress(f"target {target.name}: smoke run, base and head builds")
             work = Path(tmp) / target.name
-            targets.append(_target_report(target, regenerated.per_target[target.name], head, base, changed, work))
+            report = _target_report(target, regenerated.per_target[target.name], head, base, changed, work)
+            if head_graph is not None:
+                report = _with_graph_findings(report, target, head, head_graph, base_graph, regenerated)
+            targets.append(report)
     return PrReport(
         base_ref=base_ref,
         base_sha=base_sha,
@@ -145,7 +188,45 @@ def run_pr(
         targets=tuple(targets),
         stale_files=stale_paths,
         changed_files=tuple(changed),
+        graph_added=graph_change.added if graph_change else (),
+        graph_removed=graph_change.removed if graph_change else (),
     )
+
+
+def _with_graph_findings(
+    report: TargetReport,
+    target: config.Target,
+    head: Checkout,
+    head_graph: depgraph.Graph,
+    base_graph: depgraph.Graph | None,
+    regenerated: regenerate.Regenerated,
+) -> TargetReport:
+    """Static closures per model: what changed with the kernels (even on paths no
+    input reaches), what the checked-in yaml lacks, and what tracing never saw."""
+    yaml_path = head.root / target.yaml
+    selected = oplist.load(yaml_path).names() if yaml_path.is_file() else set()
+    changes, not_traced = [], []
+    for model in target.models:
+        label = model.path.as_posix()
+        roots = pte.load(head.root / model.path).plan().operators
+        closure = head_graph.closure(roots)
+        if base_graph is not None:
+            before = base_graph.closure(roots)
+            if closure != before:
+                changes.append(
+                    ClosureChange(
+                        label,
+                        tuple(sorted(closure - before)),
+                        tuple(sorted(before - closure)),
+                        tuple(sorted(closure - selected)),
+                    )
+                )
+        assert head.cfg is not None
+        traced = regenerated.per_model[head.cfg.per_model_yaml(model)]
+        unseen = sorted(op for op in closure if op not in traced.operators or not traced.operators[op].traced)
+        if unseen:
+            not_traced.append(NotTraced(label, tuple(unseen)))
+    return dataclasses.replace(report, closure_changes=tuple(changes), not_traced=tuple(not_traced))
 
 
 def _load_or_none(root: Path) -> config.Config | None:

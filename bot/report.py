@@ -116,6 +116,40 @@ def _stale_section(report: PrReport) -> list[str]:
     return lines
 
 
+def _graph_section(report: PrReport) -> list[str]:
+    lines: list[str] = []
+    for label, edges in (("new", report.graph_added), ("removed", report.graph_removed)):
+        for e in edges:
+            via = f" via {code(e.via_name)}" if e.via_name else ""
+            lines.append(f"- {label}: {code(e.caller)} → {code(e.callee)} ({code(e.source)}{via})")
+    for t in report.targets:
+        for c in t.closure_changes:
+            parts = []
+            if c.added:
+                parts.append("now reaches " + ", ".join(code(op) for op in c.added))
+            if c.removed:
+                parts.append("no longer reaches " + ", ".join(code(op) for op in c.removed))
+            lacking = (
+                "; ⚠️ the checked-in yaml lacks " + ", ".join(code(op) for op in c.lacking)
+                if c.lacking
+                else "; the checked-in yaml covers it"
+            )
+            lines.append(f"- {text(t.name)}: {code(c.model)} {' and '.join(parts)}{lacking}")
+    if not lines:
+        return []
+    return ["### Op graph changes (static, from the compiled kernels)", "", *lines, ""]
+
+
+def _not_traced(report: PrReport) -> list[str]:
+    rows = [(t.name, n) for t in report.targets for n in t.not_traced]
+    if not rows:
+        return []
+    lines = ["<details><summary>Reachable, not traced: ops a model can reach that no traced run reached</summary>", ""]
+    for target, n in rows:
+        lines.append(f"- {text(target)}: {code(n.model)}: " + ", ".join(code(op) for op in n.ops))
+    return [*lines, "", "</details>", ""]
+
+
 def _size_table(report: PrReport) -> list[str]:
     lines = ["### Sizes", "", "| target | base | head | Δ bytes | Δ % | budget |", "|---|---:|---:|---:|---:|---:|"]
     for t in report.targets:
@@ -192,7 +226,14 @@ def render(report: PrReport, limit: int = COMMENT_LIMIT) -> str:
         f"Base {code(report.base_ref)} ({code(report.base_sha[:12])}) → head {code(head_label)}",
         "",
     ]
-    body = _stale_section(report) + _build_errors(report) + _size_table(report) + _chart(report)
+    body = (
+        _stale_section(report)
+        + _graph_section(report)
+        + _build_errors(report)
+        + _size_table(report)
+        + _chart(report)
+        + _not_traced(report)
+    )
     details = [line for t in report.targets for line in _breakdown(t)]
     full = "\n".join(header + body + details)
     if len(full) <= limit:

@@ -7,8 +7,9 @@ import dataclasses
 import json
 from pathlib import Path
 
+from bot.depgraph import Edge
 from bot.errors import BotError, ExitCode
-from bot.pipeline import LoadFailure, PrReport, TargetReport
+from bot.pipeline import ClosureChange, LoadFailure, NotTraced, PrReport, TargetReport
 from bot.size import SizeReport
 from bot.stale import Cause, DtypeChange, OpUse, SelectionDiff
 
@@ -51,6 +52,11 @@ def _target(data: dict) -> TargetReport:
         budget=data["budget"],
         models_without_yaml=tuple(data["models_without_yaml"]),
         build_error=data["build_error"],
+        closure_changes=tuple(
+            ClosureChange(c["model"], tuple(c["added"]), tuple(c["removed"]), tuple(c["lacking"]))
+            for c in data.get("closure_changes", [])
+        ),
+        not_traced=tuple(NotTraced(n["model"], tuple(n["ops"])) for n in data.get("not_traced", [])),
     )
 
 
@@ -67,6 +73,8 @@ def loads(text: str, source: str) -> tuple[PrReport, dict[str, object]]:
             targets=tuple(_target(t) for t in r["targets"]),
             stale_files=tuple(r["stale_files"]),
             changed_files=tuple(r["changed_files"]),
+            graph_added=tuple(Edge(**e) for e in r.get("graph_added", [])),
+            graph_removed=tuple(Edge(**e) for e in r.get("graph_removed", [])),
         )
         return report, dict(data.get("pr") or {})
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:

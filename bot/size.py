@@ -45,7 +45,8 @@ def elf_sections(binary: Path) -> dict[str, int]:
         return {s.name: s.data_size for s in elf.iter_sections() if s.name in ALLOC_SECTIONS and s.data_size}
 
 
-def _demangle(names: list[str]) -> list[str]:
+def demangle(names: list[str]) -> list[str]:
+    """C++ symbol names as people read them (c++filt); unchanged when it is missing."""
     tool = shutil.which("c++filt")
     if tool is None or not names:
         return names
@@ -67,7 +68,7 @@ def elf_symbols(binary: Path) -> dict[str, int]:
                 if sym["st_size"] and sym["st_info"]["type"] in ("STT_FUNC", "STT_OBJECT") and sym.name:
                     sizes[sym.name] = sizes.get(sym.name, 0) + sym["st_size"]
     names = sorted(sizes)
-    return dict(zip(_demangle(names), (sizes[n] for n in names), strict=True))
+    return dict(zip(demangle(names), (sizes[n] for n in names), strict=True))
 
 
 _MAP_ENTRY = re.compile(r"^\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+\.o)\)?\s*$")

@@ -42,7 +42,17 @@ def test_a_kernel_now_calling_another_op_makes_the_yaml_stale(repo: Path) -> Non
     assert "missing operator dim_order_ops::_to_dim_order_copy.out" in cnn.load_failures[0].message
     assert any(c.kind == "kernel" and c.path == "kernels/portable/op_clone_dim_order.cpp" for c in cnn.causes)
     assert not seq.diff.stale and not seq.load_failures
+    # the static graph tells the same story from the compiled kernels
+    assert [(e.caller, e.callee) for e in rep.graph_added] == [
+        ("dim_order_ops::_clone_dim_order.out", "dim_order_ops::_to_dim_order_copy.out")
+    ]
+    assert [(e.caller, e.callee) for e in rep.graph_removed] == [
+        ("dim_order_ops::_clone_dim_order.out", "aten::copy.out")
+    ]
+    change = next(c for c in cnn.closure_changes if c.model == "models/zoo/squeezenet.pte")
+    assert change.lacking == ("dim_order_ops::_to_dim_order_copy.out",)
     text = report.render(rep)
+    assert "Op graph changes" in text
     assert "breaks <code>models/zoo/squeezenet.pte</code> at load" in text
     assert "(<code>kernels/portable/op_clone_dim_order.cpp</code>) now calls" in text
     assert "python -m bot regenerate" in text
