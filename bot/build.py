@@ -64,12 +64,15 @@ class Flavour:
 ALL_OPS = Flavour("all-ops")
 
 
-def selective_flavour(ops_yaml: Path, dtype_selective: bool = True) -> Flavour:
-    """A runtime registering just the ops of `ops_yaml` (and, by default, just their dtypes)."""
-    return Flavour(
-        f"selective-{ops_yaml.stem}",
-        {"SELECT_OPS_YAML": str(ops_yaml.resolve()), "SB_DTYPE_SELECTIVE": "ON" if dtype_selective else "OFF"},
-    )
+def selective_flavour(ops_yaml: Path, dtype_selective: bool = True, lenient_calls: bool = False) -> Flavour:
+    """A runtime registering just the ops of `ops_yaml` (and, by default, just their dtypes).
+
+    `lenient_calls` is for selections of traced ops only (config `include: traced`).
+    """
+    options = {"SELECT_OPS_YAML": str(ops_yaml.resolve()), "SB_DTYPE_SELECTIVE": "ON" if dtype_selective else "OFF"}
+    if lenient_calls:
+        options["SB_LENIENT_CALLS"] = "ON"
+    return Flavour(f"selective-{ops_yaml.parent.name}-{ops_yaml.stem}", options)
 
 
 def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:

@@ -26,7 +26,7 @@ def _split_symbol(kernel_name: str) -> tuple[str, str]:
     return namespace, name
 
 
-def render_registration(entries: Iterable[KernelEntry], sources: Iterable[Path]) -> str:
+def render_registration(entries: Iterable[KernelEntry], sources: Iterable[Path], lenient_calls: bool = False) -> str:
     ordered = sorted(entries, key=lambda e: e.op)
     by_namespace: dict[str, list[str]] = {}
     for entry in ordered:
@@ -45,6 +45,8 @@ def render_registration(entries: Iterable[KernelEntry], sources: Iterable[Path])
         lines.append(f"}}  // namespace {namespace}" if namespace else "")
         lines.append("")
     lines += ["namespace sb {", "", "Error register_kernels(OpRegistry& registry) {"]
+    if lenient_calls:
+        lines.append("  registry.allow_unresolved_calls();  // selected from traced ops only")
     if ordered:
         lines.append("  const KernelDef* const kernels[] = {")
         lines.extend(f"      &::{entry.kernel_name},  // {entry.op}" for entry in ordered)
@@ -151,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root-ops", default="", help="comma-separated operator names")
     parser.add_argument("--include-all-ops", action="store_true")
     parser.add_argument("--dtype-selective", action="store_true")
+    parser.add_argument("--lenient-calls", action="store_true", help="unselected declared calls fail when made")
     parser.add_argument("--kernel-source", type=Path, action="append", default=[], help="kernel .cpp to consider")
     parser.add_argument("--out-dir", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -166,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     oplist.dump(selection, args.out_dir / "selected_operators.yaml")
     write_text_atomic(
-        args.out_dir / "register_kernels.cpp", render_registration(resolution.kernels, args.functions_yaml)
+        args.out_dir / "register_kernels.cpp",
+        render_registration(resolution.kernels, args.functions_yaml, args.lenient_calls),
     )
     header = render_dtype_header(selection, resolution.kernels) if args.dtype_selective else ALL_DTYPES_HEADER
     write_text_atomic(args.out_dir / "selected_dtypes.h", header)

@@ -40,7 +40,7 @@ class Config:
     runtime_target: str
     kernel_libraries: tuple[Path, ...]
     oplist_dir: Path
-    include: str  # "traced" or "static"
+    include: str  # "static" (default): also select what kernels may call; "traced": only what runs
     fail_on_stale: bool
     fail_on_budget: bool
     targets: tuple[Target, ...]
@@ -118,7 +118,7 @@ def from_dict(data: dict, root: Path) -> Config:
         runtime_target=runtime.get("target", "runtime_size_probe"),
         kernel_libraries=tuple(Path(p) for p in data.get("kernel_libraries", ["kernels/functions.yaml"])),
         oplist_dir=Path(data.get("oplist_dir", "oplist")),
-        include=data.get("include", "traced"),
+        include=data.get("include", "static"),
         fail_on_stale=fail_on.get("stale", True),
         fail_on_budget=fail_on.get("budget", True),
         targets=tuple(targets),

@@ -131,8 +131,9 @@ class Checkout:
 
     def build_runtime(self, yaml_file: Path, dtype_selective: bool) -> Path:
         assert self.cfg is not None
+        lenient = self.cfg.include == "traced"
         return build.build(
-            build.selective_flavour(yaml_file, dtype_selective),
+            build.selective_flavour(yaml_file, dtype_selective, lenient),
             targets=("executor_runner", "runtime_size_probe"),
             source_dir=self.root / self.cfg.runtime_source,
         )

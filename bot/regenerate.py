@@ -12,8 +12,8 @@ from bot.config import Config, Model
 from bot.fileio import write_text_atomic
 from bot.oplist import SelectedOps
 
-# (runner, model path, inputs, label) -> selection; trace.trace_model in production.
-Tracer = Callable[[Path, Path, list[Path], str], SelectedOps]
+# (runner, model path, inputs, label, include reachable) -> selection; trace.trace_model in production.
+Tracer = Callable[[Path, Path, list[Path], str, bool], SelectedOps]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ def regenerate(config: Config, tracer_runner: Path, trace_model: Tracer) -> Rege
             config.root / model.path,
             [config.root / p for p in model.inputs],
             model.path.as_posix(),
+            config.include == "static",
         )
         by_model[model.path] = selection
         traced[config.per_model_yaml(model)] = selection

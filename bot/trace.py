@@ -83,12 +83,16 @@ def close_over_calls(selection: SelectedOps, calls: dict[str, tuple[str, ...]], 
     return oplist.merge([selection, extra])
 
 
-def trace_model(tracer_runner: Path, model: Path, inputs: list[Path], label: str) -> SelectedOps:
+def trace_model(
+    tracer_runner: Path, model: Path, inputs: list[Path], label: str, include_reachable: bool = True
+) -> SelectedOps:
     """Static root ops of the program, everything a run executed, and what the
     executed kernels may call on other inputs.
 
     The static parts matter: the loader needs every operator of the program and
     every op a selected kernel declares, including ones a given input never reaches.
+    With `include_reachable` False (config `include: traced`) the last part is
+    left out; such a selection needs a lenient-calls build.
     """
     try:
         program = pte.load(model)
@@ -99,6 +103,8 @@ def trace_model(tracer_runner: Path, model: Path, inputs: list[Path], label: str
         run_model(tracer_runner, model, inputs, Path(tmp) / "out", extra_args=("--trace-out", str(trace_file)))
         traced = parse_trace(trace_file.read_text(), label)
     observed = oplist.merge([oplist.from_program(program, label), traced])
+    if not include_reachable:
+        return observed
     return close_over_calls(observed, _declared_calls_cached(tracer_runner), label)
 
 

@@ -120,3 +120,23 @@ def text_size(binary: Path) -> int:
 
     with binary.open("rb") as f:
         return ELFFile(f).get_section_by_name(".text").data_size
+
+
+def test_traced_only_selection_loads_only_on_a_lenient_build(runner: Path, tmp_path: Path) -> None:
+    """config `include: traced`: addmm's untaken mul.Scalar_out call is left out of the selection."""
+    model, inputs = ZOO_DIR / "gru.pte", zoo_inputs("gru")
+    selection = trace.trace_model(trace.tracer_runner(), model, inputs, "gru", include_reachable=False)
+    assert "aten::mul.Scalar_out" not in selection.operators
+    traced_only = tmp_path / "gru.traced-only.yaml"
+    oplist.dump(selection, traced_only)
+
+    strict = build.runner_path(build.build(build.selective_flavour(traced_only)))
+    with pytest.raises(
+        BotError, match=r"missing operator aten::mul\.Scalar_out \(needed by gru, called by aten::addmm"
+    ):
+        run_model(strict, model, inputs, tmp_path / "strict")
+
+    lenient = build.runner_path(build.build(build.selective_flavour(traced_only, lenient_calls=True)))
+    ours = run_model(lenient, model, inputs, tmp_path / "lenient")
+    full = run_model(runner, model, inputs, tmp_path / "all")
+    assert all(np.array_equal(a, b) for a, b in zip(ours.outputs, full.outputs, strict=True))

@@ -8,7 +8,9 @@
 #                                     # whose ops are all selected
 #     [ROOT_OPS "aten::add.out,aten::mm.out"]
 #     [INCLUDE_ALL_OPS ON|OFF]
-#     [DTYPE_SELECTIVE ON|OFF])       # compile out dtypes no selected model uses
+#     [DTYPE_SELECTIVE ON|OFF]        # compile out dtypes no selected model uses
+#     [LENIENT_CALLS ON|OFF])         # traced-only selections: an unselected declared
+#                                     # call fails when made instead of at load
 #
 # The sources of selection are combined as a union. The selection is
 # resolved when CMake configures (and again whenever an input changes), so
@@ -18,7 +20,7 @@
 # selected_operators.yaml. A selected op that no library implements fails
 # with a message naming it.
 function(gen_selected_ops)
-  cmake_parse_arguments(ARG "" "LIB_NAME;ROOT_OPS;INCLUDE_ALL_OPS;DTYPE_SELECTIVE"
+  cmake_parse_arguments(ARG "" "LIB_NAME;ROOT_OPS;INCLUDE_ALL_OPS;DTYPE_SELECTIVE;LENIENT_CALLS"
                         "KERNEL_LIBRARIES;OPS_SCHEMA_YAML;KERNEL_SOURCES" ${ARGN})
   if(NOT ARG_LIB_NAME OR NOT ARG_KERNEL_LIBRARIES OR NOT ARG_KERNEL_SOURCES)
     message(FATAL_ERROR "gen_selected_ops needs LIB_NAME, KERNEL_LIBRARIES and KERNEL_SOURCES")
@@ -43,6 +45,9 @@ function(gen_selected_ops)
   endif()
   if(ARG_DTYPE_SELECTIVE)
     list(APPEND cmd --dtype-selective)
+  endif()
+  if(ARG_LENIENT_CALLS)
+    list(APPEND cmd --lenient-calls)
   endif()
 
   execute_process(
