@@ -31,12 +31,18 @@ def console() -> Console:
 
 
 def _selective_flavour(ops_yaml: Path, dtype_selective: bool) -> build.Flavour:
+    """Checks the yaml (and that every op it selects has a kernel) before any build starts."""
     from bot import build, oplist
+    from bot.kernel_library import KernelLibraryError, load_libraries
+    from bot.resolve import ResolveError, resolve
 
     try:
-        oplist.load_ops_yaml(ops_yaml)  # fail early, with the yaml's own message
-    except oplist.OplistError as exc:
-        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+        selection = oplist.load_ops_yaml(ops_yaml)
+        resolve(load_libraries([build.REPO_ROOT / "kernels" / "functions.yaml"]), selection)
+    except (oplist.OplistError, ResolveError, KernelLibraryError) as exc:
+        raise BotError(
+            f"{ops_yaml}: {exc}" if isinstance(exc, ResolveError) else str(exc), ExitCode.BAD_INPUT
+        ) from None
     return build.selective_flavour(ops_yaml, dtype_selective)
 
 
@@ -348,8 +354,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(func(args))
     except BotError as exc:
-        console().print(f"[red]error:[/red] {exc.message}", soft_wrap=True)
+        console().print("[red]error:[/red] ", end="")
+        console().print(exc.message, soft_wrap=True, markup=False)
         return int(exc.exit_code)
+    except OSError as exc:
+        # Disk full, permissions: whatever was being written was left as it was.
+        where = f"{exc.filename}: " if exc.filename else ""
+        console().print("[red]error:[/red] ", end="")
+        console().print(f"{where}{exc.strerror or exc}", soft_wrap=True, markup=False)
+        return int(ExitCode.IO)
     except KeyboardInterrupt:
         console().print("[red]interrupted[/red]")
         return 130

@@ -212,7 +212,8 @@ def parse(data: bytes) -> Program:
     if len(data) < 8:
         raise PteError(f"file is {len(data)} bytes, too small for a .pte")
     if data[4:8] != IDENTIFIER:
-        raise PteError(f"not an ExecuTorch program: file identifier is {data[4:8]!r}, expected {IDENTIFIER!r}")
+        seen = "".join(chr(b) if 32 <= b < 127 else "?" for b in data[4:8])
+        raise PteError(f"not an ExecuTorch program: file identifier is '{seen}', expected 'ET12'")
     r = FlatReader(data)
     try:
         root = r.root()

@@ -22,7 +22,10 @@ namespace {
 
 // Planned memory comes from the file; a corrupt size must not drive a huge
 // allocation.
-constexpr uint64_t kMaxPlannedBytes = uint64_t{1} << 32;
+#ifndef SB_MAX_PLANNED_BYTES
+#define SB_MAX_PLANNED_BYTES (1ULL << 30)
+#endif
+constexpr uint64_t kMaxPlannedBytes = SB_MAX_PLANNED_BYTES;
 // Stops a corrupt program whose jumps loop forever.
 constexpr uint64_t kMaxStepsPerInstruction = 1 << 16;
 constexpr int64_t kMaxElements = int64_t{1} << 40;
@@ -239,6 +242,10 @@ Error Method::load(const Program& program, const char* method_name, const OpRegi
           Result<const uint8_t*> data = program.constant_data(buffer_idx, nbytes);
           if (!data.ok()) return data.error;
           t.data = const_cast<uint8_t*>(data.value);  // constants are never kernel outputs
+        }
+        // Kernels read elements as their type: the data must be aligned for it.
+        if (t.data != nullptr && reinterpret_cast<uintptr_t>(t.data) % element_size(t.dtype) != 0) {
+          return invalid("tensor value %u has misaligned data", i);
         }
         v = Value::from_tensor(&t);
         break;
