@@ -22,6 +22,11 @@ if [ "${1:-}" = "--runtime" ]; then
   exit 0
 fi
 
+# clang with libFuzzer and the sanitizer runtimes, for the fuzz target.
+if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null
+fi
+
 # torch first: on these machines this resolves to a local CPU build; anything
 # that pulls torch in before would fetch a multi-GB CUDA build instead.
 pip_install "torch==2.13.0"

@@ -2,6 +2,8 @@
 //                       int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out)
 //
 // Direct 2-D convolution (1-D inputs run as height 1), with groups and dilation.
+#include <initializer_list>
+
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
 #include "util/shape.h"
@@ -52,6 +54,9 @@ Error geometry(Args args, Geometry* g) {
       weight.sizes[1] * g->groups != g->c_in) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: channels do not divide into %lld groups", kOp,
                        static_cast<long long>(g->groups));
+  }
+  for (int64_t v : {g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->groups}) {
+    if (!plausible_geometry(v)) return Error::make(ErrorCode::kInvalidArgument, "%s: implausible geometry", kOp);
   }
   if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->ph < 0 || g->pw < 0) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: stride and dilation must be >= 1, padding >= 0", kOp);

@@ -29,7 +29,8 @@ Error upsample_out_impl(KernelContext& /*ctx*/, Args args) {
     ow = size[1];
   } else if (!args[2]->is_none()) {
     const Span<const double> scales = args[2]->as_double_list;
-    if (scales.size() != 2 || !(scales[0] > 0) || !(scales[1] > 0)) {
+    const double limit = static_cast<double>(kMaxGeometry);
+    if (scales.size() != 2 || !(scales[0] > 0 && scales[0] < limit) || !(scales[1] > 0 && scales[1] < limit)) {
       return Error::make(ErrorCode::kInvalidArgument, "%s: scale_factors needs 2 positive values", kOp);
     }
     oh = static_cast<int64_t>(std::floor(static_cast<double>(in.sizes[2]) * scales[0]));

@@ -23,8 +23,8 @@ Error view_copy_out_impl(KernelContext& /*ctx*/, Args args) {
       inferred = static_cast<int32_t>(i);
     } else if (size[i] < 0) {
       return Error::make(ErrorCode::kInvalidArgument, "%s: invalid size %lld", kOp, static_cast<long long>(size[i]));
-    } else {
-      known *= size[i];
+    } else if (__builtin_mul_overflow(known, size[i], &known)) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: size overflows", kOp);
     }
   }
   if (inferred >= 0) sizes[inferred] = known == 0 ? 0 : self.numel() / known;

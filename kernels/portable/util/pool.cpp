@@ -1,5 +1,7 @@
 #include "util/pool.h"
 
+#include <initializer_list>
+
 #include "util/shape.h"
 
 namespace sb::kernels {
@@ -35,6 +37,9 @@ Error pool_geometry(const char* op, const Tensor& in, Span<const int64_t> kernel
   if (stride.empty()) {
     g->sh = g->kh;
     g->sw = g->kw;
+  }
+  for (int64_t v : {g->kh, g->kw, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw}) {
+    if (!plausible_geometry(v)) return Error::make(ErrorCode::kInvalidArgument, "%s: implausible window", op);
   }
   if (g->kh < 1 || g->kw < 1 || g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->ph < 0 || g->pw < 0 ||
       g->ph * 2 > g->kh || g->pw * 2 > g->kw) {

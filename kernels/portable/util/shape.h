@@ -30,6 +30,11 @@ void contiguous_strides(const Tensor& t, int64_t* strides);
 // <= kMaxDims (callers pass shapes they validated).
 Tensor view_with_sizes(const Tensor& t, const int64_t* sizes, int32_t rank);
 
+// Window and geometry arguments (strides, padding, dilation, kernel sizes)
+// beyond this are corrupt: they would overflow index arithmetic.
+constexpr int64_t kMaxGeometry = int64_t{1} << 24;
+inline bool plausible_geometry(int64_t v) { return v >= -kMaxGeometry && v <= kMaxGeometry; }
+
 // The product of sizes[begin:end].
 int64_t size_product(const Tensor& t, int32_t begin, int32_t end);
 
