@@ -114,6 +114,8 @@ def _failing(report: PrReport, inputs: Inputs, root: Path, body: str) -> list[st
     fail_stale = cfg.fail_on_stale if inputs.fail_on_stale is None else inputs.fail_on_stale
     fail_budget = cfg.fail_on_budget if inputs.fail_on_budget is None else inputs.fail_on_budget
     reasons = []
+    if report.first_build_error():
+        reasons.append(f"build failed: {report.first_build_error()}")
     if fail_stale and report.stale:
         reasons.append("the selected-operators yaml is stale")
     over = [t.name for t in report.targets if t.over_budget]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from bot.errors import BotError, ExitCode
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR_NAME = ".sb-build"
+COMPILER_DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (fatal )?error:")
 LOG_TAIL_LINES = 30
 
 
@@ -85,6 +87,8 @@ def first_error(log: str) -> str:
     for i, line in enumerate(lines):
         if "error:" in line.lower():
             parts = [line.strip()]
+            if COMPILER_DIAGNOSTIC.match(line.strip()):
+                return parts[0]  # what follows is the source excerpt, not more message
             for follow in lines[i + 1 :]:
                 if not follow.startswith("  ") or not follow.strip() or "error" in follow.lower():
                     break

@@ -194,6 +194,8 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
 
 
 def cmd_pr(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
     from bot import config as config_mod
     from bot import pipeline, report, report_io
     from bot.fileio import write_text_atomic
@@ -207,18 +209,20 @@ def cmd_pr(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(result), indent=2))
     else:
-        console().print(report.summary_line(result))
+        out = Console(highlight=False)
+        out.print(report.summary_line(result), markup=False)
         for target in result.targets:
             size = f"{target.head.stripped:,} bytes" if target.head else "not built"
             delta = f" ({target.delta:+,})" if target.delta is not None else ""
-            console().print(
+            out.print(
                 f"  {target.name}: {size}{delta}" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else "")
             )
-        console().print(f"report written to {args.output}")
+        out.print(f"report written to {args.output}", markup=False, soft_wrap=True)
+    if result.first_build_error():
+        raise BotError(f"{result.first_build_error()} (log tail in {args.output})", ExitCode.BUILD)
     cfg = config_mod.load(args.root.resolve())
-    failing = (cfg.fail_on_stale and result.stale) or (
-        cfg.fail_on_budget and any(t.over_budget for t in result.targets)
-    )
+    over_budget = any(t.over_budget for t in result.targets)
+    failing = (cfg.fail_on_stale and result.stale) or (cfg.fail_on_budget and over_budget)
     return ExitCode.FINDINGS if failing else ExitCode.OK
 
 

@@ -82,6 +82,12 @@ class PrReport:
     changed_files: tuple[str, ...] = field(default=())
     graph_added: tuple[depgraph.Edge, ...] = ()  # op -> op edges new in head's kernels
     graph_removed: tuple[depgraph.Edge, ...] = ()
+    build_error: str = ""  # the head's kernels do not build: nothing else could be checked
+
+    def first_build_error(self) -> str:
+        """The first failing build's message line, or ""."""
+        errors = [self.build_error] + [f"target {t.name}: {t.build_error}" for t in self.targets if t.build_error]
+        return next((e.split("\n", 1)[0] for e in errors if e), "")
 
     @property
     def stale(self) -> bool:
@@ -165,7 +171,20 @@ def run_pr(
     base = Checkout.open(base_root, _load_or_none(base_root))
 
     progress("building the model tracer at head")
-    tracer = build.runner_path(build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source))
+    try:
+        tracer = build.runner_path(build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source))
+    except BotError as exc:
+        if exc.exit_code != ExitCode.BUILD:
+            raise
+        return PrReport(
+            base_ref=base_ref,
+            base_sha=base_sha,
+            head_sha=head_commit if head_ref else "working tree",
+            targets=(),
+            stale_files=(),
+            changed_files=tuple(changed),
+            build_error=exc.message + ("\n" + exc.detail if exc.detail else ""),
+        )
     progress(f"tracing {len(cfg.models())} models")
     regenerated = regenerate.regenerate(cfg, tracer, trace.trace_model)
     stale_paths = tuple(p.as_posix() for p in regenerate.stale_files(cfg, regenerated))

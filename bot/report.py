@@ -73,6 +73,8 @@ def summary_line(report: PrReport) -> str:
         parts.append(f"{len(stale)} stale yaml")
     if broken:
         parts.append(f"{len(broken)} target(s) fail at load")
+    if report.build_error:
+        return "❌ the head's kernels do not build: nothing else could be checked"
     if not stale and not broken and not new and delta == 0:
         return "✅ **No change**: " + ", ".join(parts)
     icon = "❌" if broken else "⚠️" if stale else "📦"
@@ -204,10 +206,11 @@ def _chart(report: PrReport) -> list[str]:
 
 def _build_errors(report: PrReport) -> list[str]:
     lines = []
-    for t in report.targets:
-        if t.build_error:
-            message, _, log = t.build_error.partition("\n")
-            lines += [f"#### {text(t.name)}: build failed", "", text(message), ""]
+    failures = [("head kernels", report.build_error)] + [(t.name, t.build_error) for t in report.targets]
+    for name, error in failures:
+        if error:
+            message, _, log = error.partition("\n")
+            lines += [f"#### {text(name)}: build failed", "", text(message), ""]
             if log:
                 escaped = html.escape(log).replace("@", "&#64;")
                 lines += ["<details><summary>build log (tail)</summary>", "", f"<pre>{escaped}</pre>", "</details>", ""]

@@ -75,6 +75,7 @@ def loads(text: str, source: str) -> tuple[PrReport, dict[str, object]]:
             changed_files=tuple(r["changed_files"]),
             graph_added=tuple(Edge(**e) for e in r.get("graph_added", [])),
             graph_removed=tuple(Edge(**e) for e in r.get("graph_removed", [])),
+            build_error=r.get("build_error", ""),
         )
         return report, dict(data.get("pr") or {})
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
