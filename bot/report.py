@@ -27,7 +27,7 @@ def text(value: object) -> str:
         if ch in "&<>\"'":
             out.append(html.escape(ch, quote=True))
         elif ch == "@":
-            out.append("&#64;")
+            out.append("&#64;&#8203;")  # a zero-width space after @: never a mention
         elif ch in _MARKDOWN_SPECIAL:
             out.append("\\" + ch)
         else:
@@ -39,7 +39,8 @@ def code(value: object) -> str:
     """PR-controlled text in monospace. <code> with entities, since a backtick in
     the value could close a markdown code span."""
     escaped = html.escape(" ".join(str(value).split()), quote=True)
-    return "<code>" + escaped.replace("@", "&#64;").replace("|", "&#124;").replace("`", "&#96;") + "</code>"
+    escaped = escaped.replace("@", "&#64;&#8203;").replace("|", "&#124;").replace("`", "&#96;")
+    return "<code>" + escaped + "</code>"
 
 
 def _bytes(n: int | None) -> str:
@@ -212,7 +213,7 @@ def _build_errors(report: PrReport) -> list[str]:
             message, _, log = error.partition("\n")
             lines += [f"#### {text(name)}: build failed", "", text(message), ""]
             if log:
-                escaped = html.escape(log).replace("@", "&#64;")
+                escaped = html.escape(log).replace("@", "&#64;&#8203;")
                 lines += ["<details><summary>build log (tail)</summary>", "", f"<pre>{escaped}</pre>", "</details>", ""]
     return ["### Build failures", "", *lines] if lines else []
 
