@@ -24,6 +24,9 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # name the file the user asked for
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

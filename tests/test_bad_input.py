@@ -102,7 +102,9 @@ def test_compiler_failure_shows_the_log_tail_in_the_report(base_repo: Path, tmp_
     assert "Build failures" in text and "build log (tail)" in text and "undeclared_thing" in text
 
 
-def test_disk_full_while_writing_yaml_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_disk_full_while_writing_yaml_leaves_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "merged.yaml"
     target.write_text("previous content\n")
     # Every temporary file the atomic writer opens is /dev/full: writes fail with ENOSPC.
@@ -114,6 +116,7 @@ def test_disk_full_while_writing_yaml_leaves_the_old_file(tmp_path: Path, monkey
     monkeypatch.setattr(tempfile, "mkstemp", full_device)
     source = REPO_ROOT / "models" / "oplist" / "gru.yaml"
     assert cli.main(["aggregate", str(source), "-o", str(target)]) == ExitCode.IO
+    assert capsys.readouterr().err.strip() == f"error: {target}: No space left on device"
     assert target.read_text() == "previous content\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["merged.yaml"]
     assert (ZOO_DIR / "gru.pte").is_file()
