@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import pr, runtime, selective
+from benchmarks import depgraph_fuzz, pr, runtime, selective
 from bot.fileio import write_text_atomic
 
 OUT = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
@@ -25,6 +25,7 @@ def main() -> int:
             *runtime.section(Path(tmp) / "runtime"),
             *selective.section(Path(tmp) / "selective"),
             *pr.section(Path(tmp) / "pr"),
+            *depgraph_fuzz.section(Path(tmp) / "graph-fuzz"),
         ]
     write_text_atomic(OUT, "\n".join(lines))
     print(f"wrote {OUT}")
