@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from bot import build
+    from bot import oplist as oplist_mod
 
 
 @functools.cache
@@ -96,6 +97,18 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     return ExitCode.FINDINGS if failures else ExitCode.OK
 
 
+def _emit_selection(selection: oplist_mod.SelectedOps, output: Path | None) -> int:
+    """A selection as yaml: to `output` (atomically), or to stdout."""
+    from bot import oplist
+
+    if output is None:
+        sys.stdout.write(oplist.dumps(selection))
+    else:
+        oplist.dump(selection, output)
+        print(f"wrote {output} ({len(selection.operators)} operators)", file=sys.stderr)
+    return ExitCode.OK
+
+
 def cmd_oplist(args: argparse.Namespace) -> int:
     from bot import oplist, pte
 
@@ -111,12 +124,7 @@ def cmd_oplist(args: argparse.Namespace) -> int:
             selection = oplist.from_program(pte.load(args.model), label)
         except pte.PteError as exc:
             raise BotError(str(exc), ExitCode.BAD_INPUT) from None
-    if args.output is None:
-        sys.stdout.write(oplist.dumps(selection))
-    else:
-        oplist.dump(selection, args.output)
-        print(f"wrote {args.output} ({len(selection.operators)} operators)", file=sys.stderr)
-    return ExitCode.OK
+    return _emit_selection(selection, args.output)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -152,12 +160,7 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
         merged = oplist.merge(oplist.load(path) for path in args.yamls)
     except oplist.OplistError as exc:
         raise BotError(str(exc), ExitCode.BAD_INPUT) from None
-    if args.output is None:
-        sys.stdout.write(oplist.dumps(merged))
-    else:
-        oplist.dump(merged, args.output)
-        print(f"wrote {args.output} ({len(merged.operators)} operators)", file=sys.stderr)
-    return ExitCode.OK
+    return _emit_selection(merged, args.output)
 
 
 def cmd_regenerate(args: argparse.Namespace) -> int:
