@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "atomic_file.h"
+
 namespace sb::runner {
 namespace {
 
@@ -116,20 +118,10 @@ Error write_npy(const std::string& path, const Tensor& tensor) {
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
 
-  const std::string tmp = path + ".tmp";
-  FILE* f = fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot create output file", path.c_str());
-  const uint8_t preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(header.size() & 0xff),
-                                static_cast<uint8_t>(header.size() >> 8)};
-  bool ok = fwrite(preamble, 1, sizeof preamble, f) == sizeof preamble;
-  ok = ok && fwrite(header.data(), 1, header.size(), f) == header.size();
-  ok = ok && (tensor.nbytes() == 0 || fwrite(tensor.data, 1, tensor.nbytes(), f) == tensor.nbytes());
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-    remove(tmp.c_str());
-    return Error::make(ErrorCode::kInvalidArgument, "%s: write failed (disk full?)", path.c_str());
-  }
-  return Error();
+  const char preamble[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<char>(header.size() & 0xff),
+                             static_cast<char>(header.size() >> 8)};
+  return write_file_atomic(path, {std::string_view(preamble, sizeof preamble), header,
+                                  std::string_view(static_cast<const char*>(tensor.data), tensor.nbytes())});
 }
 
 }  // namespace sb::runner

@@ -1,6 +1,6 @@
 #include "trace_recorder.h"
 
-#include <cstdio>
+#include "atomic_file.h"
 
 namespace sb::runner {
 namespace {
@@ -30,17 +30,9 @@ void TraceRecorder::on_invoke(const KernelDef& def, const KernelDef* caller, Arg
 }
 
 Error TraceRecorder::write(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
-  FILE* f = fopen(tmp.c_str(), "w");
-  if (f == nullptr) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot create trace file", path.c_str());
-  bool ok = true;
-  for (const std::string& line : records_) ok = ok && fprintf(f, "%s\n", line.c_str()) > 0;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-    remove(tmp.c_str());
-    return Error::make(ErrorCode::kInvalidArgument, "%s: write failed (disk full?)", path.c_str());
-  }
-  return Error();
+  std::string text;
+  for (const std::string& line : records_) text += line + '\n';
+  return write_file_atomic(path, {text});
 }
 
 }  // namespace sb::runner
