@@ -60,6 +60,17 @@ def out_of_range_argument(data: bytes) -> bytes:
     return patch(data, start, "i", 10_000_000)
 
 
+def output_into_constant(data: bytes) -> bytes:
+    """The first convolution writes its output (and return value) into its own weight."""
+    r, plan = plan_table(data)
+    args = r.table(r.tables(r.tables(plan, 5)[0], 2)[0], 1)
+    start, length = r.vector(args, 1, 4)
+    weight = struct.unpack_from("<i", data, start + 4)[0]
+    for slot in (length - 2, length - 1):
+        data = patch(data, start + 4 * slot, "i", weight)
+    return data
+
+
 def tensors_with_field(data: bytes, field: int) -> list[int]:
     program = pte.parse(data)
     r = pte.FlatReader(data)
@@ -114,6 +125,7 @@ CORRUPTIONS: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "constant_index": (out_of_range_constant_index, "constant"),
     "values_length": (huge_values_vector, "out of bounds"),
     "unsupported_op": (unknown_operator, "missing operator aten::relX.out (needed by corrupt)"),
+    "output_into_constant": (output_into_constant, "would write into constant data"),
 }
 
 

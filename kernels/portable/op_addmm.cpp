@@ -29,6 +29,6 @@ Error addmm_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef addmm_out{kOp, "TTTssT", &addmm_out_impl, kCalls};
+extern const KernelDef addmm_out{kOp, "TTTss|T", &addmm_out_impl, kCalls};
 
 }  // namespace sb::kernels

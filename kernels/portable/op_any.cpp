@@ -45,6 +45,6 @@ Error any_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef any_out{kOp, "TibT", &any_out_impl, {}};
+extern const KernelDef any_out{kOp, "Tib|T", &any_out_impl, {}};
 
 }  // namespace sb::kernels

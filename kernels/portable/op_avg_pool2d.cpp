@@ -61,6 +61,6 @@ Error avg_pool_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef avg_pool2d_out{kOp, "TIIIbbnT", &avg_pool_out_impl, {}};
+extern const KernelDef avg_pool2d_out{kOp, "TIIIbbn|T", &avg_pool_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -34,6 +34,6 @@ Error bmm_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef bmm_out{kOp, "TTT", &bmm_out_impl, {}};
+extern const KernelDef bmm_out{kOp, "TT|T", &bmm_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -54,6 +54,6 @@ Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef cat_out{kOp, "LiT", &cat_out_impl, {}};
+extern const KernelDef cat_out{kOp, "Li|T", &cat_out_impl, {}};
 
 }  // namespace sb::kernels

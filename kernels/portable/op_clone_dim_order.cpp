@@ -20,6 +20,6 @@ Error clone_dim_order_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef _clone_dim_order_out{kOp, "TbJT", &clone_dim_order_out_impl, kCalls};
+extern const KernelDef _clone_dim_order_out{kOp, "TbJ|T", &clone_dim_order_out_impl, kCalls};
 
 }  // namespace sb::kernels

@@ -134,6 +134,6 @@ Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef convolution_out{kOp, "TTtIIIbIiT", &convolution_out_impl, {}};
+extern const KernelDef convolution_out{kOp, "TTtIIIbIi|T", &convolution_out_impl, {}};
 
 }  // namespace sb::kernels

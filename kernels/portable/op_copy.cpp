@@ -22,6 +22,6 @@ Error copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef copy_out{kOp, "TTbT", &copy_out_impl, {}};
+extern const KernelDef copy_out{kOp, "TTb|T", &copy_out_impl, {}};
 
 }  // namespace sb::kernels

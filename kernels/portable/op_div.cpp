@@ -14,6 +14,6 @@ Error div_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef div_out{kOp, "TTT", &div_out_impl, {}};
+extern const KernelDef div_out{kOp, "TT|T", &div_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -48,6 +48,6 @@ Error embedding_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef embedding_out{kOp, "TTibbT", &embedding_out_impl, {}};
+extern const KernelDef embedding_out{kOp, "TTibb|T", &embedding_out_impl, {}};
 
 }  // namespace sb::kernels

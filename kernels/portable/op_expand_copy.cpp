@@ -40,6 +40,6 @@ Error expand_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef expand_copy_out{kOp, "TIbT", &expand_copy_out_impl, {}};
+extern const KernelDef expand_copy_out{kOp, "TIb|T", &expand_copy_out_impl, {}};
 
 }  // namespace sb::kernels

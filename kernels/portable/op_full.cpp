@@ -21,6 +21,6 @@ Error full_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef full_out{kOp, "IsT", &full_out_impl, {}};
+extern const KernelDef full_out{kOp, "Is|T", &full_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -17,6 +17,6 @@ Error full_like_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef full_like_out{kOp, "TsnT", &full_like_out_impl, {}};
+extern const KernelDef full_like_out{kOp, "Tsn|T", &full_like_out_impl, {}};
 
 }  // namespace sb::kernels

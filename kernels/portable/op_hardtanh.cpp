@@ -16,6 +16,6 @@ Error hardtanh_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef hardtanh_out{kOp, "TssT", &hardtanh_out_impl, kCalls};
+extern const KernelDef hardtanh_out{kOp, "Tss|T", &hardtanh_out_impl, kCalls};
 
 }  // namespace sb::kernels

@@ -19,6 +19,6 @@ Error log_softmax_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef _log_softmax_out{kOp, "TibT", &log_softmax_out_impl, kCalls};
+extern const KernelDef _log_softmax_out{kOp, "Tib|T", &log_softmax_out_impl, kCalls};
 
 }  // namespace sb::kernels

@@ -58,6 +58,6 @@ Error max_pool_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef max_pool2d_with_indices_out{kOp, "TIIIIbTT", &max_pool_out_impl, {}};
+extern const KernelDef max_pool2d_with_indices_out{kOp, "TIIIIb|TT", &max_pool_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -27,6 +27,6 @@ Error mean_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef mean_out{kOp, "TJbnT", &mean_out_impl, kCalls};
+extern const KernelDef mean_out{kOp, "TJbn|T", &mean_out_impl, kCalls};
 
 }  // namespace sb::kernels

@@ -31,6 +31,6 @@ Error mm_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef mm_out{kOp, "TTT", &mm_out_impl, {}};
+extern const KernelDef mm_out{kOp, "TT|T", &mm_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error mul_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef mul_Scalar_out{kOp, "TsT", &mul_scalar_out_impl, {}};
+extern const KernelDef mul_Scalar_out{kOp, "Ts|T", &mul_scalar_out_impl, {}};
 
 }  // namespace sb::kernels

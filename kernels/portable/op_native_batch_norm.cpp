@@ -61,6 +61,6 @@ Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef _native_batch_norm_legit_no_training_out{kOp, "TttTTddTTT", &batch_norm_out_impl, {}};
+extern const KernelDef _native_batch_norm_legit_no_training_out{kOp, "TttTTdd|TTT", &batch_norm_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -79,6 +79,6 @@ Error layer_norm_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef native_layer_norm_out{kOp, "TIttdTTT", &layer_norm_out_impl, {}};
+extern const KernelDef native_layer_norm_out{kOp, "TIttd|TTT", &layer_norm_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -38,6 +38,6 @@ Error permute_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef permute_copy_out{kOp, "TIT", &permute_copy_out_impl, {}};
+extern const KernelDef permute_copy_out{kOp, "TI|T", &permute_copy_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error scalar_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef scalar_tensor_out{kOp, "sT", &scalar_tensor_out_impl, {}};
+extern const KernelDef scalar_tensor_out{kOp, "s|T", &scalar_tensor_out_impl, {}};
 
 }  // namespace sb::kernels

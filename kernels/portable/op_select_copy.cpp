@@ -39,6 +39,6 @@ Error select_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef select_copy_int_out{kOp, "TiiT", &select_copy_out_impl, {}};
+extern const KernelDef select_copy_int_out{kOp, "Tii|T", &select_copy_out_impl, {}};
 
 }  // namespace sb::kernels

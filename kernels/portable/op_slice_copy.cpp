@@ -39,6 +39,6 @@ Error slice_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef slice_copy_Tensor_out{kOp, "TinniT", &slice_copy_out_impl, {}};
+extern const KernelDef slice_copy_Tensor_out{kOp, "Tinni|T", &slice_copy_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -48,6 +48,6 @@ Error softmax_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef _softmax_out{kOp, "TibT", &softmax_out_impl, {}};
+extern const KernelDef _softmax_out{kOp, "Tib|T", &softmax_out_impl, {}};
 
 }  // namespace sb::kernels

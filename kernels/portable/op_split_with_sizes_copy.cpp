@@ -46,6 +46,6 @@ Error split_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef split_with_sizes_copy_out{kOp, "TIiL", &split_copy_out_impl, {}};
+extern const KernelDef split_with_sizes_copy_out{kOp, "TIi|L", &split_copy_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -30,6 +30,6 @@ Error squeeze_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef squeeze_copy_dims_out{kOp, "TIT", &squeeze_copy_out_impl, {}};
+extern const KernelDef squeeze_copy_dims_out{kOp, "TI|T", &squeeze_copy_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -40,6 +40,6 @@ Error sum_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sum_IntList_out{kOp, "TJbnT", &sum_out_impl, {}};
+extern const KernelDef sum_IntList_out{kOp, "TJbn|T", &sum_out_impl, {}};
 
 }  // namespace sb::kernels

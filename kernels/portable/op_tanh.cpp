@@ -17,6 +17,6 @@ Error tanh_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef tanh_out{kOp, "TT", &tanh_out_impl, {}};
+extern const KernelDef tanh_out{kOp, "T|T", &tanh_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -22,6 +22,6 @@ Error to_dim_order_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef _to_dim_order_copy_out{kOp, "TbJT", &to_dim_order_copy_out_impl, {}};
+extern const KernelDef _to_dim_order_copy_out{kOp, "TbJ|T", &to_dim_order_copy_out_impl, {}};
 
 }  // namespace sb::kernels

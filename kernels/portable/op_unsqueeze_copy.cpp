@@ -24,6 +24,6 @@ Error unsqueeze_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef unsqueeze_copy_out{kOp, "TiT", &unsqueeze_copy_out_impl, {}};
+extern const KernelDef unsqueeze_copy_out{kOp, "Ti|T", &unsqueeze_copy_out_impl, {}};
 
 }  // namespace sb::kernels

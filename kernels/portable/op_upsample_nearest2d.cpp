@@ -69,6 +69,6 @@ Error upsample_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef upsample_nearest2d_vec_out{kOp, "TJET", &upsample_out_impl, {}};
+extern const KernelDef upsample_nearest2d_vec_out{kOp, "TJE|T", &upsample_out_impl, {}};
 
 }  // namespace sb::kernels

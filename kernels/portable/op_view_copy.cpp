@@ -35,6 +35,6 @@ Error view_copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef view_copy_out{kOp, "TIT", &view_copy_out_impl, {}};
+extern const KernelDef view_copy_out{kOp, "TI|T", &view_copy_out_impl, {}};
 
 }  // namespace sb::kernels

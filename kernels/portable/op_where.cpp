@@ -39,6 +39,6 @@ Error where_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef where_self_out{kOp, "TTTT", &where_out_impl, {}};
+extern const KernelDef where_self_out{kOp, "TTT|T", &where_out_impl, {}};
 
 }  // namespace sb::kernels

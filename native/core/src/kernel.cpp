@@ -54,8 +54,20 @@ const char* kind_name(char kind) {
 
 }  // namespace
 
+size_t arity(const KernelDef& def) {
+  size_t n = 0;
+  for (const char* p = def.signature; *p; ++p) n += *p != '|';
+  return n;
+}
+
+bool is_output(const KernelDef& def, size_t i) {
+  const char* bar = strchr(def.signature, '|');
+  const size_t first_out = bar ? static_cast<size_t>(bar - def.signature) : arity(def);
+  return i >= first_out;
+}
+
 Error check_signature(const KernelDef& def, Args args, CallSite site) {
-  const size_t expected = strlen(def.signature);
+  const size_t expected = arity(def);
   const size_t returned = site == CallSite::kProgram ? 1 : 0;
   if (args.size() != expected + returned) {
     return Error::make(ErrorCode::kInvalidProgram, "%s takes %zu arguments, the call passes %zu", def.op,
@@ -68,11 +80,13 @@ Error check_signature(const KernelDef& def, Args args, CallSite site) {
                          tag_name(tag));
     }
   }
-  for (size_t i = 0; i < expected; ++i) {
+  const char* kinds = def.signature;
+  for (size_t i = 0; i < expected; ++i, ++kinds) {
+    if (*kinds == '|') ++kinds;
     const Tag tag = args[i] ? args[i]->tag : Tag::kNone;
-    if (!tag_matches(def.signature[i], tag)) {
+    if (!tag_matches(*kinds, tag)) {
       return Error::make(ErrorCode::kInvalidProgram, "%s argument %zu is a %s, expected a %s", def.op, i,
-                         tag_name(tag), kind_name(def.signature[i]));
+                         tag_name(tag), kind_name(*kinds));
     }
   }
   return Error();

@@ -52,6 +52,22 @@ bool supported_dtype(int8_t t) {
   }
 }
 
+bool is_constant(const Tensor* t, const Program& program) {
+  const auto* p = static_cast<const uint8_t*>(t ? t->data : nullptr);
+  return p != nullptr && p >= program.data() && p < program.data() + program.size();
+}
+
+// Outputs must be planned memory; constants live in the caller's program bytes.
+bool writes_constant(const Value& v, const Program& program) {
+  if (v.is_tensor()) return is_constant(v.as_tensor, program);
+  if (v.tag == Tag::kTensorList || v.tag == Tag::kOptionalTensorList) {
+    for (const Tensor* t : v.as_tensor_list) {
+      if (is_constant(t, program)) return true;
+    }
+  }
+  return false;
+}
+
 template <typename T>
 T* alloc_array(size_t n) {
   return static_cast<T*>(calloc(n == 0 ? 1 : n, sizeof(T)));
@@ -433,6 +449,11 @@ Error Method::load(const Program& program, const char* method_name, const OpRegi
         }
         if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
           return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", k, err.message());
+        }
+        for (uint32_t a = 0; a < out.num_args; ++a) {
+          if (is_output(*out.kernel, a) && writes_constant(*out.args[a], program)) {
+            return invalid("instruction %u would write into constant data (argument %u)", k, a);
+          }
         }
         break;
       }

@@ -2,10 +2,11 @@
 //
 // Each kernel file defines one `const KernelDef` per op it implements:
 //
-//   const KernelDef mean_out{"aten::mean.out", "TJbnT", &mean_out_impl, kMeanCalls};
+//   const KernelDef mean_out{"aten::mean.out", "TJbn|T", &mean_out_impl, kMeanCalls};
 //
-// `signature` lists the kinds of the op's arguments in schema order (out
-// arguments included). A program's KernelCall passes one more, trailing
+// `signature` lists the kinds of the op's arguments in schema order; the out
+// arguments follow a '|' (the loader refuses a call that would write into
+// constant data). A program's KernelCall passes one more, trailing
 // value: what the op returns (the out tensor again, or a list of the outs);
 // kernels ignore it. The loader checks every call site against the
 // signature, so a kernel can read its arguments without re-checking tags:
@@ -47,6 +48,13 @@ enum class CallSite : uint8_t {
 
 // Checks `args` against `def.signature`; the message names the op and argument.
 Error check_signature(const KernelDef& def, Args args, CallSite site);
+
+// Number of arguments `def` takes (the signature without its '|').
+size_t arity(const KernelDef& def);
+
+// Whether argument `i` of a call is written (an out argument, or the
+// returned value a program call passes last).
+bool is_output(const KernelDef& def, size_t i);
 
 // Runs `def` on `args`; `caller` is the kernel that dispatched to it, or
 // nullptr for a call straight from the program.
