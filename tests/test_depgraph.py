@@ -94,12 +94,12 @@ Error after_activation(KernelContext& ctx, Args args) {{
 
 
 def use_helper(op: str) -> tuple[str, str]:
-    old = f'extern const KernelDef {op}_out{{kOp, "TT", &{op}_out_impl, {{}}}};'
+    old = f'extern const KernelDef {op}_out{{kOp, "T|T", &{op}_out_impl, {{}}}};'
     new = f"""Error {op}_then_helper(KernelContext& ctx, Args args) {{
   Error err = {op}_out_impl(ctx, args);
   return err.ok() ? after_activation(ctx, args) : err;
 }}
-extern const KernelDef {op}_out{{kOp, "TT", &{op}_then_helper, {{}}}};"""
+extern const KernelDef {op}_out{{kOp, "T|T", &{op}_then_helper, {{}}}};"""
     return old, new
 
 
