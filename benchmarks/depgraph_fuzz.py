@@ -62,6 +62,8 @@ def graph_section(work: Path) -> list[str]:
 
 
 def fuzz_section(work: Path) -> list[str]:
+    artifacts = ROOT / build.BUILD_DIR_NAME / "fuzz-artifacts"  # kept: a crash must be reproducible
+    artifacts.mkdir(parents=True, exist_ok=True)
     if shutil.which("clang++") is None:
         return ["## Fuzzing", "", "clang++ not installed: run scripts/setup.sh.", ""]
     fuzzer = build.build(FUZZ, targets=("pte_fuzzer",)) / "pte_fuzzer"
@@ -69,16 +71,17 @@ def fuzz_section(work: Path) -> list[str]:
     corpus.mkdir(parents=True)
     for model in (ROOT / "models" / "zoo").glob("*.pte"):
         shutil.copy2(model, corpus)
+    started = time.time()
     proc = subprocess.run(
         [str(fuzzer), f"-max_total_time={FUZZ_SECONDS}", "-rss_limit_mb=2048", "-print_final_stats=1",
-         f"-artifact_prefix={work}/", str(corpus)],
+         f"-artifact_prefix={artifacts}/", str(corpus)],
         capture_output=True,
         text=True,
     )  # fmt: skip
     stats = dict(re.findall(r"^stat::(\w+):\s+(\d+)", proc.stderr, re.MULTILINE))
     last = [ln for ln in proc.stderr.splitlines() if re.match(r"#\d+", ln)]
     cov = re.search(r"cov: (\d+) ft: (\d+)", last[-1]) if last else None
-    crashes = sorted(p.name for p in work.glob("crash-*"))
+    crashes = sorted(p.name for p in artifacts.glob("crash-*") if p.stat().st_mtime >= started)
     runs = int(stats.get("number_of_executed_units", 0))
     seconds = max(int(stats.get("total_time", FUZZ_SECONDS)), 1)
     return [
@@ -94,7 +97,7 @@ def fuzz_section(work: Path) -> list[str]:
         f"| coverage (edges, `cov`) | {cov.group(1) if cov else 'n/a'} |",
         f"| features (`ft`) | {cov.group(2) if cov else 'n/a'} |",
         f"| corpus units at the end | {len(list(corpus.iterdir()))} |",
-        f"| crashes | {len(crashes)} {' '.join(crashes)} |",
+        f"| crashes (kept in `{build.BUILD_DIR_NAME}/fuzz-artifacts/`) | {len(crashes)} {' '.join(crashes)} |",
         "",
         "Crashes found while building this (one so far: misaligned constant data) are fixed and replayed",
         "by `tests/test_runtime_sanitized.py` from `tests/fuzz/crashes/`.",
