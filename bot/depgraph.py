@@ -232,11 +232,14 @@ def from_build(build_dir: Path, library: dict[str, KernelEntry]) -> Graph:
     return build_graph(objects, library)
 
 
-def graph_for_checkout(source_root: Path, library: dict[str, KernelEntry]) -> Graph:
-    """Builds the kernel library of a checkout (all kernels, as the tracer does) and reads its graph."""
+def graph_for_checkout(runtime_source: Path, library: dict[str, KernelEntry]) -> Graph:
+    """Builds a checkout's kernel library (all kernels, as the tracer does) and reads its graph.
+
+    `runtime_source` is the CMake project, e.g. <checkout>/native.
+    """
     from bot import build, trace
 
-    build_dir = build.build(trace.TRACER, targets=("sb_selected_kernels",), source_dir=source_root / "native")
+    build_dir = build.build(trace.TRACER, targets=("sb_selected_kernels",), source_dir=runtime_source)
     return from_build(build_dir, library)
 
 

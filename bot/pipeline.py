@@ -116,8 +116,8 @@ class Checkout:
         if cfg is None:
             return Checkout(root, None, {}, {})
         library = load_libraries([root / p for p in cfg.kernel_libraries])
-        kernel_root = root / "kernels"
-        sources = sorted(kernel_root.rglob("*.cpp")) if kernel_root.is_dir() else []
+        # Kernel sources live beside their library's functions.yaml.
+        sources = sorted({src for p in cfg.kernel_libraries for src in (root / p).parent.rglob("*.cpp")})
         by_op = op_sources(library, sources)
         by_source: dict[str, list[str]] = {}
         for op, path in by_op.items():
@@ -129,7 +129,7 @@ class Checkout:
         if self.cfg is None:
             return None
         try:
-            return depgraph.graph_for_checkout(self.root, self.library)
+            return depgraph.graph_for_checkout(self.root / self.cfg.runtime_source, self.library)
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
@@ -159,6 +159,7 @@ def run_pr(
     base_sha = git.merge_base(repo, git.resolve(repo, base_ref), head_commit)
     head_root = git.worktree(repo, head_commit, cache, role="head") if head_ref else repo
     changed = git.changed_files(repo, base_sha, head_commit if head_ref else None)
+    head_label = head_commit if head_ref else "working tree"
 
     cfg = config.load(head_root)
     if only_targets:
@@ -179,7 +180,7 @@ def run_pr(
         return PrReport(
             base_ref=base_ref,
             base_sha=base_sha,
-            head_sha=head_commit if head_ref else "working tree",
+            head_sha=head_label,
             targets=(),
             stale_files=(),
             changed_files=tuple(changed),
@@ -204,7 +205,7 @@ def run_pr(
     return PrReport(
         base_ref=base_ref,
         base_sha=base_sha,
-        head_sha=head_commit if head_ref else "working tree",
+        head_sha=head_label,
         targets=tuple(targets),
         stale_files=stale_paths,
         changed_files=tuple(changed),

@@ -30,7 +30,7 @@ def checkout(path: Path, edits: dict[str, tuple[str, str]] | None = None, extra:
 
 
 def graph(root: Path) -> depgraph.Graph:
-    return depgraph.graph_for_checkout(root, LIBRARY)
+    return depgraph.graph_for_checkout(root / "native", LIBRARY)
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ Error slice_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   if (end < start) end = start;
   int64_t sizes[kMaxDims];
   for (int32_t d = 0; d < self.dim; ++d) sizes[d] = self.sizes[d];
-  sizes[dim] = (end - start + step - 1) / step;
+  sizes[dim] = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for any step
   if (!(err = check_shape(kOp, "out", out, sizes, self.dim)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   copy_slice(self, dim, start, step, out);

@@ -21,8 +21,9 @@ Error split_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   }
   int64_t total = 0;
   for (int64_t s : split) {
-    if (s < 0) return Error::make(ErrorCode::kInvalidArgument, "%s: negative split size", kOp);
-    total += s;
+    if (s < 0 || __builtin_add_overflow(total, s, &total)) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: invalid split size %lld", kOp, static_cast<long long>(s));
+    }
   }
   if (total != self.sizes[dim]) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: sizes sum to %lld, dim has %lld", kOp,
