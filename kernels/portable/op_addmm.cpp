@@ -3,6 +3,7 @@
 // Composite, as ATen decomposes it: mm into out, scale by alpha when it is
 // not 1, then add beta * self (broadcast) in place, through the dispatcher.
 #include "sb/kernel.h"
+#include "util/matmul.h"
 
 namespace sb::kernels {
 namespace {
@@ -15,14 +16,17 @@ Error addmm_out_impl(KernelContext& ctx, Args args) {
   Value* beta = args[3];
   Value* alpha = args[4];
   Value* out = args[5];
-  Value* mm_args[] = {args[1], args[2], out};
-  Error err = ctx.call("aten::mm.out", mm_args);
+  const bool use_self = beta->scalar_as_double() != 0.0;  // ATen ignores self then, even NaNs
+  // mm writes out before self is read, so out must not share self's bytes.
+  Error err = use_self ? check_no_overlap(kOp, *out->as_tensor, *self->as_tensor, *self->as_tensor) : Error();
   if (!err.ok()) return err;
+  Value* mm_args[] = {args[1], args[2], out};
+  if (!(err = ctx.call("aten::mm.out", mm_args)).ok()) return err;
   if (alpha->scalar_as_double() != 1.0) {
     Value* scale_args[] = {out, alpha, out};
     if (!(err = ctx.call("aten::mul.Scalar_out", scale_args)).ok()) return err;
   }
-  if (beta->scalar_as_double() == 0.0) return Error();  // ATen ignores self then, even NaNs
+  if (!use_self) return Error();
   Value* add_args[] = {out, self, beta, out};
   return ctx.call("aten::add.out", add_args);
 }
