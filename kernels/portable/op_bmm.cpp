@@ -18,16 +18,11 @@ Error bmm_out_impl(KernelContext& /*ctx*/, Args args) {
   }
   const int64_t batch = a.sizes[0], m = a.sizes[1], k = a.sizes[2], n = b.sizes[2];
   const int64_t sizes[] = {batch, m, n};
-  Error err = check_shape(kOp, "out", out, sizes, 3);
+  Error err = check_product(kOp, a, b, out, sizes, 3);
   if (!err.ok()) return err;
-  if (!(err = check_dtype(kOp, "self", a, out.dtype)).ok()) return err;
-  if (!(err = check_dtype(kOp, "mat2", b, out.dtype)).ok()) return err;
-  if (!(err = check_no_overlap(kOp, out, a, b)).ok()) return err;
   return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
-    for (int64_t i = 0; i < batch; ++i) {
-      matmul<T>(a.data_as<T>() + i * m * k, b.data_as<T>() + i * k * n, out.data_as<T>() + i * m * n, m, k, n);
-    }
+    batched_matmul<T>(a.data_as<T>(), b.data_as<T>(), out.data_as<T>(), batch, m, k, n);
     return Error();
   });
 }

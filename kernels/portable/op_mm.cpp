@@ -17,14 +17,11 @@ Error mm_out_impl(KernelContext& /*ctx*/, Args args) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: needs [m, k] x [k, n] matrices", kOp);
   }
   const int64_t sizes[] = {a.sizes[0], b.sizes[1]};
-  Error err = check_shape(kOp, "out", out, sizes, 2);
+  Error err = check_product(kOp, a, b, out, sizes, 2);
   if (!err.ok()) return err;
-  if (!(err = check_dtype(kOp, "self", a, out.dtype)).ok()) return err;
-  if (!(err = check_dtype(kOp, "mat2", b, out.dtype)).ok()) return err;
-  if (!(err = check_no_overlap(kOp, out, a, b)).ok()) return err;
   return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
-    matmul<T>(a.data_as<T>(), b.data_as<T>(), out.data_as<T>(), a.sizes[0], a.sizes[1], b.sizes[1]);
+    batched_matmul<T>(a.data_as<T>(), b.data_as<T>(), out.data_as<T>(), 1, a.sizes[0], a.sizes[1], b.sizes[1]);
     return Error();
   });
 }

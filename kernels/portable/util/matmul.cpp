@@ -15,4 +15,13 @@ Error check_no_overlap(const char* op, const Tensor& out, const Tensor& a, const
   return Error();
 }
 
+Error check_product(const char* op, const Tensor& a, const Tensor& b, const Tensor& out, const int64_t* out_sizes,
+                    int32_t rank) {
+  Error err = check_shape(op, "out", out, out_sizes, rank);
+  if (!err.ok()) return err;
+  if (!(err = check_dtype(op, "self", a, out.dtype)).ok()) return err;
+  if (!(err = check_dtype(op, "mat2", b, out.dtype)).ok()) return err;
+  return check_no_overlap(op, out, a, b);
+}
+
 }  // namespace sb::kernels

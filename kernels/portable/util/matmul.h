@@ -5,6 +5,7 @@
 
 #include "sb/error.h"
 #include "sb/tensor.h"
+#include "util/shape.h"
 
 namespace sb::kernels {
 
@@ -23,7 +24,18 @@ void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, int64
   }
 }
 
+// `batch` independent products, matrices stored back to back.
+template <typename T>
+void batched_matmul(const T* a, const T* b, T* c, int64_t batch, int64_t m, int64_t k, int64_t n) {
+  for (int64_t i = 0; i < batch; ++i) matmul<T>(a + i * m * k, b + i * k * n, c + i * m * n, m, k, n);
+}
+
 // Fails when out's bytes overlap either input's (matmul cannot run in place).
 Error check_no_overlap(const char* op, const Tensor& out, const Tensor& a, const Tensor& b);
+
+// What mm and bmm check before multiplying: out's shape, one dtype for all
+// three, and no overlap.
+Error check_product(const char* op, const Tensor& a, const Tensor& b, const Tensor& out, const int64_t* out_sizes,
+                    int32_t rank);
 
 }  // namespace sb::kernels
