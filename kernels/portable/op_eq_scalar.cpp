@@ -1,4 +1,6 @@
 // aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -- out is bool
+#include <type_traits>
+
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
@@ -10,14 +12,23 @@ constexpr char kOp[] = "aten::eq.Scalar_out";
 
 Error eq_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
-  const double other = args[1]->scalar_as_double();
+  const Value& scalar = *args[1];
+  const double other = scalar.scalar_as_double();
+  // Integers compare exactly with an integer scalar; through double, large int64s would collide.
+  const bool exact = scalar.tag != Tag::kDouble;
+  const int64_t other_i = exact ? scalar.scalar_as_int() : 0;
   const Tensor& out = *args[2]->as_tensor;
   Error err = check_same_shape(kOp, "out", out, self);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "out", out, ScalarType::kBool)).ok()) return err;
   return switch_dtype<kOp, kRealAndBool>(self.dtype, [&](auto zero) {
     using T = decltype(zero);
-    map_unary<T, bool>(self, out, [other](T x) { return static_cast<double>(x) == other; });
+    map_unary<T, bool>(self, out, [=](T x) {
+      if constexpr (std::is_integral_v<T>) {
+        if (exact) return static_cast<int64_t>(x) == other_i;
+      }
+      return static_cast<double>(x) == other;
+    });
     return Error();
   });
 }

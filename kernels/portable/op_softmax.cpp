@@ -23,6 +23,7 @@ Error softmax_out_impl(KernelContext& /*ctx*/, Args args) {
   const int64_t outer = size_product(self, 0, dim);
   const int64_t n = self.dim == 0 ? 1 : self.sizes[dim];
   const int64_t inner = size_product(self, dim + 1, self.dim);
+  if (n == 0) return Error();  // nothing to write, and no first element to start the max from
   return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = self.data_as<T>();

@@ -57,7 +57,13 @@ struct Value {
     return tag == Tag::kDouble ? as_double : tag == Tag::kInt ? static_cast<double>(as_int) : (as_bool ? 1.0 : 0.0);
   }
   int64_t scalar_as_int() const {
-    return tag == Tag::kInt ? as_int : tag == Tag::kDouble ? static_cast<int64_t>(as_double) : (as_bool ? 1 : 0);
+    if (tag == Tag::kInt) return as_int;
+    if (tag == Tag::kBool) return as_bool ? 1 : 0;
+    // Saturating: converting NaN or an out-of-range double to an integer is undefined in C++.
+    if (!(as_double == as_double)) return 0;
+    if (as_double >= 9.223372036854775807e18) return INT64_MAX;
+    if (as_double <= -9.223372036854775808e18) return INT64_MIN;
+    return static_cast<int64_t>(as_double);
   }
 };
 
