@@ -60,6 +60,7 @@ class TargetReport:
     build_error: str = ""
     closure_changes: tuple[ClosureChange, ...] = ()
     not_traced: tuple[NotTraced, ...] = ()
+    yaml_error: str = ""  # the checked-in yaml cannot be used (not YAML, breaks the schema, unreadable)
 
     @property
     def delta(self) -> int | None:
@@ -83,6 +84,7 @@ class PrReport:
     graph_added: tuple[depgraph.Edge, ...] = ()  # op -> op edges new in head's kernels
     graph_removed: tuple[depgraph.Edge, ...] = ()
     build_error: str = ""  # the head's kernels do not build: nothing else could be checked
+    model_failures: tuple[LoadFailure, ...] = ()  # models the tracer could not run (error, time or memory limit)
 
     def first_build_error(self) -> str:
         """The first failing build's message line, or ""."""
