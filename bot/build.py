@@ -15,10 +15,14 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot import lock
 from bot.errors import BotError, ExitCode
+from bot.fileio import write_text_atomic
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR_NAME = ".sb-build"
+CONFIGURED_STAMP = ".sb-configured"  # the configure command, written once it has succeeded
+LOCK_NAME = ".sb-lock"
 COMPILER_DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (fatal )?error:")
 LOG_TAIL_LINES = 30
 
@@ -121,9 +125,14 @@ def build(
     """
     source = (source_dir or REPO_ROOT / "native").resolve()
     out = (build_dir or source.parent / BUILD_DIR_NAME / flavour.key()).resolve()
+    if build_dir is None and not out.is_relative_to(source.parent):
+        # A checked-in .sb-build symlink must not send the build elsewhere.
+        raise BotError(
+            f"{source.parent / BUILD_DIR_NAME}: leads outside the checkout; refusing to build there", ExitCode.BUILD
+        )
     out.mkdir(parents=True, exist_ok=True)
-    if not (out / "build.ninja").exists():
-        cmd = [
+    with lock.exclusive(out / LOCK_NAME, f"the build directory {out}"):
+        configure = [
             _tool("cmake"),
             "-S",
             str(source),
@@ -135,13 +144,39 @@ def build(
             f"-DCMAKE_BUILD_TYPE={flavour.build_type}",
             f"-DPython3_EXECUTABLE={sys.executable}",
         ]
-        cmd += [f"-D{k}={v}" for k, v in sorted(flavour.options.items())]
+        configure += [f"-D{k}={v}" for k, v in sorted(flavour.options.items())]
         launcher = shutil.which("ccache")
         if launcher:
-            cmd.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}")
-        _run(cmd, out, f"CMake configure of {flavour.name}", source.parent)
-    _run([_tool("cmake"), "--build", str(out), "--target", *targets], out, f"build of {flavour.name}", source.parent)
+            configure.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}")
+        stamp = out / CONFIGURED_STAMP
+        if not _configured_by(stamp, configure):
+            # Never configured, or a run was killed mid-configure: start from an empty directory.
+            _empty_directory(out, keep=(LOCK_NAME,))
+            _run(configure, out, f"CMake configure of {flavour.name}", source.parent)
+            write_text_atomic(stamp, "\0".join(configure))
+        _run(
+            [_tool("cmake"), "--build", str(out), "--target", *targets], out, f"build of {flavour.name}", source.parent
+        )
     return out
+
+
+def _configured_by(stamp: Path, command: list[str]) -> bool:
+    try:
+        return stamp.read_text() == "\0".join(command) and (stamp.parent / "build.ninja").is_file()
+    except OSError:
+        return False
+
+
+def _empty_directory(path: Path, keep: tuple[str, ...]) -> None:
+    """Empties a CMake build directory; anything else (a mistyped --build-dir) is refused."""
+    children = [child for child in path.iterdir() if child.name not in keep]
+    if children and not (path / "CMakeCache.txt").is_file() and not (path / CONFIGURED_STAMP).is_file():
+        raise BotError(f"{path}: not empty and not a build directory; refusing to build there", ExitCode.BUILD)
+    for child in children:
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
 
 
 def runner_path(build_dir: Path) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -52,17 +53,50 @@ def show(repo: Path, commit: str, path: str) -> str | None:
         return None
 
 
-def worktree(repo: Path, commit: str, cache: Path, role: str = "base") -> Path:
-    """A detached worktree at `commit`. One per repo and role, moved between
-    commits, so its build directories stay warm and rebuilds are incremental."""
-    path = cache / "worktrees" / f"{role}-{hashlib.sha256(str(repo).encode()).hexdigest()[:12]}"
+def repo_key(repo: Path) -> str:
+    """A short name for a clone, for what the cache keeps per clone."""
+    return hashlib.sha256(str(repo).encode()).hexdigest()[:12]
+
+
+def worktree(repo: Path, commit: str, cache: Path, role: str = "base", keep: tuple[str, ...] = ()) -> Path:
+    """A clean detached worktree at `commit`. One per repo and role, moved between
+    commits, so its build directories stay warm and rebuilds are incremental.
+
+    A run killed while checking out leaves a worktree with missing or stale
+    files; it is repaired, or recreated when it cannot be, and checked before use.
+    Untracked files go too, except those matching the gitignore patterns `keep`
+    (build directories).
+    """
+    path = cache / "worktrees" / f"{role}-{repo_key(repo)}"
     if (path / ".git").exists():
-        current = _git(path, "rev-parse", "HEAD").strip()
-        if current == commit:
-            return path
-        _git(path, "checkout", "--quiet", "--force", "--detach", commit)
-        return path
+        try:
+            _git(path, "checkout", "--quiet", "--force", "--detach", commit)
+            _git(path, "clean", "-fdq", *(f"--exclude={pattern}" for pattern in keep))
+            if _is_clean_checkout(path, commit):
+                return path
+        except BotError:
+            pass  # a torn worktree (locked index, missing objects): start over
+    _discard_worktree(repo, path)
+    _git(repo, "worktree", "add", "--quiet", "--force", "--detach", str(path), commit)
+    if not _is_clean_checkout(path, commit):
+        raise BotError(f"git worktree at {path} does not hold {commit[:12]} after checkout", ExitCode.GIT)
+    return path
+
+
+def _is_clean_checkout(path: Path, commit: str) -> bool:
+    """HEAD is `commit` and every tracked file matches it."""
+    try:
+        head = _git(path, "rev-parse", "HEAD").strip()
+        changes = _git(path, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules")
+    except BotError:
+        return False
+    return head == commit and not changes.strip()
+
+
+def _discard_worktree(repo: Path, path: Path) -> None:
+    if path.exists() or path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+        if path.exists() or path.is_symlink():
+            path.unlink()  # a symlink or a file where the worktree should be
     path.parent.mkdir(parents=True, exist_ok=True)
     _git(repo, "worktree", "prune")
-    _git(repo, "worktree", "add", "--quiet", "--detach", str(path), commit)
-    return path

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import build, config, depgraph, git, oplist, pte, regenerate, size, stale, trace
+from bot import build, config, depgraph, git, lock, oplist, pte, regenerate, size, stale, trace
 from bot.errors import BotError, ExitCode
 from bot.kernel_library import KernelEntry, load_libraries, op_sources
 from bot.oplist import SelectedOps
 from bot.runner import run_model
 
 Progress = Callable[[str], None]
+KEEP = (f"{build.BUILD_DIR_NAME}/",)  # a worktree's build directories outlive its checkouts
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,11 @@ class PrReport:
     @property
     def stale(self) -> bool:
         return any(
-            t.diff.stale or t.load_failures or not t.yaml_exists or any(c.lacking for c in t.closure_changes)
+            t.diff.stale
+            or t.load_failures
+            or not t.yaml_exists
+            or t.yaml_error
+            or any(c.lacking for c in t.closure_changes)
             for t in self.targets
         )
 
@@ -154,12 +159,22 @@ class Checkout:
 def run_pr(
     repo: Path, base_ref: str, head_ref: str | None, progress: Progress, only_targets: set[str] | None = None
 ) -> PrReport:
-    """`only_targets` runs a shard: just those targets (all when None)."""
+    """`only_targets` runs a shard: just those targets (all when None).
+
+    Runs in one clone are serialized: they share its worktrees and build directories.
+    """
     repo = git.toplevel(repo)
+    with lock.clone(repo, build.cache_dir(), on_wait=progress):
+        return _run_pr(repo, base_ref, head_ref, progress, only_targets)
+
+
+def _run_pr(
+    repo: Path, base_ref: str, head_ref: str | None, progress: Progress, only_targets: set[str] | None
+) -> PrReport:
     cache = build.cache_dir()
     head_commit = git.resolve(repo, head_ref) if head_ref else git.resolve(repo, "HEAD")
     base_sha = git.merge_base(repo, git.resolve(repo, base_ref), head_commit)
-    head_root = git.worktree(repo, head_commit, cache, role="head") if head_ref else repo
+    head_root = git.worktree(repo, head_commit, cache, role="head", keep=KEEP) if head_ref else repo
     changed = git.changed_files(repo, base_sha, head_commit if head_ref else None)
     head_label = head_commit if head_ref else "working tree"
 
@@ -170,7 +185,7 @@ def run_pr(
             raise BotError(f"no target named {sorted(unknown)[0]!r} in {config.CONFIG_NAME}", ExitCode.CONFIG)
         cfg = dataclasses.replace(cfg, targets=tuple(t for t in cfg.targets if t.name in only_targets))
     head = Checkout.open(head_root, cfg)
-    base_root = git.worktree(repo, base_sha, cache, role="base")
+    base_root = git.worktree(repo, base_sha, cache, role="base", keep=KEEP)
     base = Checkout.open(base_root, _load_or_none(base_root))
 
     progress("building the model tracer at head")
@@ -189,7 +204,8 @@ def run_pr(
             build_error=exc.message + ("\n" + exc.detail if exc.detail else ""),
         )
     progress(f"tracing {len(cfg.models())} models")
-    regenerated = regenerate.regenerate(cfg, tracer, trace.trace_model)
+    tracing = TolerantTracer(cfg)
+    regenerated = regenerate.regenerate(cfg, tracer, tracing)
     stale_paths = tuple(p.as_posix() for p in regenerate.stale_files(cfg, regenerated))
     progress("reading the op graph of base and head kernels")
     head_graph, base_graph = head.graph(), base.graph()
@@ -213,7 +229,58 @@ def run_pr(
         changed_files=tuple(changed),
         graph_added=graph_change.added if graph_change else (),
         graph_removed=graph_change.removed if graph_change else (),
+        model_failures=tuple(tracing.failures),
     )
+
+
+class TolerantTracer:
+    """Traces like `trace.trace_model`, but a model the tracer cannot run (a
+    corrupt program, a crash, over its time or memory limit) becomes a finding
+    instead of ending the run.
+
+    The failed model keeps its checked-in per-model selection (else its static
+    root ops), so its failure is not also reported as a stale yaml.
+    """
+
+    def __init__(self, cfg: config.Config) -> None:
+        self.cfg = cfg
+        self.failures: list[LoadFailure] = []
+
+    def __call__(
+        self, runner: Path, model: Path, inputs: list[Path], label: str, include_reachable: bool
+    ) -> SelectedOps:
+        try:
+            return trace.trace_model(runner, model, inputs, label, include_reachable)
+        except BotError as exc:
+            if exc.exit_code not in (ExitCode.RUNTIME, ExitCode.BAD_INPUT):
+                raise
+            self.failures.append(LoadFailure(label, exc.message))
+        return self._fallback(model, label)
+
+    def _fallback(self, model: Path, label: str) -> SelectedOps:
+        for candidate in self.cfg.models():
+            if self.cfg.root / candidate.path == model:
+                checked_in, _ = _load_selection(self.cfg.root / self.cfg.per_model_yaml(candidate))
+                if checked_in is not None:
+                    return checked_in
+        try:
+            return oplist.from_program(pte.load(model), label)
+        except pte.PteError:
+            return SelectedOps()
+
+
+def _load_selection(path: Path) -> tuple[SelectedOps | None, str]:
+    """A checked-in yaml, or None and the one-line reason it cannot be used (absent: None, "")."""
+    if not path.is_file() and not path.is_symlink():
+        return None, ""
+    try:
+        return oplist.load(path), ""
+    except oplist.OplistError as exc:
+        return None, str(exc)
+    except BotError as exc:
+        if exc.exit_code not in (ExitCode.BAD_INPUT, ExitCode.CONFIG):
+            raise
+        return None, exc.message
 
 
 def _with_graph_findings(
@@ -226,8 +293,8 @@ def _with_graph_findings(
 ) -> TargetReport:
     """Static closures per model: what changed with the kernels (even on paths no
     input reaches), what the checked-in yaml lacks, and what tracing never saw."""
-    yaml_path = head.root / target.yaml
-    selected = oplist.load(yaml_path).names() if yaml_path.is_file() else set()
+    checked_in, _ = _load_selection(head.root / target.yaml)
+    selected = checked_in.names() if checked_in is not None else set()
     changes, not_traced = [], []
     for model in target.models:
         label = model.path.as_posix()
@@ -281,9 +348,10 @@ def _target_report(
 ) -> TargetReport:
     work.mkdir(parents=True, exist_ok=True)
     checked_in_path = head.root / target.yaml
-    yaml_exists = checked_in_path.is_file()
-    checked_in = oplist.load(checked_in_path) if yaml_exists else SelectedOps()
-    selection_diff = stale.diff(checked_in, regenerated)
+    loaded, yaml_error = _load_selection(checked_in_path)
+    yaml_exists = loaded is not None or bool(yaml_error)
+    # An unusable yaml is its own finding; diffing against nothing would bury it under every op.
+    selection_diff = stale.SelectionDiff() if yaml_error else stale.diff(loaded or SelectedOps(), regenerated)
     model_paths = [m.path.as_posix() for m in target.models]
     causes = stale.causes(selection_diff, changed, model_paths, head.kernel_files)
     new_models = tuple(p for p in model_paths if p in changed and not (base.root / p).exists())
@@ -292,14 +360,14 @@ def _target_report(
     build_error = ""
     head_report = base_report = None
     try:
-        if yaml_exists:
+        if loaded is not None:
             runtime = head.build_runtime(checked_in_path, target.dtype_selective)
             load_failures = _smoke_run(head, target, runtime, work / "smoke")
         regenerated_yaml = work / f"{target.name}.regenerated.yaml"
         oplist.dump(regenerated, regenerated_yaml)
         head_report = head.measure(head.build_runtime(regenerated_yaml, target.dtype_selective), work / "head")
         base_yaml = base.root / target.yaml
-        if base.cfg is not None and base_yaml.is_file():
+        if base.cfg is not None and _load_selection(base_yaml)[0] is not None:
             base_report = base.measure(base.build_runtime(base_yaml, target.dtype_selective), work / "base")
     except BotError as exc:
         if exc.exit_code != ExitCode.BUILD:
@@ -317,4 +385,5 @@ def _target_report(
         budget=target.size_budget,
         models_without_yaml=new_models,
         build_error=build_error,
+        yaml_error=yaml_error,
     )

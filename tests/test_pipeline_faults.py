@@ -1,0 +1,332 @@
+"""Pipeline faults: a killed run never poisons the next, runs in one clone do not
+collide, an unusable checked-in yaml is a finding, and files keep the umask's mode."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot import build, git, lock, pipeline, report
+from bot.errors import BotError
+from bot.fileio import write_text_atomic
+from tests.scenario_repo import clone_of, commit_all
+
+
+@pytest.fixture
+def repo(base_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SB_CACHE_DIR", str(tmp_path / "cache"))
+    return clone_of(base_repo, tmp_path / "repo")
+
+
+def tracked_files(path: Path) -> list[str]:
+    return subprocess.run(
+        ["git", "-C", str(path), "ls-files"], check=True, capture_output=True, text=True
+    ).stdout.split()
+
+
+def worktree_path(repo: Path, cache: Path, role: str) -> Path:
+    return cache / "worktrees" / f"{role}-{git.repo_key(repo)}"
+
+
+# --- worktrees: every state a killed `git worktree add` or checkout can leave -------------------------
+
+
+def torn_by_add_without_checkout(repo: Path, path: Path, commit: str) -> None:
+    """Killed right after registering the worktree, before any file was written."""
+    git._git(repo, "worktree", "add", "--quiet", "--no-checkout", "--detach", str(path), commit)
+
+
+def torn_by_partial_checkout(repo: Path, path: Path, commit: str) -> None:
+    """Killed halfway through writing files: some directories exist, the rest do not."""
+    torn_by_add_without_checkout(repo, path, commit)
+    git._git(path, "checkout", commit, "--", "native")
+
+
+def torn_with_index_lock(repo: Path, path: Path, commit: str) -> None:
+    """Killed while git held the worktree's index lock."""
+    git._git(repo, "worktree", "add", "--quiet", "--detach", str(path), commit)
+    gitdir = Path(git._git(path, "rev-parse", "--git-dir").strip())
+    (path / gitdir if not gitdir.is_absolute() else gitdir).joinpath("index.lock").write_text("")
+    (path / "kernels" / "functions.yaml").unlink()
+
+
+def torn_by_tampering(repo: Path, path: Path, commit: str) -> None:
+    """A previous run's leftovers: edited tracked files and untracked extras."""
+    git._git(repo, "worktree", "add", "--quiet", "--detach", str(path), commit)
+    (path / "kernels" / "functions.yaml").write_text("garbage: [\n")
+    (path / "models" / "zoo" / "squeezenet.input9.npy").write_bytes(b"not npy")
+
+
+def directory_gone(repo: Path, path: Path, commit: str) -> None:
+    """The cache was wiped but git still has the worktree registered."""
+    git._git(repo, "worktree", "add", "--quiet", "--detach", str(path), commit)
+    subprocess.run(["rm", "-rf", str(path)], check=True)
+
+
+@pytest.mark.parametrize(
+    "tear",
+    [torn_by_add_without_checkout, torn_by_partial_checkout, torn_with_index_lock, torn_by_tampering, directory_gone],
+)
+def test_a_torn_worktree_is_repaired_before_use(repo: Path, tmp_path: Path, tear) -> None:
+    cache = tmp_path / "cache"
+    commit = git.resolve(repo, "HEAD")
+    path = worktree_path(repo, cache, "base")
+    path.parent.mkdir(parents=True)
+    tear(repo, path, commit)
+
+    got = git.worktree(repo, commit, cache, role="base", keep=pipeline.KEEP)
+
+    assert got == path
+    assert git._git(got, "rev-parse", "HEAD").strip() == commit
+    assert git._git(got, "status", "--porcelain", "--untracked-files=all").strip() == ""
+    assert tracked_files(got) == tracked_files(repo)
+    assert (got / "kernels" / "functions.yaml").read_bytes() == (repo / "kernels" / "functions.yaml").read_bytes()
+
+
+def test_a_worktree_keeps_its_build_directories_across_commits(repo: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = git.resolve(repo, "HEAD")
+    (repo / "extra.txt").write_text("x")
+    second = commit_all(repo, "another commit")
+    path = git.worktree(repo, first, cache, keep=pipeline.KEEP)
+    (path / build.BUILD_DIR_NAME / "flavour").mkdir(parents=True)
+    (path / build.BUILD_DIR_NAME / "flavour" / "object.o").write_text("warm")
+
+    assert git.worktree(repo, second, cache, keep=pipeline.KEEP) == path
+    assert (path / "extra.txt").is_file()
+    assert (path / build.BUILD_DIR_NAME / "flavour" / "object.o").read_text() == "warm"
+
+
+def test_a_killed_run_never_poisons_the_next_pipeline_run(repo: Path, tmp_path: Path) -> None:
+    """The reported sizes after a torn base worktree equal those of a run from a clean cache."""
+    (repo / "notes.md").write_text("a change that touches no kernel\n")
+    commit_all(repo, "docs")
+    clean = pipeline.run_pr(repo, "main~1", None, lambda _: None)
+
+    base = git.resolve(repo, "main~1")
+    path = worktree_path(repo, tmp_path / "cache", "base")
+    subprocess.run(["rm", "-rf", str(path)], check=True)
+    git._git(repo, "worktree", "prune")
+    torn_by_partial_checkout(repo, path, base)
+    rerun = pipeline.run_pr(repo, "main~1", None, lambda _: None)
+
+    assert not rerun.first_build_error()
+    assert [(t.name, t.base, t.head) for t in rerun.targets] == [(t.name, t.base, t.head) for t in clean.targets]
+
+
+def test_a_configure_killed_midway_is_started_over(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    out.mkdir()
+    # What a killed configure leaves: a cache and a generated file, but no stamp.
+    (out / "CMakeCache.txt").write_text("CMAKE_MAKE_PROGRAM:FILEPATH=/nonexistent/ninja\n")
+    (out / "build.ninja").write_text("this is not ninja syntax\n")
+
+    built = build.build(build.ALL_OPS, targets=("executor_runner",), build_dir=out)
+
+    assert (built / build.CONFIGURED_STAMP).is_file()
+    probe = subprocess.run([str(build.runner_path(built)), "--list-kernels"], capture_output=True, text=True)
+    assert probe.returncode == 0 and "aten::add.out" in probe.stdout
+
+
+def test_a_checked_in_build_directory_symlink_cannot_send_the_build_outside(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    (checkout / "native").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (checkout / build.BUILD_DIR_NAME).symlink_to(outside)
+
+    with pytest.raises(BotError, match="leads outside the checkout"):
+        build.build(build.ALL_OPS, source_dir=checkout / "native")
+    assert list(outside.iterdir()) == []
+
+
+# --- concurrency ------------------------------------------------------------------------------------------
+
+
+def test_the_clone_lock_serializes_holders_and_reports_the_wait(tmp_path: Path) -> None:
+    events: list[str] = []
+    first_holds = threading.Event()
+    release_first = threading.Event()
+
+    def first() -> None:
+        with lock.clone(tmp_path / "repo", tmp_path / "cache"):
+            events.append("first in")
+            first_holds.set()
+            release_first.wait(10)
+            events.append("first out")
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    first_holds.wait(10)
+    waits: list[str] = []
+    threading.Timer(0.5, release_first.set).start()
+    with lock.clone(tmp_path / "repo", tmp_path / "cache", on_wait=waits.append):
+        events.append("second in")
+    thread.join()
+
+    assert events == ["first in", "first out", "second in"]
+    assert len(waits) == 1 and "another run" in waits[0]
+
+
+def test_a_lock_held_too_long_ends_in_one_error(tmp_path: Path) -> None:
+    with lock.exclusive(tmp_path / "l.lock", "the thing"):
+        child = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from pathlib import Path; from bot import lock\n"
+                f"with lock.exclusive(Path({str(tmp_path / 'l.lock')!r}), 'the thing', wait_seconds=0.5): pass",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
+    assert child.returncode != 0
+    assert "still in use by another run" in child.stderr
+
+
+def test_a_killed_holder_releases_its_lock(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time; from pathlib import Path; from bot import lock\n"
+            f"with lock.exclusive(Path({str(tmp_path / 'l.lock')!r}), 'x'):\n"
+            "    print('held', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    holder.kill()
+    holder.wait()
+    with lock.exclusive(tmp_path / "l.lock", "x", wait_seconds=2):
+        pass
+
+
+def test_two_pr_runs_in_one_clone_both_succeed_with_the_same_report(repo: Path, tmp_path: Path) -> None:
+    (repo / "notes.md").write_text("docs only\n")
+    commit_all(repo, "docs")
+    env = {**os.environ, "SB_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "bot", "pr", "--base", "main~1", "--targets", "seq", "--output", f"r{i}.md"],
+            cwd=repo,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    results = [run.communicate(timeout=900) for run in runs]
+    for run, (_, err) in zip(runs, results, strict=True):
+        assert run.returncode == 0, err
+    assert pipeline_report(repo / "r0.json") == pipeline_report(repo / "r1.json")
+
+
+# --- unusable checked-in yaml -----------------------------------------------------------------------------
+
+BROKEN_YAMLS = {
+    "not yaml": "operators: [\n",
+    "breaks the schema": "operators: 7\n",
+    "duplicate key": "operators:\n  aten::add.out: {}\n  aten::add.out: {}\n",
+}
+
+
+@pytest.mark.parametrize("content", BROKEN_YAMLS.values(), ids=BROKEN_YAMLS.keys())
+def test_an_invalid_checked_in_yaml_is_a_finding_in_the_report(repo: Path, tmp_path: Path, content: str) -> None:
+    (repo / "apps" / "seq" / "selected_operators.yaml").write_text(content)
+    commit_all(repo, "break the yaml")
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "pr", "--base", "main~1", "--output", str(tmp_path / "report.md")],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SB_CACHE_DIR": str(tmp_path / "cache")},
+    )
+
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    markdown = (tmp_path / "report.md").read_text()
+    assert "apps/seq/selected_operators.yaml" in markdown
+    rep = pipeline_report(tmp_path / "report.json")
+    seq = next(t for t in rep.targets if t.name == "seq")
+    assert seq.yaml_error and rep.stale
+    assert seq.head is not None  # the regenerated selection was still built and measured
+    cnn = next(t for t in rep.targets if t.name == "cnn")
+    assert not cnn.yaml_error and not cnn.diff.stale
+    assert report.summary_line(rep)
+
+
+def pipeline_report(path: Path) -> pipeline.PrReport:
+    from bot import report_io
+
+    return report_io.load(path)[0]
+
+
+# --- file modes -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def umask() -> Iterator[None]:
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+@pytest.mark.usefixtures("umask")
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o002, 0o077])
+def test_atomic_writes_get_the_umask_mode(tmp_path: Path, mask: int) -> None:
+    os.umask(mask)
+    write_text_atomic(tmp_path / "new.yaml", "x: 1\n")
+    assert stat.S_IMODE((tmp_path / "new.yaml").stat().st_mode) == 0o666 & ~mask
+
+
+@pytest.mark.usefixtures("umask")
+def test_rewriting_a_file_keeps_its_mode(tmp_path: Path) -> None:
+    path = tmp_path / "kept.yaml"
+    path.write_text("old\n")
+    path.chmod(0o640)
+    write_text_atomic(path, "new\n")
+    assert path.read_text() == "new\n" and stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+def test_an_atomic_write_over_a_fifo_replaces_it_without_reading_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "planted.yaml"
+    os.mkfifo(fifo)
+    write_text_atomic(fifo, "x: 1\n")  # would block forever if it compared by reading
+    assert fifo.is_file() and fifo.read_text() == "x: 1\n"
+
+
+@pytest.mark.usefixtures("umask")
+def test_the_cli_writes_reports_with_the_umask_mode(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parent.parent / "models" / "oplist" / "gru.yaml"
+    out = tmp_path / "merged.yaml"
+    proc = subprocess.run(
+        ["sh", "-c", f'umask 002 && exec "{sys.executable}" -m bot aggregate "{source}" -o "{out}"'],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o664
+
+
+def test_a_build_directory_that_is_not_one_is_never_emptied(tmp_path: Path) -> None:
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+
+    with pytest.raises(BotError, match="not a build directory"):
+        build.build(build.ALL_OPS, build_dir=precious)
+    assert (precious / "thesis.tex").read_text() == "years of work"
