@@ -10,14 +10,14 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import lock
+from bot import lock, sandbox
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
+from bot.limits import DEFAULT_LIMITS, Limits
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR_NAME = ".sb-build"
@@ -101,11 +101,11 @@ def first_error(log: str) -> str:
     return next((ln.strip() for ln in reversed(lines) if ln.strip()), "no output")
 
 
-def _run(cmd: list[str], cwd: Path, what: str, source_root: Path) -> None:
+def _run(cmd: list[str], cwd: Path, what: str, source_root: Path, limits: Limits) -> None:
     # Paths relative to the checkout in ccache's hashes let clones and
     # worktrees of the same code share cache hits.
-    env = {**os.environ, "CCACHE_BASEDIR": str(source_root), "CCACHE_NOHASHDIR": "1"}
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
+    ccache = {"CCACHE_BASEDIR": str(source_root), "CCACHE_NOHASHDIR": "1"}
+    proc = sandbox.run_build(cmd, what=what, limits=limits, cwd=cwd, extra_env=ccache)
     if proc.returncode != 0:
         log = proc.stdout + proc.stderr
         raise BotError(f"{what} failed: {first_error(log)[:400]}", ExitCode.BUILD, detail=log_tail(log))
@@ -116,6 +116,7 @@ def build(
     targets: tuple[str, ...] = ("executor_runner",),
     source_dir: Path | None = None,
     build_dir: Path | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Path:
     """Configures (once) and builds `targets`; returns the build directory.
 
@@ -152,11 +153,10 @@ def build(
         if not _configured_by(stamp, configure):
             # Never configured, or a run was killed mid-configure: start from an empty directory.
             _empty_directory(out, keep=(LOCK_NAME,))
-            _run(configure, out, f"CMake configure of {flavour.name}", source.parent)
+            _run(configure, out, f"CMake configure of {flavour.name}", source.parent, limits)
             write_text_atomic(stamp, "\0".join(configure))
-        _run(
-            [_tool("cmake"), "--build", str(out), "--target", *targets], out, f"build of {flavour.name}", source.parent
-        )
+        build_cmd = [_tool("cmake"), "--build", str(out), "--target", *targets]
+        _run(build_cmd, out, f"build of {flavour.name}", source.parent, limits)
     return out
 
 

@@ -1,14 +1,18 @@
-"""Runs models on a built runtime through executor_runner."""
+"""Runs models on a built runtime through executor_runner, sandboxed: the runtime
+is built from the PR's kernels, so it is PR code (bot/sandbox.py)."""
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from bot import sandbox
 from bot.errors import BotError, ExitCode
+from bot.limits import DEFAULT_LIMITS, Limits
+
+MESSAGE_CHARS = 400  # of the runtime's error line, in messages and reports
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,7 @@ def run_model(
     inputs: list[Path],
     output_dir: Path,
     extra_args: tuple[str, ...] = (),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> RunResult:
     if not model.is_file():
         raise BotError(f"{model}: model file not found", ExitCode.BAD_INPUT)
@@ -35,9 +40,9 @@ def run_model(
     cmd = [str(runner), "--model", str(model), "--output-dir", str(output_dir), *extra_args]
     for path in inputs:
         cmd += ["--input", str(path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = sandbox.run_program(cmd, what=f"model {model.name}", limits=limits)
     if proc.returncode != 0:
-        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
-        raise BotError(f"{model.name}: {message.removeprefix('error: ')}", ExitCode.RUNTIME)
+        message = proc.last_error_line() or f"exit {proc.returncode}"
+        raise BotError(f"{model.name}: {message.removeprefix('error: ')[:MESSAGE_CHARS]}", ExitCode.RUNTIME)
     outputs = sorted(output_dir.glob("output*.npy"), key=lambda p: int(p.stem.removeprefix("output")))
     return RunResult(outputs=[np.load(p) for p in outputs], stdout=proc.stdout)

@@ -3,13 +3,15 @@ and per-operator attribution from the GNU ld linker map."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot import sandbox
 from bot.errors import BotError, ExitCode
+from bot.limits import DEFAULT_LIMITS, Limits
 
 ALLOC_SECTIONS = (".text", ".rodata", ".data", ".bss", ".data.rel.ro", ".eh_frame", ".eh_frame_hdr", ".init_array")
 CORE = "(core runtime)"
@@ -25,7 +27,7 @@ class SizeReport:
     per_op: dict[str, int] = field(default_factory=dict)  # op (or a bucket) -> bytes
 
 
-def stripped_size(binary: Path, work_dir: Path) -> int:
+def stripped_size(binary: Path, work_dir: Path, limits: Limits = DEFAULT_LIMITS) -> int:
     """Size in bytes of a stripped copy of `binary` (the original is untouched)."""
     strip = shutil.which("strip")
     if strip is None:
@@ -33,7 +35,10 @@ def stripped_size(binary: Path, work_dir: Path) -> int:
     work_dir.mkdir(parents=True, exist_ok=True)
     copy = work_dir / f"{binary.name}.stripped"
     shutil.copyfile(binary, copy)
-    subprocess.run([strip, "--strip-all", str(copy)], check=True, capture_output=True)
+    # The binary is built from PR code: binutils reading it run sandboxed too.
+    proc = sandbox.run_program([strip, "--strip-all", copy], what=f"strip of {binary.name}", limits=limits)
+    if proc.returncode != 0:
+        raise BotError(f"strip of {binary.name} failed: {proc.last_error_line()[:200]}", ExitCode.BUILD)
     return copy.stat().st_size
 
 
@@ -45,12 +50,17 @@ def elf_sections(binary: Path) -> dict[str, int]:
         return {s.name: s.data_size for s in elf.iter_sections() if s.name in ALLOC_SECTIONS and s.data_size}
 
 
-def demangle(names: list[str]) -> list[str]:
-    """C++ symbol names as people read them (c++filt); unchanged when it is missing."""
+def demangle(names: list[str], limits: Limits = DEFAULT_LIMITS) -> list[str]:
+    """C++ symbol names as people read them (c++filt); unchanged when it is missing or fails."""
     tool = shutil.which("c++filt")
     if tool is None or not names:
         return names
-    proc = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True)
+    # Names come from PR-built objects; the output may be as long as the input.
+    enough = dataclasses.replace(limits, log_bytes=max(limits.log_bytes, 4 * sum(len(n) + 1 for n in names)))
+    try:
+        proc = sandbox.run_program([tool], what="c++filt", limits=enough, stdin_text="\n".join(names))
+    except BotError:
+        return names
     out = proc.stdout.splitlines()
     return out if proc.returncode == 0 and len(out) == len(names) else names
 

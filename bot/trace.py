@@ -4,12 +4,12 @@ the runtime recorded into a per-model selected-operators yaml."""
 from __future__ import annotations
 
 import functools
-import subprocess
 import tempfile
 from pathlib import Path
 
-from bot import build, oplist, pte
+from bot import build, oplist, pte, sandbox
 from bot.errors import BotError, ExitCode
+from bot.limits import DEFAULT_LIMITS, Limits
 from bot.oplist import CALLED_BY, NOT_TRACED, Operator, SelectedOps
 from bot.runner import run_model
 
@@ -42,11 +42,11 @@ def parse_trace(text: str, model: str) -> SelectedOps:
     return SelectedOps(operators=operators, et_kernel_metadata={op: tuple(sorted(k)) for op, k in keys.items()})
 
 
-def declared_calls(runner: Path) -> dict[str, tuple[str, ...]]:
+def declared_calls(runner: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, tuple[str, ...]]:
     """Each registered op and the ops its kernel declares it may call (executor_runner --list-kernels)."""
-    proc = subprocess.run([str(runner), "--list-kernels"], capture_output=True, text=True)
+    proc = sandbox.run_program([runner, "--list-kernels"], what=f"{runner.name} --list-kernels", limits=limits)
     if proc.returncode != 0:
-        raise BotError(f"{runner.name} --list-kernels failed: {proc.stderr.strip()[:200]}", ExitCode.RUNTIME)
+        raise BotError(f"{runner.name} --list-kernels failed: {proc.last_error_line()[:200]}", ExitCode.RUNTIME)
     calls = {}
     for line in proc.stdout.splitlines():
         op, _, callees = line.partition("\t")
@@ -84,7 +84,12 @@ def close_over_calls(selection: SelectedOps, calls: dict[str, tuple[str, ...]], 
 
 
 def trace_model(
-    tracer_runner: Path, model: Path, inputs: list[Path], label: str, include_reachable: bool = True
+    tracer_runner: Path,
+    model: Path,
+    inputs: list[Path],
+    label: str,
+    include_reachable: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> SelectedOps:
     """Static root ops of the program, everything a run executed, and what the
     executed kernels may call on other inputs.
@@ -100,17 +105,18 @@ def trace_model(
         raise BotError(str(exc), ExitCode.BAD_INPUT) from None
     with tempfile.TemporaryDirectory(prefix="sb-trace-") as tmp:
         trace_file = Path(tmp) / "trace.tsv"
-        run_model(tracer_runner, model, inputs, Path(tmp) / "out", extra_args=("--trace-out", str(trace_file)))
+        trace_args = ("--trace-out", str(trace_file))
+        run_model(tracer_runner, model, inputs, Path(tmp) / "out", extra_args=trace_args, limits=limits)
         traced = parse_trace(trace_file.read_text(), label)
     observed = oplist.merge([oplist.from_program(program, label), traced])
     if not include_reachable:
         return observed
-    return close_over_calls(observed, _declared_calls_cached(tracer_runner), label)
+    return close_over_calls(observed, _declared_calls_cached(tracer_runner, limits), label)
 
 
 @functools.cache
-def _declared_calls_cached(runner: Path) -> dict[str, tuple[str, ...]]:
-    return declared_calls(runner)
+def _declared_calls_cached(runner: Path, limits: Limits) -> dict[str, tuple[str, ...]]:
+    return declared_calls(runner, limits)
 
 
 def tracer_runner() -> Path:
