@@ -2,6 +2,7 @@
 //
 //   executor_runner --model M.pte [--input x.npy ...] [--output-dir D]
 //                   [--method forward] [--repeat N] [--trace-out T]
+//                   [--max-memory BYTES] [--max-work BYTES] [--max-seconds S]
 //   executor_runner --list-kernels
 //
 // --trace-out (tracing builds only) writes every operator the run invoked,
@@ -12,6 +13,12 @@
 // Without --input, each input is a deterministic generated tensor of the
 // program's input shape. Outputs are written as D/output<i>.npy. Any error
 // prints one line to stderr and exits non-zero.
+//
+// The program is untrusted: --max-memory bounds what loading it allocates,
+// --max-work the work of each run (bytes its instructions touch), and
+// --max-seconds the wall time of all runs together, checked between
+// instructions. Defaults: sb::RuntimeLimits, no time limit. After the runs it
+// prints "memory_bytes N" and "work_bytes N" (the last run's).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +30,8 @@
 #include <sys/stat.h>
 
 #include "npy.h"
+#include "sb/checked.h"
+#include "sb/limits.h"
 #include "sb/method.h"
 #include "sb/program.h"
 #include "sb/registry.h"
@@ -46,11 +55,35 @@ struct Options {
   std::string trace_out;
   int repeat = 0;
   bool list_kernels = false;
+  sb::RuntimeLimits limits;
+  double max_seconds = 0;  // 0: no time limit
 };
 
 const char kUsage[] =
     "usage: executor_runner --model M.pte [--input x.npy ...] [--output-dir D] [--method NAME] [--repeat N]"
-    " [--trace-out FILE]\n       executor_runner --list-kernels";
+    " [--trace-out FILE]\n                       [--max-memory BYTES] [--max-work BYTES] [--max-seconds S]\n"
+    "       executor_runner --list-kernels";
+
+// A whole decimal number, nothing else.
+bool parse_u64(const char* text, uint64_t* out) {
+  if (*text < '0' || *text > '9') return false;
+  uint64_t v = 0;
+  for (const char* p = text; *p; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    v = sb::sat_add(sb::sat_mul(v, 10), static_cast<uint64_t>(*p - '0'));
+  }
+  if (v == sb::kSaturated) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_seconds(const char* text, double* out) {
+  char* end = nullptr;
+  const double v = strtod(text, &end);
+  if (end == text || *end != '\0' || !(v > 0) || v > 1e9) return false;
+  *out = v;
+  return true;
+}
 
 bool parse_args(int argc, char** argv, Options* opt) {
   for (int i = 1; i < argc; ++i) {
@@ -70,6 +103,12 @@ bool parse_args(int argc, char** argv, Options* opt) {
       opt->trace_out = argv[++i];
     } else if (arg == "--repeat" && has_value) {
       opt->repeat = atoi(argv[++i]);
+    } else if (arg == "--max-memory" && has_value) {
+      if (!parse_u64(argv[++i], &opt->limits.memory_bytes)) return false;
+    } else if (arg == "--max-work" && has_value) {
+      if (!parse_u64(argv[++i], &opt->limits.work_bytes)) return false;
+    } else if (arg == "--max-seconds" && has_value) {
+      if (!parse_seconds(argv[++i], &opt->max_seconds)) return false;
     } else {
       return false;
     }
@@ -117,8 +156,18 @@ void fill_generated(sb::Tensor* t, uint32_t seed) {
   }
 }
 
+// The flag that raises the limit an error ran into, if any.
+const char* limit_flag(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kMemoryBudget: return " (--max-memory)";
+    case ErrorCode::kWorkBudget: return " (--max-work)";
+    case ErrorCode::kDeadline: return " (--max-seconds)";
+    default: return "";
+  }
+}
+
 int fail(const Error& err) {
-  fprintf(stderr, "error: %s\n", err.message());
+  fprintf(stderr, "error: %s%s\n", err.message(), limit_flag(err.code()));
   return kExitFailure;
 }
 
@@ -144,6 +193,9 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  if (opt.max_seconds > 0) {
+    opt.limits.deadline_ns = sb::sat_add(sb::monotonic_ns(), static_cast<uint64_t>(opt.max_seconds * 1e9));
+  }
   std::vector<uint8_t> file;
   if (!(err = read_file(opt.model, &file)).ok()) return fail(err);
 
@@ -151,7 +203,9 @@ int main(int argc, char** argv) {
   if (!program.ok()) return fail(program.error);
   sb::Method method;
   const std::string label = stem(opt.model);
-  if (!(err = method.load(program.value, opt.method.c_str(), registry, label.c_str())).ok()) return fail(err);
+  if (!(err = method.load(program.value, opt.method.c_str(), registry, label.c_str(), opt.limits)).ok()) {
+    return fail(err);
+  }
 
   if (!opt.inputs.empty() && opt.inputs.size() != method.num_inputs()) {
     return fail(Error::make(ErrorCode::kInvalidArgument, "%s takes %zu inputs, %zu given", label.c_str(),
@@ -216,6 +270,8 @@ int main(int argc, char** argv) {
       if (!(err = sb::runner::write_npy(path, *out.as_tensor)).ok()) return fail(err);
     }
   }
+  printf("memory_bytes %llu\nwork_bytes %llu\n", static_cast<unsigned long long>(method.memory_used()),
+         static_cast<unsigned long long>(method.last_work()));
   printf("ok %s: %zu inputs, %zu outputs\n", label.c_str(), method.num_inputs(), method.num_outputs());
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "atomic_file.h"
+#include "sb/checked.h"
 
 namespace sb::runner {
 namespace {
@@ -59,7 +60,7 @@ Error read_npy(const std::string& path, NpyArray* out) {
   } else {
     return bad(path, "unknown format version");
   }
-  if (header_start + header_len > file.size()) return bad(path, "truncated header");
+  if (sat_add(header_start, header_len) > file.size()) return bad(path, "truncated header");
   const std::string header(reinterpret_cast<const char*>(file.data() + header_start), header_len);
 
   const size_t descr_at = find_key(header, "descr");
@@ -96,8 +97,12 @@ Error read_npy(const std::string& path, NpyArray* out) {
     p = after;
   }
 
+  const uint64_t numel = shape_numel(t.sizes, t.dim);
+  if (numel == kSaturated) return bad(path, "shape is impossibly large");
   const size_t data_start = header_start + header_len;
-  if (file.size() - data_start != t.nbytes()) return bad(path, "data size does not match its shape");
+  if (file.size() - data_start != sat_mul(numel, element_size(t.dtype))) {
+    return bad(path, "data size does not match its shape");
+  }
   out->bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(data_start), file.end());
   t.data = out->bytes.data();
   return Error();

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "sb/checked.h"
+
 namespace sb::fb {
 
 struct Table {
@@ -54,7 +56,7 @@ class Reader {
     Vector v;
     v.length = read<uint32_t>(at);
     v.pos = static_cast<uint32_t>(at + 4);
-    if (!in_bounds(v.pos, static_cast<uint64_t>(v.length) * element_size)) return Vector{};
+    if (!in_bounds(v.pos, sat_mul(v.length, element_size))) return Vector{};
     return v;
   }
   String string(const Table& t, int field) {

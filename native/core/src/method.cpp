@@ -3,8 +3,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "flatbuffer.h"
+#include "sb/checked.h"
 #include "schema.h"
 
 namespace sb {
@@ -18,17 +20,13 @@ struct Method::Instruction {
   uint32_t b;  // move destination / jump target
 };
 
-namespace {
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
 
-// Planned memory comes from the file; a corrupt size must not drive a huge
-// allocation.
-#ifndef SB_MAX_PLANNED_BYTES
-#define SB_MAX_PLANNED_BYTES (1ULL << 30)
-#endif
-constexpr uint64_t kMaxPlannedBytes = SB_MAX_PLANNED_BYTES;
-// Stops a corrupt program whose jumps loop forever.
-constexpr uint64_t kMaxStepsPerInstruction = 1 << 16;
-constexpr int64_t kMaxElements = int64_t{1} << 40;
+namespace {
 
 Error invalid(const char* format, unsigned a, unsigned b = 0) {
   char what[128];
@@ -57,44 +55,587 @@ bool is_constant(const Tensor* t, const Program& program) {
   return p != nullptr && p >= program.data() && p < program.data() + program.size();
 }
 
-// Outputs must be planned memory; constants live in the caller's program bytes.
-bool writes_constant(const Value& v, const Program& program) {
-  if (v.is_tensor()) return is_constant(v.as_tensor, program);
-  if (v.tag == Tag::kTensorList || v.tag == Tag::kOptionalTensorList) {
-    for (const Tensor* t : v.as_tensor_list) {
-      if (is_constant(t, program)) return true;
-    }
-  }
-  return false;
+bool is_list(uint8_t type) {
+  return type == schema::kIntList || type == schema::kDoubleList || type == schema::kBoolList ||
+         type == schema::kTensorList || type == schema::kOptionalTensorList;
 }
 
-template <typename T>
-T* alloc_array(size_t n) {
-  return static_cast<T*>(calloc(n == 0 ? 1 : n, sizeof(T)));
+// Bytes of one item of a list in the file.
+uint32_t file_item_size(uint8_t type) {
+  return type == schema::kBoolList ? 1 : (type == schema::kTensorList || type == schema::kOptionalTensorList) ? 4 : 8;
 }
 
 // Bytes a list value needs in list storage, rounded to 8 for alignment.
-size_t list_bytes(uint8_t type, uint32_t length) {
-  switch (type) {
-    case schema::kIntList:
-    case schema::kDoubleList:
-    case schema::kTensorList:
-    case schema::kOptionalTensorList:
-      return size_t{length} * 8;
-    case schema::kBoolList:
-      return (size_t{length} + 7) / 8 * 8;
+uint64_t list_bytes(uint8_t type, uint32_t length) {
+  return type == schema::kBoolList ? (uint64_t{length} + 7) / 8 * 8 : uint64_t{length} * 8;
+}
+
+// Work a kernel does with an argument: the bytes it may read or write.
+uint64_t value_bytes(const Value& v) {
+  switch (v.tag) {
+    case Tag::kTensor:
+      return v.as_tensor->nbytes();
+    case Tag::kTensorList:
+    case Tag::kOptionalTensorList: {
+      uint64_t bytes = sat_mul(v.as_tensor_list.size(), sizeof(Tensor*));
+      for (const Tensor* t : v.as_tensor_list) bytes = sat_add(bytes, t ? t->nbytes() : 0);
+      return bytes;
+    }
+    case Tag::kIntList:
+      return sat_mul(v.as_int_list.size(), sizeof(int64_t));
+    case Tag::kDoubleList:
+      return sat_mul(v.as_double_list.size(), sizeof(double));
+    case Tag::kBoolList:
+      return v.as_bool_list.size();
+    case Tag::kString:
+      return v.as_string.size();
     default:
       return 0;
   }
 }
 
+// Counts what load() allocates against RuntimeLimits::memory_bytes, and
+// checks each allocation before making it.
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(uint64_t limit) : limit_(limit) {}
+  uint64_t used() const { return used_; }
+
+  // Zeroed memory for `count` objects of `size` bytes.
+  Error alloc(void** out, uint64_t count, uint64_t size, const char* what) {
+    const uint64_t bytes = sat_mul(count, size);
+    const uint64_t total = sat_add(used_, bytes);
+    if (total > limit_ || bytes > SIZE_MAX) {
+      if (total == kSaturated) {
+        return Error::make(ErrorCode::kMemoryBudget,
+                           "program needs more memory than can be counted (%s), over the memory budget of %llu bytes",
+                           what, static_cast<unsigned long long>(limit_));
+      }
+      return Error::make(ErrorCode::kMemoryBudget,
+                         "program needs at least %llu bytes (%s), over the memory budget of %llu bytes",
+                         static_cast<unsigned long long>(total), what, static_cast<unsigned long long>(limit_));
+    }
+    *out = calloc(bytes == 0 ? 1 : static_cast<size_t>(bytes), 1);
+    if (*out == nullptr) {
+      return Error::make(ErrorCode::kOutOfMemory, "out of memory for %s (%llu bytes)", what,
+                         static_cast<unsigned long long>(bytes));
+    }
+    used_ = total;
+    return Error();
+  }
+
+  template <typename T>
+  Error alloc(T** out, uint64_t count, const char* what) {
+    void* p = nullptr;
+    Error err = alloc(&p, count, sizeof(T), what);
+    *out = static_cast<T*>(p);
+    return err;
+  }
+
+ private:
+  uint64_t limit_;
+  uint64_t used_ = 0;
+};
+
+// A list value, keyed by where its items are in the file: values whose lists
+// share one vector (a hostile program can point thousands of values at one
+// large vector) share one storage, so load() is linear in the file size.
+struct ListRef {
+  uint32_t items_pos;
+  uint32_t length;
+  uint8_t type;
+  uint32_t value;
+};
+
+bool same_items(const ListRef& a, const ListRef& b) { return a.type == b.type && a.items_pos == b.items_pos; }
+
+int compare_list_refs(const void* pa, const void* pb) {
+  const auto* a = static_cast<const ListRef*>(pa);
+  const auto* b = static_cast<const ListRef*>(pb);
+  if (a->type != b->type) return a->type < b->type ? -1 : 1;
+  if (a->items_pos != b->items_pos) return a->items_pos < b->items_pos ? -1 : 1;
+  return a->value < b->value ? -1 : a->value > b->value ? 1 : 0;
+}
+
 }  // namespace
+
+// Reads one execution plan into a Method, allocating through one budget.
+class Method::Loader {
+ public:
+  Loader(Method& m, const Program& program, const OpRegistry& registry, const char* label, uint64_t memory_bytes)
+      : m_(m),
+        program_(program),
+        registry_(registry),
+        label_(label),
+        r_(program.data(), program.flatbuffer_size()),
+        budget_(memory_bytes) {}
+  ~Loader() {
+    free(lists_);
+    free(constant_list_);
+  }
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  Error load(const char* method_name) {
+    Error err;
+    if (!(err = find_plan(method_name)).ok() || !(err = load_memory_plan()).ok() || !(err = load_values()).ok() ||
+        !(err = load_io()).ok() || !(err = load_operators()).ok() || !(err = load_instructions()).ok()) {
+      return err;
+    }
+    m_.memory_used_ = budget_.used();
+    // Every tensor a kernel touches must have memory by now.
+    for (size_t k = 0; k < m_.num_values_; ++k) {
+      const Value& v = m_.values_[k];
+      if (v.is_tensor() && v.as_tensor->data == nullptr && v.as_tensor->nbytes() != 0) {
+        return invalid("tensor value %u has no memory (not planned, not constant, not an input)",
+                       static_cast<unsigned>(k));
+      }
+    }
+    return Error();
+  }
+
+ private:
+  Error find_plan(const char* method_name) {
+    const fb::Vector plans = r_.vector(r_.root(), schema::program::kExecutionPlan, 4);
+    for (uint32_t i = 0; i < plans.length && !r_.failed(); ++i) {
+      const fb::Table candidate = r_.table_element(plans, i);
+      const fb::String name = r_.string(candidate, schema::plan::kName);
+      if (name.length == strlen(method_name) && memcmp(name.data, method_name, name.length) == 0) plan_ = candidate;
+    }
+    if (r_.failed()) return invalid("execution plan table is out of bounds", 0);
+    if (!plan_.present) return Error::make(ErrorCode::kInvalidArgument, "program has no method '%s'", method_name);
+    return Error();
+  }
+
+  // Memory-planned buffers. Entry 0 is reserved by the format.
+  Error load_memory_plan() {
+    buffer_sizes_ = r_.vector(plan_, schema::plan::kNonConstBufferSizes, 8);
+    m_.num_planned_ = buffer_sizes_.length;
+    Error err = budget_.alloc(&m_.planned_, m_.num_planned_, "the memory plan");
+    if (!err.ok()) return err;
+    for (uint32_t i = 1; i < buffer_sizes_.length; ++i) {
+      const int64_t size = r_.element<int64_t>(buffer_sizes_, i);
+      if (size < 0) return invalid("planned buffer %u has a negative size", i);
+      char what[48];
+      snprintf(what, sizeof what, "planned buffer %u", i);
+      if (!(err = budget_.alloc(&m_.planned_[i], static_cast<uint64_t>(size), what)).ok()) return err;
+    }
+    return r_.failed() ? invalid("memory plan is out of bounds", 0) : Error();
+  }
+
+  uint64_t planned_size(uint32_t id) { return static_cast<uint64_t>(r_.element<int64_t>(buffer_sizes_, id)); }
+
+  Error load_values() {
+    values_ = r_.vector(plan_, schema::plan::kValues, 4);
+    m_.num_values_ = values_.length;
+    // Pass 1: count tensors and lists.
+    size_t num_tensors = 0;
+    for (uint32_t i = 0; i < values_.length && !r_.failed(); ++i) {
+      const uint8_t type = r_.scalar<uint8_t>(r_.table_element(values_, i), schema::evalue::kValType, 0);
+      num_tensors += type == schema::kTensor;
+      num_lists_ += is_list(type);
+    }
+    if (r_.failed()) return invalid("values table is out of bounds (at byte %u)", static_cast<unsigned>(r_.failed_at()));
+    Error err;
+    if (!(err = budget_.alloc(&m_.values_, m_.num_values_, "the values table")).ok() ||
+        !(err = budget_.alloc(&m_.tensors_, num_tensors, "the tensor table")).ok() ||
+        !(err = budget_.alloc(&lists_, num_lists_, "the list index")).ok() ||
+        !(err = budget_.alloc(&constant_list_, m_.num_values_, "the list index")).ok()) {
+      return err;
+    }
+
+    // Pass 2: scalars and tensors. Lists refer to other values, so they come after.
+    size_t tensor_count = 0;
+    size_t list_count = 0;
+    for (uint32_t i = 0; i < values_.length; ++i) {
+      const fb::Table ev = r_.table_element(values_, i);
+      const uint8_t type = r_.scalar<uint8_t>(ev, schema::evalue::kValType, 0);
+      const fb::Table val = r_.table(ev, schema::evalue::kVal);
+      Value& v = m_.values_[i];
+      switch (type) {
+        case schema::kNone:
+        case schema::kNull:
+          v = Value::none();
+          break;
+        case schema::kInt:
+          v = Value::from_int(r_.scalar<int64_t>(val, 0, 0));
+          break;
+        case schema::kBool:
+          v = Value::from_bool(r_.scalar<uint8_t>(val, 0, 0) != 0);
+          break;
+        case schema::kDouble:
+          v = Value::from_double(r_.scalar<double>(val, 0, 0.0));
+          break;
+        case schema::kString: {
+          const fb::String s = r_.string(val, 0);
+          v.tag = Tag::kString;
+          v.as_string = Span<const char>(s.data, s.length);
+          break;
+        }
+        case schema::kTensor: {
+          Tensor& t = m_.tensors_[tensor_count++];
+          if (!(err = load_tensor(i, val, t)).ok()) return err;
+          v = Value::from_tensor(&t);
+          break;
+        }
+        default: {
+          if (!is_list(type)) return invalid("value %u has unknown type %u", i, type);
+          const fb::Vector items = r_.vector(val, 0, file_item_size(type));
+          lists_[list_count++] = ListRef{items.pos, items.length, type, i};
+          break;
+        }
+      }
+      if (r_.failed()) return invalid("value %u is out of bounds", i);
+    }
+    return load_lists();
+  }
+
+  Error load_tensor(uint32_t i, const fb::Table& val, Tensor& t) {
+    const int8_t dtype = r_.scalar<int8_t>(val, schema::tensor::kScalarType, 0);
+    const fb::Vector sizes = r_.vector(val, schema::tensor::kSizes, 4);
+    const fb::Vector dim_order = r_.vector(val, schema::tensor::kDimOrder, 1);
+    if (r_.failed()) return invalid("tensor value %u is out of bounds", i);
+    if (!supported_dtype(dtype)) {
+      return Error::make(ErrorCode::kNotSupported, "tensor value %u has dtype %d, which this runtime does not support",
+                         i, dtype);
+    }
+    if (sizes.length > static_cast<uint32_t>(kMaxDims)) return invalid("tensor value %u has %u dims", i, sizes.length);
+    t.dtype = static_cast<ScalarType>(dtype);
+    t.dim = static_cast<int32_t>(sizes.length);
+    for (uint32_t d = 0; d < sizes.length; ++d) {
+      t.sizes[d] = r_.element<int32_t>(sizes, d);
+      if (t.sizes[d] < 0) return invalid("tensor value %u has a negative size in dim %u", i, d);
+    }
+    if (shape_numel(t.sizes, t.dim) == kSaturated) return invalid("tensor value %u is impossibly large", i);
+    if (dim_order.length != 0) {
+      if (dim_order.length != sizes.length) return invalid("tensor value %u has a dim order of the wrong length", i);
+      for (uint32_t d = 0; d < dim_order.length; ++d) {
+        if (r_.element<uint8_t>(dim_order, d) != d) {
+          return Error::make(ErrorCode::kNotSupported,
+                             "tensor value %u uses a non-contiguous dim order; only contiguous tensors are supported",
+                             i);
+        }
+      }
+    }
+    if (r_.scalar<int32_t>(val, schema::tensor::kStorageOffset, 0) != 0) {
+      return Error::make(ErrorCode::kNotSupported, "tensor value %u has a storage offset", i);
+    }
+    const fb::Table extra = r_.table(val, schema::tensor::kExtraTensorInfo);
+    if (r_.scalar<int8_t>(extra, schema::extra_tensor_info::kLocation, 0) == schema::extra_tensor_info::kExternal) {
+      return Error::make(ErrorCode::kNotSupported, "tensor value %u keeps its data outside the .pte file", i);
+    }
+    const uint64_t nbytes = t.nbytes();  // in range: shape_numel bounds the shape
+    const uint32_t buffer_idx = r_.scalar<uint32_t>(val, schema::tensor::kDataBufferIdx, 0);
+    const fb::Table alloc = r_.table(val, schema::tensor::kAllocationInfo);
+    if (alloc.present) {
+      const uint32_t id = r_.scalar<uint32_t>(alloc, schema::allocation::kMemoryId, 0);
+      const uint64_t offset = r_.scalar<uint32_t>(alloc, schema::allocation::kOffsetLow, 0) |
+                              (uint64_t{r_.scalar<uint32_t>(alloc, schema::allocation::kOffsetHigh, 0)} << 32);
+      if (id == 0 || id >= m_.num_planned_) return invalid("tensor value %u names memory %u, which is not planned", i, id);
+      if (sat_add(offset, nbytes) > planned_size(id)) return invalid("tensor value %u overruns planned buffer %u", i, id);
+      if (buffer_idx != 0) {
+        return Error::make(ErrorCode::kNotSupported, "tensor value %u is mutable state with an initial value", i);
+      }
+      t.data = m_.planned_[id] + offset;
+    } else if (buffer_idx != 0) {
+      Result<const uint8_t*> data = program_.constant_data(buffer_idx, nbytes);
+      if (!data.ok()) return data.error;
+      t.data = const_cast<uint8_t*>(data.value);  // constants are never kernel outputs
+    }
+    // Kernels read elements as their type: the data must be aligned for it.
+    if (t.data != nullptr && reinterpret_cast<uintptr_t>(t.data) % element_size(t.dtype) != 0) {
+      return invalid("tensor value %u has misaligned data", i);
+    }
+    return r_.failed() ? invalid("tensor value %u is out of bounds", i) : Error();
+  }
+
+  // Pass 3: lists, each distinct items vector once.
+  Error load_lists() {
+    qsort(lists_, num_lists_, sizeof(ListRef), compare_list_refs);
+    uint64_t storage_bytes = 0;
+    for (size_t k = 0; k < num_lists_; ++k) {
+      if (k == 0 || !same_items(lists_[k - 1], lists_[k])) {
+        storage_bytes = sat_add(storage_bytes, list_bytes(lists_[k].type, lists_[k].length));
+      }
+    }
+    Error err = budget_.alloc(&m_.list_storage_, storage_bytes, 1, "list storage");
+    if (!err.ok()) return err;
+    uint8_t* storage = static_cast<uint8_t*>(m_.list_storage_);
+    for (size_t k = 0; k < num_lists_;) {
+      const ListRef& list = lists_[k];
+      Value& first = m_.values_[list.value];
+      if (!(err = load_list(list, storage, &first)).ok()) return err;
+      storage += list_bytes(list.type, list.length);
+      bool has_constant = false;
+      if (first.tag == Tag::kTensorList || first.tag == Tag::kOptionalTensorList) {
+        for (const Tensor* t : first.as_tensor_list) has_constant = has_constant || is_constant(t, program_);
+      }
+      for (; k < num_lists_ && same_items(lists_[k], list); ++k) {
+        m_.values_[lists_[k].value] = first;
+        constant_list_[lists_[k].value] = has_constant;
+      }
+    }
+    return Error();
+  }
+
+  Error load_list(const ListRef& list, uint8_t* storage, Value* v) {
+    const fb::Vector items{list.items_pos, list.length};
+    const uint32_t i = list.value;
+    switch (list.type) {
+      case schema::kIntList: {
+        // Items are indices of Int values (so symbolic ints can be shared).
+        int64_t* out = reinterpret_cast<int64_t*>(storage);
+        for (uint32_t k = 0; k < items.length; ++k) {
+          const int64_t idx = r_.element<int64_t>(items, k);
+          if (idx < 0 || static_cast<uint64_t>(idx) >= m_.num_values_ || m_.values_[idx].tag != Tag::kInt) {
+            return invalid("int list value %u refers to a value that is not an int (item %u)", i, k);
+          }
+          out[k] = m_.values_[idx].as_int;
+        }
+        *v = Value::from_int_list(Span<const int64_t>(out, items.length));
+        break;
+      }
+      case schema::kDoubleList: {
+        double* out = reinterpret_cast<double*>(storage);
+        for (uint32_t k = 0; k < items.length; ++k) out[k] = r_.element<double>(items, k);
+        *v = Value::from_double_list(Span<const double>(out, items.length));
+        break;
+      }
+      case schema::kBoolList: {
+        bool* out = reinterpret_cast<bool*>(storage);
+        for (uint32_t k = 0; k < items.length; ++k) out[k] = r_.element<uint8_t>(items, k) != 0;
+        v->tag = Tag::kBoolList;
+        v->as_bool_list = Span<const bool>(out, items.length);
+        break;
+      }
+      default: {
+        const bool optional = list.type == schema::kOptionalTensorList;
+        Tensor** out = reinterpret_cast<Tensor**>(storage);
+        for (uint32_t k = 0; k < items.length; ++k) {
+          const int32_t idx = r_.element<int32_t>(items, k);
+          const bool in_range = idx >= 0 && static_cast<uint32_t>(idx) < m_.num_values_;
+          if (in_range && m_.values_[idx].tag == Tag::kTensor) {
+            out[k] = m_.values_[idx].as_tensor;
+          } else if (optional && (idx == -1 || (in_range && m_.values_[idx].tag == Tag::kNone))) {
+            out[k] = nullptr;
+          } else {
+            return invalid("tensor list value %u refers to a value that is not a tensor (item %u)", i, k);
+          }
+        }
+        v->tag = optional ? Tag::kOptionalTensorList : Tag::kTensorList;
+        v->as_tensor_list = Span<Tensor* const>(out, items.length);
+        break;
+      }
+    }
+    return r_.failed() ? invalid("list value %u is out of bounds", i) : Error();
+  }
+
+  Error read_indices(int field, uint32_t** out, size_t* count, const char* what) {
+    const fb::Vector v = r_.vector(plan_, field, 4);
+    *count = v.length;
+    Error err = budget_.alloc(out, v.length, what);
+    if (!err.ok()) return err;
+    for (uint32_t k = 0; k < v.length; ++k) {
+      const int32_t idx = r_.element<int32_t>(v, k);
+      if (idx < 0 || static_cast<uint32_t>(idx) >= m_.num_values_) {
+        return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s %u refers to value %d of %zu", what, k,
+                           idx, m_.num_values_);
+      }
+      (*out)[k] = static_cast<uint32_t>(idx);
+    }
+    return r_.failed() ? invalid("input/output table is out of bounds", 0) : Error();
+  }
+
+  Error load_io() {
+    Error err;
+    if (!(err = read_indices(schema::plan::kInputs, &m_.input_index_, &m_.num_inputs_, "input")).ok() ||
+        !(err = read_indices(schema::plan::kOutputs, &m_.output_index_, &m_.num_outputs_, "output")).ok() ||
+        !(err = budget_.alloc(&m_.input_buffers_, m_.num_inputs_, "the input table")).ok()) {
+      return err;
+    }
+    for (size_t k = 0; k < m_.num_inputs_; ++k) {
+      Value& in = m_.values_[m_.input_index_[k]];
+      if (in.is_tensor() && in.as_tensor->data == nullptr) {
+        // Not memory-planned: give the input its own buffer so set_input copies.
+        char what[48];
+        snprintf(what, sizeof what, "input %zu", k);
+        uint8_t*& buffer = m_.input_buffers_[m_.num_input_buffers_++];
+        if (!(err = budget_.alloc(&buffer, in.as_tensor->nbytes(), what)).ok()) return err;
+        in.as_tensor->data = buffer;
+      }
+    }
+    return Error();
+  }
+
+  // Operators: resolve each, with everything its kernel may call.
+  Error load_operators() {
+    const fb::Vector ops = r_.vector(plan_, schema::plan::kOperators, 4);
+    m_.num_operators_ = ops.length;
+    Error err = budget_.alloc(&m_.operators_, ops.length, "the operator table");
+    if (!err.ok()) return err;
+    for (uint32_t k = 0; k < ops.length; ++k) {
+      const fb::Table op = r_.table_element(ops, k);
+      const fb::String name = r_.string(op, schema::operator_::kName);
+      const fb::String overload = r_.string(op, schema::operator_::kOverload);
+      if (r_.failed()) return invalid("operator %u is out of bounds", k);
+      char full[128];
+      char base[96];
+      char over[32];
+      snprintf(base, sizeof base, "%.*s", static_cast<int>(name.length), name.data);
+      snprintf(over, sizeof over, "%.*s", static_cast<int>(overload.length), overload.data);
+      snprintf(full, sizeof full, overload.length ? "%s.%s" : "%s%s", base, over);
+      for (char* p = full; *p; ++p) {
+        if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
+      }
+      const KernelDef* def = registry_.find(base, over);
+      if (def == nullptr) {
+        return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", full, label_);
+      }
+      if (!(err = registry_.check_closure(*def, label_)).ok()) return err;
+      m_.operators_[k] = def;
+    }
+    return Error();
+  }
+
+  // The operator a KernelCall instruction calls, checked.
+  Error kernel_of(uint32_t k, const fb::Table& args, const KernelDef** def) {
+    const int32_t op_index = r_.scalar<int32_t>(args, schema::kernel_call::kOpIndex, 0);
+    if (op_index < 0 || static_cast<size_t>(op_index) >= m_.num_operators_) {
+      return invalid("instruction %u calls operator %d, which does not exist", k, static_cast<unsigned>(op_index));
+    }
+    *def = m_.operators_[op_index];
+    return Error();
+  }
+
+  // Instructions (ExecuTorch programs run chain 0).
+  Error load_instructions() {
+    const fb::Vector chains = r_.vector(plan_, schema::plan::kChains, 4);
+    if (chains.length == 0) return invalid("method has no chain", 0);
+    const fb::Table chain = r_.table_element(chains, 0);
+    const fb::Vector instructions = r_.vector(chain, schema::chain::kInstructions, 4);
+    if (r_.failed()) return invalid("instruction table is out of bounds", 0);
+    m_.num_instructions_ = instructions.length;
+    Error err = budget_.alloc(&m_.instructions_, m_.num_instructions_, "the instruction table");
+    if (!err.ok()) return err;
+
+    // Argument counts are checked against each kernel's arity before any
+    // argument is stored, so the argument table is bounded by the instructions.
+    uint64_t total_args = 0;
+    for (uint32_t k = 0; k < instructions.length; ++k) {
+      const fb::Table ins = r_.table_element(instructions, k);
+      if (r_.scalar<uint8_t>(ins, schema::instruction::kArgsType, 0) != schema::kKernelCall) continue;
+      const fb::Table args = r_.table(ins, schema::instruction::kArgs);
+      const KernelDef* def = nullptr;
+      if (!(err = kernel_of(k, args, &def)).ok()) return err;
+      const uint32_t passed = r_.vector(args, schema::kernel_call::kArgs, 4).length;
+      if (r_.failed()) break;
+      if (passed != arity(*def) + 1) {
+        return Error::make(ErrorCode::kInvalidProgram,
+                           "invalid program: instruction %u: %s takes %zu arguments, the call passes %u", k, def->op,
+                           arity(*def) + 1, passed);
+      }
+      total_args += passed;
+    }
+    if (r_.failed()) return invalid("instruction table is out of bounds", 0);
+    if (!(err = budget_.alloc(&m_.arg_storage_, total_args, "the argument table")).ok()) return err;
+
+    Value** next_arg = m_.arg_storage_;
+    const fb::Vector delegates = r_.vector(plan_, schema::plan::kDelegates, 4);
+    for (uint32_t k = 0; k < instructions.length; ++k) {
+      const fb::Table ins = r_.table_element(instructions, k);
+      const uint8_t type = r_.scalar<uint8_t>(ins, schema::instruction::kArgsType, 0);
+      const fb::Table args = r_.table(ins, schema::instruction::kArgs);
+      Instruction& out = m_.instructions_[k];
+      out.type = type;
+      switch (type) {
+        case schema::kKernelCall: {
+          if (!(err = kernel_of(k, args, &out.kernel)).ok()) return err;
+          const fb::Vector arg_list = r_.vector(args, schema::kernel_call::kArgs, 4);
+          out.args = next_arg;
+          out.num_args = arg_list.length;
+          for (uint32_t a = 0; a < arg_list.length; ++a) {
+            const int32_t idx = r_.element<int32_t>(arg_list, a);
+            if (idx < 0 || static_cast<size_t>(idx) >= m_.num_values_) {
+              return invalid("instruction %u argument %u refers to a value out of range", k, a);
+            }
+            *next_arg++ = &m_.values_[idx];
+          }
+          if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
+            return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", k, err.message());
+          }
+          for (uint32_t a = 0; a < out.num_args; ++a) {
+            if (is_output(*out.kernel, a) && writes_constant(*out.args[a])) {
+              return invalid("instruction %u would write into constant data (argument %u)", k, a);
+            }
+          }
+          break;
+        }
+        case schema::kDelegateCall: {
+          const int32_t index = r_.scalar<int32_t>(args, schema::delegate_call::kDelegateIndex, 0);
+          const fb::Table delegate =
+              index >= 0 ? r_.table_element(delegates, static_cast<uint32_t>(index)) : fb::Table{};
+          const fb::String id = r_.string(delegate, schema::delegate::kId);
+          char backend[64] = "unknown";
+          if (!r_.failed() && id.length) snprintf(backend, sizeof backend, "%.*s", static_cast<int>(id.length), id.data);
+          for (char* p = backend; *p; ++p) {
+            if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
+          }
+          return Error::make(ErrorCode::kNotSupported,
+                             "instruction %u delegates to backend '%s': delegate calls are not supported", k, backend);
+        }
+        case schema::kMoveCall: {
+          out.a = static_cast<uint32_t>(r_.scalar<int32_t>(args, schema::move_call::kFrom, 0));
+          out.b = static_cast<uint32_t>(r_.scalar<int32_t>(args, schema::move_call::kTo, 0));
+          if (out.a >= m_.num_values_ || out.b >= m_.num_values_ || m_.values_[out.a].tag != m_.values_[out.b].tag) {
+            return invalid("move instruction %u has bad value indices", k);
+          }
+          break;
+        }
+        case schema::kJumpFalseCall: {
+          out.a = static_cast<uint32_t>(r_.scalar<int32_t>(args, schema::jump_false_call::kCondition, 0));
+          out.b = static_cast<uint32_t>(r_.scalar<int32_t>(args, schema::jump_false_call::kDestination, 0));
+          if (out.a >= m_.num_values_ || out.b > m_.num_instructions_) {
+            return invalid("jump instruction %u is out of range", k);
+          }
+          break;
+        }
+        case schema::kFreeCall:
+          break;
+        default:
+          return invalid("instruction %u has unknown type %u", k, type);
+      }
+      if (r_.failed()) return invalid("instruction %u is out of bounds", k);
+    }
+    return Error();
+  }
+
+  // Outputs must be planned memory; constants live in the caller's program bytes.
+  bool writes_constant(const Value& v) const {
+    if (v.is_tensor()) return is_constant(v.as_tensor, program_);
+    return constant_list_[&v - m_.values_] != 0;
+  }
+
+  Method& m_;
+  const Program& program_;
+  const OpRegistry& registry_;
+  const char* label_;
+  fb::Reader r_;
+  MemoryBudget budget_;
+  fb::Table plan_;
+  fb::Vector buffer_sizes_;
+  fb::Vector values_;
+  ListRef* lists_ = nullptr;
+  size_t num_lists_ = 0;
+  uint8_t* constant_list_ = nullptr;  // per value: a tensor list with a constant member
+};
 
 Method::~Method() { release(); }
 
 void Method::release() {
   for (size_t i = 0; planned_ != nullptr && i < num_planned_; ++i) free(planned_[i]);
+  for (size_t i = 0; input_buffers_ != nullptr && i < num_input_buffers_; ++i) free(input_buffers_[i]);
   free(planned_);
+  free(input_buffers_);
   free(values_);
   free(tensors_);
   free(list_storage_);
@@ -105,6 +646,8 @@ void Method::release() {
   free(output_index_);
   planned_ = nullptr;
   num_planned_ = 0;
+  input_buffers_ = nullptr;
+  num_input_buffers_ = 0;
   values_ = nullptr;
   num_values_ = 0;
   tensors_ = nullptr;
@@ -118,387 +661,18 @@ void Method::release() {
   num_inputs_ = 0;
   output_index_ = nullptr;
   num_outputs_ = 0;
+  memory_used_ = 0;
 }
 
-Error Method::load(const Program& program, const char* method_name, const OpRegistry& registry, const char* label) {
+Error Method::load(const Program& program, const char* method_name, const OpRegistry& registry, const char* label,
+                   const RuntimeLimits& limits) {
   release();
   registry_ = &registry;
-  fb::Reader r(program.data(), program.flatbuffer_size());
-  const fb::Table root = r.root();
-  const fb::Vector plans = r.vector(root, schema::program::kExecutionPlan, 4);
-
-  fb::Table plan;
-  for (uint32_t i = 0; i < plans.length && !r.failed(); ++i) {
-    const fb::Table candidate = r.table_element(plans, i);
-    const fb::String name = r.string(candidate, schema::plan::kName);
-    if (name.length == strlen(method_name) && memcmp(name.data, method_name, name.length) == 0) plan = candidate;
-  }
-  if (r.failed()) return invalid("execution plan table is out of bounds", 0);
-  if (!plan.present) return Error::make(ErrorCode::kInvalidArgument, "program has no method '%s'", method_name);
-
-  // Memory-planned buffers. Entry 0 is reserved by the format.
-  const fb::Vector buffer_sizes = r.vector(plan, schema::plan::kNonConstBufferSizes, 8);
-  uint64_t planned_total = 0;
-  num_planned_ = buffer_sizes.length;
-  planned_ = alloc_array<uint8_t*>(num_planned_);
-  if (planned_ == nullptr) return Error::make(ErrorCode::kOutOfMemory, "out of memory for the memory plan");
-  for (uint32_t i = 1; i < buffer_sizes.length; ++i) {
-    const int64_t size = r.element<int64_t>(buffer_sizes, i);
-    if (size < 0 || static_cast<uint64_t>(size) > kMaxPlannedBytes - planned_total) {
-      return invalid("planned buffer %u has an impossible size", i);
-    }
-    planned_total += static_cast<uint64_t>(size);
-    planned_[i] = alloc_array<uint8_t>(static_cast<size_t>(size));
-    if (planned_[i] == nullptr) return Error::make(ErrorCode::kOutOfMemory, "out of memory for planned buffer %u", i);
-  }
-  auto planned_size = [&](uint32_t id) { return static_cast<uint64_t>(r.element<int64_t>(buffer_sizes, id)); };
-
-  // Values, pass 1: count tensors and list storage.
-  const fb::Vector values = r.vector(plan, schema::plan::kValues, 4);
-  num_values_ = values.length;
-  size_t num_tensors = 0;
-  size_t storage_bytes = 0;
-  for (uint32_t i = 0; i < values.length && !r.failed(); ++i) {
-    const fb::Table ev = r.table_element(values, i);
-    const uint8_t type = r.scalar<uint8_t>(ev, schema::evalue::kValType, 0);
-    const fb::Table val = r.table(ev, schema::evalue::kVal);
-    if (type == schema::kTensor) ++num_tensors;
-    if (list_bytes(type, 1) != 0) {
-      const uint32_t element = type == schema::kBoolList ? 1 : (type == schema::kTensorList || type == schema::kOptionalTensorList) ? 4 : 8;
-      storage_bytes += list_bytes(type, r.vector(val, 0, element).length);
-    }
-  }
-  if (r.failed()) return invalid("values table is out of bounds (at byte %u)", static_cast<unsigned>(r.failed_at()));
-
-  values_ = alloc_array<Value>(num_values_);
-  tensors_ = alloc_array<Tensor>(num_tensors);
-  list_storage_ = calloc(storage_bytes == 0 ? 1 : storage_bytes, 1);
-  if (!values_ || !tensors_ || !list_storage_) return Error::make(ErrorCode::kOutOfMemory, "out of memory for values");
-
-  // Pass 2: scalars and tensors. Lists refer to other values, so they come after.
-  size_t tensor_count = 0;
-  for (uint32_t i = 0; i < values.length; ++i) {
-    const fb::Table ev = r.table_element(values, i);
-    const uint8_t type = r.scalar<uint8_t>(ev, schema::evalue::kValType, 0);
-    const fb::Table val = r.table(ev, schema::evalue::kVal);
-    Value& v = values_[i];
-    switch (type) {
-      case schema::kNone:
-      case schema::kNull:
-        v = Value::none();
-        break;
-      case schema::kInt:
-        v = Value::from_int(r.scalar<int64_t>(val, 0, 0));
-        break;
-      case schema::kBool:
-        v = Value::from_bool(r.scalar<uint8_t>(val, 0, 0) != 0);
-        break;
-      case schema::kDouble:
-        v = Value::from_double(r.scalar<double>(val, 0, 0.0));
-        break;
-      case schema::kString: {
-        const fb::String s = r.string(val, 0);
-        v.tag = Tag::kString;
-        v.as_string = Span<const char>(s.data, s.length);
-        break;
-      }
-      case schema::kTensor: {
-        Tensor& t = tensors_[tensor_count++];
-        const int8_t dtype = r.scalar<int8_t>(val, schema::tensor::kScalarType, 0);
-        const fb::Vector sizes = r.vector(val, schema::tensor::kSizes, 4);
-        const fb::Vector dim_order = r.vector(val, schema::tensor::kDimOrder, 1);
-        if (r.failed()) return invalid("tensor value %u is out of bounds", i);
-        if (!supported_dtype(dtype)) {
-          return Error::make(ErrorCode::kNotSupported, "tensor value %u has dtype %d, which this runtime does not support",
-                             i, dtype);
-        }
-        if (sizes.length > static_cast<uint32_t>(kMaxDims)) return invalid("tensor value %u has %u dims", i, sizes.length);
-        t.dtype = static_cast<ScalarType>(dtype);
-        t.dim = static_cast<int32_t>(sizes.length);
-        int64_t numel = 1;
-        for (uint32_t d = 0; d < sizes.length; ++d) {
-          const int32_t s = r.element<int32_t>(sizes, d);
-          if (s < 0) return invalid("tensor value %u has a negative size in dim %u", i, d);
-          t.sizes[d] = s;
-          numel *= s;
-          if (numel > kMaxElements) return invalid("tensor value %u is impossibly large", i);
-        }
-        if (dim_order.length != 0) {
-          if (dim_order.length != sizes.length) return invalid("tensor value %u has a dim order of the wrong length", i);
-          for (uint32_t d = 0; d < dim_order.length; ++d) {
-            if (r.element<uint8_t>(dim_order, d) != d) {
-              return Error::make(ErrorCode::kNotSupported,
-                                 "tensor value %u uses a non-contiguous dim order; only contiguous tensors are supported", i);
-            }
-          }
-        }
-        if (r.scalar<int32_t>(val, schema::tensor::kStorageOffset, 0) != 0) {
-          return Error::make(ErrorCode::kNotSupported, "tensor value %u has a storage offset", i);
-        }
-        const fb::Table extra = r.table(val, schema::tensor::kExtraTensorInfo);
-        if (r.scalar<int8_t>(extra, schema::extra_tensor_info::kLocation, 0) == schema::extra_tensor_info::kExternal) {
-          return Error::make(ErrorCode::kNotSupported, "tensor value %u keeps its data outside the .pte file", i);
-        }
-        const size_t nbytes = t.nbytes();
-        const uint32_t buffer_idx = r.scalar<uint32_t>(val, schema::tensor::kDataBufferIdx, 0);
-        const fb::Table alloc = r.table(val, schema::tensor::kAllocationInfo);
-        if (alloc.present) {
-          const uint32_t id = r.scalar<uint32_t>(alloc, schema::allocation::kMemoryId, 0);
-          const uint64_t offset = r.scalar<uint32_t>(alloc, schema::allocation::kOffsetLow, 0) |
-                                  (uint64_t{r.scalar<uint32_t>(alloc, schema::allocation::kOffsetHigh, 0)} << 32);
-          if (id == 0 || id >= num_planned_) return invalid("tensor value %u names memory %u, which is not planned", i, id);
-          if (offset > planned_size(id) || nbytes > planned_size(id) - offset) {
-            return invalid("tensor value %u overruns planned buffer %u", i, id);
-          }
-          if (buffer_idx != 0) {
-            return Error::make(ErrorCode::kNotSupported, "tensor value %u is mutable state with an initial value", i);
-          }
-          t.data = planned_[id] + offset;
-        } else if (buffer_idx != 0) {
-          Result<const uint8_t*> data = program.constant_data(buffer_idx, nbytes);
-          if (!data.ok()) return data.error;
-          t.data = const_cast<uint8_t*>(data.value);  // constants are never kernel outputs
-        }
-        // Kernels read elements as their type: the data must be aligned for it.
-        if (t.data != nullptr && reinterpret_cast<uintptr_t>(t.data) % element_size(t.dtype) != 0) {
-          return invalid("tensor value %u has misaligned data", i);
-        }
-        v = Value::from_tensor(&t);
-        break;
-      }
-      case schema::kIntList:
-      case schema::kDoubleList:
-      case schema::kBoolList:
-      case schema::kTensorList:
-      case schema::kOptionalTensorList:
-        break;  // pass 3
-      default:
-        return invalid("value %u has unknown type %u", i, type);
-    }
-    if (r.failed()) return invalid("value %u is out of bounds", i);
-  }
-
-  // Pass 3: lists.
-  uint8_t* storage = static_cast<uint8_t*>(list_storage_);
-  for (uint32_t i = 0; i < values.length; ++i) {
-    const fb::Table ev = r.table_element(values, i);
-    const uint8_t type = r.scalar<uint8_t>(ev, schema::evalue::kValType, 0);
-    const fb::Table val = r.table(ev, schema::evalue::kVal);
-    Value& v = values_[i];
-    switch (type) {
-      case schema::kIntList: {
-        // Items are indices of Int values (so symbolic ints can be shared).
-        const fb::Vector items = r.vector(val, 0, 8);
-        int64_t* out = reinterpret_cast<int64_t*>(storage);
-        for (uint32_t k = 0; k < items.length; ++k) {
-          const int64_t idx = r.element<int64_t>(items, k);
-          if (idx < 0 || static_cast<uint64_t>(idx) >= num_values_ || values_[idx].tag != Tag::kInt) {
-            return invalid("int list value %u refers to a value that is not an int (item %u)", i, k);
-          }
-          out[k] = values_[idx].as_int;
-        }
-        v = Value::from_int_list(Span<const int64_t>(out, items.length));
-        storage += list_bytes(type, items.length);
-        break;
-      }
-      case schema::kDoubleList: {
-        const fb::Vector items = r.vector(val, 0, 8);
-        double* out = reinterpret_cast<double*>(storage);
-        for (uint32_t k = 0; k < items.length; ++k) out[k] = r.element<double>(items, k);
-        v = Value::from_double_list(Span<const double>(out, items.length));
-        storage += list_bytes(type, items.length);
-        break;
-      }
-      case schema::kBoolList: {
-        const fb::Vector items = r.vector(val, 0, 1);
-        bool* out = reinterpret_cast<bool*>(storage);
-        for (uint32_t k = 0; k < items.length; ++k) out[k] = r.element<uint8_t>(items, k) != 0;
-        v.tag = Tag::kBoolList;
-        v.as_bool_list = Span<const bool>(out, items.length);
-        storage += list_bytes(type, items.length);
-        break;
-      }
-      case schema::kTensorList:
-      case schema::kOptionalTensorList: {
-        const bool optional = type == schema::kOptionalTensorList;
-        const fb::Vector items = r.vector(val, 0, 4);
-        Tensor** out = reinterpret_cast<Tensor**>(storage);
-        for (uint32_t k = 0; k < items.length; ++k) {
-          const int32_t idx = r.element<int32_t>(items, k);
-          const bool in_range = idx >= 0 && static_cast<uint32_t>(idx) < num_values_;
-          if (in_range && values_[idx].tag == Tag::kTensor) {
-            out[k] = values_[idx].as_tensor;
-          } else if (optional && (idx == -1 || (in_range && values_[idx].tag == Tag::kNone))) {
-            out[k] = nullptr;
-          } else {
-            return invalid("tensor list value %u refers to a value that is not a tensor (item %u)", i, k);
-          }
-        }
-        v.tag = optional ? Tag::kOptionalTensorList : Tag::kTensorList;
-        v.as_tensor_list = Span<Tensor* const>(out, items.length);
-        storage += list_bytes(type, items.length);
-        break;
-      }
-      default:
-        break;
-    }
-    if (r.failed()) return invalid("list value %u is out of bounds", i);
-  }
-
-  // Inputs and outputs.
-  auto read_indices = [&](int field, uint32_t** out, size_t* count, const char* what) -> Error {
-    const fb::Vector v = r.vector(plan, field, 4);
-    *count = v.length;
-    *out = alloc_array<uint32_t>(v.length);
-    if (*out == nullptr) return Error::make(ErrorCode::kOutOfMemory, "out of memory for %s", what);
-    for (uint32_t k = 0; k < v.length; ++k) {
-      const int32_t idx = r.element<int32_t>(v, k);
-      if (idx < 0 || static_cast<uint32_t>(idx) >= num_values_) {
-        return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s %u refers to value %d of %zu", what, k, idx,
-                           num_values_);
-      }
-      (*out)[k] = static_cast<uint32_t>(idx);
-    }
-    return r.failed() ? invalid("input/output table is out of bounds", 0) : Error();
-  };
-  Error err = read_indices(schema::plan::kInputs, &input_index_, &num_inputs_, "input");
-  if (!err.ok()) return err;
-  if (!(err = read_indices(schema::plan::kOutputs, &output_index_, &num_outputs_, "output")).ok()) return err;
-  for (size_t k = 0; k < num_inputs_; ++k) {
-    Value& in = values_[input_index_[k]];
-    if (in.is_tensor() && in.as_tensor->data == nullptr) {
-      // Not memory-planned: give the input its own buffer so set_input copies.
-      in.as_tensor->data = calloc(in.as_tensor->nbytes() == 0 ? 1 : in.as_tensor->nbytes(), 1);
-      if (in.as_tensor->data == nullptr) return Error::make(ErrorCode::kOutOfMemory, "out of memory for input %zu", k);
-      // Track it with the planned buffers so release() frees it.
-      uint8_t** grown = static_cast<uint8_t**>(realloc(planned_, (num_planned_ + 1) * sizeof(uint8_t*)));
-      if (grown == nullptr) return Error::make(ErrorCode::kOutOfMemory, "out of memory for input %zu", k);
-      planned_ = grown;
-      planned_[num_planned_++] = static_cast<uint8_t*>(in.as_tensor->data);
-    }
-  }
-
-  // Operators: resolve each, with everything its kernel may call.
-  const fb::Vector ops = r.vector(plan, schema::plan::kOperators, 4);
-  num_operators_ = ops.length;
-  operators_ = static_cast<const KernelDef**>(calloc(ops.length == 0 ? 1 : ops.length, sizeof(KernelDef*)));
-  if (operators_ == nullptr) return Error::make(ErrorCode::kOutOfMemory, "out of memory for operators");
-  for (uint32_t k = 0; k < ops.length; ++k) {
-    const fb::Table op = r.table_element(ops, k);
-    const fb::String name = r.string(op, schema::operator_::kName);
-    const fb::String overload = r.string(op, schema::operator_::kOverload);
-    if (r.failed()) return invalid("operator %u is out of bounds", k);
-    char full[128];
-    char base[96];
-    char over[32];
-    snprintf(base, sizeof base, "%.*s", static_cast<int>(name.length), name.data);
-    snprintf(over, sizeof over, "%.*s", static_cast<int>(overload.length), overload.data);
-    snprintf(full, sizeof full, overload.length ? "%s.%s" : "%s%s", base, over);
-    for (char* p = full; *p; ++p) {
-      if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
-    }
-    const KernelDef* def = registry.find(base, over);
-    if (def == nullptr) return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", full, label);
-    if (!(err = registry.check_closure(*def, label)).ok()) return err;
-    operators_[k] = def;
-  }
-
-  // Instructions (ExecuTorch programs run chain 0).
-  const fb::Vector chains = r.vector(plan, schema::plan::kChains, 4);
-  if (chains.length == 0) return invalid("method has no chain", 0);
-  const fb::Table chain = r.table_element(chains, 0);
-  const fb::Vector instructions = r.vector(chain, schema::chain::kInstructions, 4);
-  if (r.failed()) return invalid("instruction table is out of bounds", 0);
-  num_instructions_ = instructions.length;
-  instructions_ = alloc_array<Instruction>(num_instructions_);
-  size_t total_args = 0;
-  for (uint32_t k = 0; k < instructions.length; ++k) {
-    const fb::Table ins = r.table_element(instructions, k);
-    if (r.scalar<uint8_t>(ins, schema::instruction::kArgsType, 0) == schema::kKernelCall) {
-      total_args += r.vector(r.table(ins, schema::instruction::kArgs), schema::kernel_call::kArgs, 4).length;
-    }
-  }
-  arg_storage_ = alloc_array<Value*>(total_args);
-  if (!instructions_ || !arg_storage_) return Error::make(ErrorCode::kOutOfMemory, "out of memory for instructions");
-  if (r.failed()) return invalid("instruction table is out of bounds", 0);
-
-  Value** next_arg = arg_storage_;
-  const fb::Vector delegates = r.vector(plan, schema::plan::kDelegates, 4);
-  for (uint32_t k = 0; k < instructions.length; ++k) {
-    const fb::Table ins = r.table_element(instructions, k);
-    const uint8_t type = r.scalar<uint8_t>(ins, schema::instruction::kArgsType, 0);
-    const fb::Table args = r.table(ins, schema::instruction::kArgs);
-    Instruction& out = instructions_[k];
-    out.type = type;
-    switch (type) {
-      case schema::kKernelCall: {
-        const int32_t op_index = r.scalar<int32_t>(args, schema::kernel_call::kOpIndex, 0);
-        const fb::Vector arg_list = r.vector(args, schema::kernel_call::kArgs, 4);
-        if (op_index < 0 || static_cast<size_t>(op_index) >= num_operators_) {
-          return invalid("instruction %u calls operator %d, which does not exist", k, static_cast<unsigned>(op_index));
-        }
-        out.kernel = operators_[op_index];
-        out.args = next_arg;
-        out.num_args = arg_list.length;
-        for (uint32_t a = 0; a < arg_list.length; ++a) {
-          const int32_t idx = r.element<int32_t>(arg_list, a);
-          if (idx < 0 || static_cast<size_t>(idx) >= num_values_) {
-            return invalid("instruction %u argument %u refers to a value out of range", k, a);
-          }
-          *next_arg++ = &values_[idx];
-        }
-        if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
-          return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", k, err.message());
-        }
-        for (uint32_t a = 0; a < out.num_args; ++a) {
-          if (is_output(*out.kernel, a) && writes_constant(*out.args[a], program)) {
-            return invalid("instruction %u would write into constant data (argument %u)", k, a);
-          }
-        }
-        break;
-      }
-      case schema::kDelegateCall: {
-        const int32_t index = r.scalar<int32_t>(args, schema::delegate_call::kDelegateIndex, 0);
-        const fb::Table delegate = index >= 0 ? r.table_element(delegates, static_cast<uint32_t>(index)) : fb::Table{};
-        const fb::String id = r.string(delegate, schema::delegate::kId);
-        char backend[64] = "unknown";
-        if (!r.failed() && id.length) snprintf(backend, sizeof backend, "%.*s", static_cast<int>(id.length), id.data);
-        for (char* p = backend; *p; ++p) {
-          if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
-        }
-        return Error::make(ErrorCode::kNotSupported,
-                           "instruction %u delegates to backend '%s': delegate calls are not supported", k, backend);
-      }
-      case schema::kMoveCall: {
-        out.a = static_cast<uint32_t>(r.scalar<int32_t>(args, schema::move_call::kFrom, 0));
-        out.b = static_cast<uint32_t>(r.scalar<int32_t>(args, schema::move_call::kTo, 0));
-        if (out.a >= num_values_ || out.b >= num_values_ || values_[out.a].tag != values_[out.b].tag) {
-          return invalid("move instruction %u has bad value indices", k);
-        }
-        break;
-      }
-      case schema::kJumpFalseCall: {
-        out.a = static_cast<uint32_t>(r.scalar<int32_t>(args, schema::jump_false_call::kCondition, 0));
-        out.b = static_cast<uint32_t>(r.scalar<int32_t>(args, schema::jump_false_call::kDestination, 0));
-        if (out.a >= num_values_ || out.b > num_instructions_) return invalid("jump instruction %u is out of range", k);
-        break;
-      }
-      case schema::kFreeCall:
-        break;
-      default:
-        return invalid("instruction %u has unknown type %u", k, type);
-    }
-    if (r.failed()) return invalid("instruction %u is out of bounds", k);
-  }
-
-  // Every tensor a kernel touches must have memory by now.
-  for (size_t k = 0; k < num_values_; ++k) {
-    const Value& v = values_[k];
-    if (v.is_tensor() && v.as_tensor->data == nullptr && v.as_tensor->nbytes() != 0) {
-      return invalid("tensor value %u has no memory (not planned, not constant, not an input)", static_cast<unsigned>(k));
-    }
-  }
-  return Error();
+  limits_ = limits;
+  Loader loader(*this, program, registry, label, limits.memory_bytes);
+  Error err = loader.load(method_name);
+  if (!err.ok()) release();
+  return err;
 }
 
 Error Method::set_input(size_t i, const Tensor& src) {
@@ -525,12 +699,33 @@ Error Method::set_input(size_t i, const Value& scalar) {
   return Error();
 }
 
+uint64_t Method::instruction_cost(const Instruction& ins) const {
+  uint64_t cost = kInstructionCost;
+  if (ins.type == schema::kKernelCall) {
+    for (uint32_t a = 0; a < ins.num_args; ++a) cost = sat_add(cost, value_bytes(*ins.args[a]));
+  } else if (ins.type == schema::kJumpFalseCall) {
+    cost = sat_add(cost, value_bytes(values_[ins.a]));
+  }
+  return cost;
+}
+
 Error Method::execute() {
-  const uint64_t max_steps = (num_instructions_ + 1) * kMaxStepsPerInstruction;
-  uint64_t steps = 0;
+  uint64_t work = 0;
+  last_work_ = 0;
   for (size_t pc = 0; pc < num_instructions_;) {
-    if (++steps > max_steps) return Error::make(ErrorCode::kInvalidProgram, "invalid program: execution does not terminate");
     const Instruction& ins = instructions_[pc];
+    // Charged before the instruction runs: no instruction starts past the budget.
+    work = sat_add(work, instruction_cost(ins));
+    if (work > limits_.work_bytes) {
+      last_work_ = work;
+      return Error::make(ErrorCode::kWorkBudget,
+                         "execution stopped at instruction %zu: it touched more than %llu bytes, the work budget",
+                         pc, static_cast<unsigned long long>(limits_.work_bytes));
+    }
+    if (limits_.deadline_ns != 0 && monotonic_ns() > limits_.deadline_ns) {
+      last_work_ = work;
+      return Error::make(ErrorCode::kDeadline, "execution stopped at instruction %zu: past its time limit", pc);
+    }
     switch (ins.type) {
       case schema::kKernelCall: {
         Error err = invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args));
@@ -555,6 +750,7 @@ Error Method::execute() {
         break;
     }
   }
+  last_work_ = work;
   return Error();
 }
 

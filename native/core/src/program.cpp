@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "flatbuffer.h"
+#include "sb/checked.h"
 #include "schema.h"
 
 namespace sb {
@@ -95,14 +96,14 @@ Result<const uint8_t*> Program::constant_data(uint32_t index, size_t nbytes) con
     const uint64_t seg_size = r.scalar<uint64_t>(segment, schema::segment::kSize, 0);
     const uint64_t offset = r.element<uint64_t>(offsets, index);
     if (r.failed()) return invalid("constant segment table is out of bounds");
-    if (offset > seg_size || nbytes > seg_size - offset) {
+    if (sat_add(offset, nbytes) > seg_size) {
       return Error::make(ErrorCode::kInvalidProgram,
                          "invalid program: constant %u (%zu bytes at offset %llu) overruns its %llu-byte segment",
                          index, nbytes, static_cast<unsigned long long>(offset),
                          static_cast<unsigned long long>(seg_size));
     }
-    const uint64_t start = segment_base_ + seg_offset;
-    if (start < segment_base_ || start > size_ || offset > size_ - start || nbytes > size_ - start - offset) {
+    const uint64_t start = sat_add(segment_base_, seg_offset);
+    if (sat_add(sat_add(start, offset), nbytes) > size_) {
       return Error::make(ErrorCode::kInvalidProgram,
                          "invalid program: constant %u lies past the end of the %zu-byte file (truncated?)", index,
                          size_);

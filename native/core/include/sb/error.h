@@ -15,6 +15,9 @@ enum class ErrorCode : uint8_t {
   kNotSupported,     // a valid feature this runtime does not implement
   kInvalidArgument,  // a kernel or API caller passed bad shapes/types
   kOutOfMemory,
+  kMemoryBudget,  // load() would allocate more than RuntimeLimits::memory_bytes
+  kWorkBudget,    // execute() did more than RuntimeLimits::work_bytes of work
+  kDeadline,      // execute() ran past RuntimeLimits::deadline_ns
 };
 
 class Error {

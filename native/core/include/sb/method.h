@@ -1,6 +1,7 @@
 // An executable method (a program's "forward"): the values table, the
 // memory-planned buffers and the resolved instruction list. Everything is
-// allocated and validated by load(); execute() does not allocate.
+// allocated and validated by load(), within the memory budget of its
+// RuntimeLimits; execute() does not allocate and stops at its work budget.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +9,7 @@
 
 #include "sb/error.h"
 #include "sb/kernel.h"
+#include "sb/limits.h"
 #include "sb/program.h"
 #include "sb/registry.h"
 #include "sb/value.h"
@@ -22,7 +24,8 @@ class Method {
   Method& operator=(const Method&) = delete;
 
   // `label` names the model in error messages (e.g. its file name).
-  Error load(const Program& program, const char* method_name, const OpRegistry& registry, const char* label);
+  Error load(const Program& program, const char* method_name, const OpRegistry& registry, const char* label,
+             const RuntimeLimits& limits = RuntimeLimits());
 
   size_t num_inputs() const { return num_inputs_; }
   size_t num_outputs() const { return num_outputs_; }
@@ -33,7 +36,14 @@ class Method {
   Error set_input(size_t i, const Tensor& src);
   Error set_input(size_t i, const Value& scalar);
 
+  // Runs the chain once, within the work budget and deadline of the limits
+  // given to load() (or set since).
   Error execute();
+  void set_limits(const RuntimeLimits& limits) { limits_ = limits; }
+  // Bytes load() allocated for this method (what the memory budget counts).
+  uint64_t memory_used() const { return memory_used_; }
+  // Work the last execute() did, in the units of RuntimeLimits::work_bytes.
+  uint64_t last_work() const { return last_work_; }
 
   // Receives every kernel invocation (tracing builds); nullptr disables.
   void set_trace(TraceSink* trace) { trace_ = trace; }
@@ -44,8 +54,10 @@ class Method {
 
  private:
   struct Instruction;
+  class Loader;
 
   void release();
+  uint64_t instruction_cost(const Instruction& ins) const;
 
   const OpRegistry* registry_ = nullptr;
   TraceSink* trace_ = nullptr;
@@ -56,6 +68,12 @@ class Method {
   void* list_storage_ = nullptr;  // backing for int/double/bool/tensor lists
   uint8_t** planned_ = nullptr;   // memory-planned buffers, by memory_id
   size_t num_planned_ = 0;
+  uint8_t** input_buffers_ = nullptr;  // inputs that are not memory-planned
+  size_t num_input_buffers_ = 0;
+
+  RuntimeLimits limits_;
+  uint64_t memory_used_ = 0;
+  uint64_t last_work_ = 0;
 
   const KernelDef** operators_ = nullptr;
   size_t num_operators_ = 0;
