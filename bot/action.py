@@ -4,7 +4,12 @@ GITHUB_STEP_SUMMARY.
 
 Two modes keep fork PRs safe: `analyze` builds and measures (it runs PR
 code, so it gets a read-only token) and saves the report; `post` (run from
-a workflow_run job with a write token) only reads that report and posts it.
+a workflow_run job with a write token) only reads that report, a hostile
+artifact validated against its schema before use, and posts it.
+
+Every line printed goes through `workflow_log.Log` (workflow-command
+escaping, redaction); every report text written or posted goes through
+`bot/publish.py` (redaction).
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from bot import report as report_mod
-from bot import report_io
+from bot import publish, redact, report_io
 from bot.errors import BotError, ExitCode
-from bot.fileio import write_text_atomic
 from bot.pipeline import PrReport
+from bot.redact import Redactor
+from bot.report import COMMIT, plain
+from bot.workflow_log import Log
 
 BINARY_SIZE_LINE = re.compile(r"^Binary-Size:\s*\S", re.MULTILINE)
 
@@ -37,6 +43,7 @@ class Inputs:
     fail_on_stale: bool | None
     fail_on_budget: bool | None
     report: Path
+    comment_author: str = ""
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
@@ -66,6 +73,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         fail_on_stale=_bool(env, "fail-on-stale"),
         fail_on_budget=_bool(env, "fail-on-budget"),
         report=Path(_input(env, "report", "selective-build-report")),
+        comment_author=_input(env, "comment-author"),
     )
 
 
@@ -85,10 +93,11 @@ def _append(path: str | None, text: str) -> None:
             handle.write(text)
 
 
-def write_outputs(env: Mapping[str, str], outputs: Mapping[str, str]) -> None:
+def write_outputs(env: Mapping[str, str], outputs: Mapping[str, str], redactor: Redactor = redact.NOTHING) -> None:
     lines = []
-    for key, value in outputs.items():
-        if "\n" in value:
+    for key, raw in outputs.items():
+        value = redactor.text(raw)
+        if "\n" in value or "\r" in value:
             delimiter = f"EOF_{os.urandom(8).hex()}"  # a value cannot end a block it cannot guess
             lines.append(f"{key}<<{delimiter}\n{value}\n{delimiter}\n")
         else:
@@ -115,28 +124,41 @@ def _failing(report: PrReport, inputs: Inputs, root: Path, body: str) -> list[st
     fail_budget = cfg.fail_on_budget if inputs.fail_on_budget is None else inputs.fail_on_budget
     reasons = []
     if report.first_build_error():
-        reasons.append(f"build failed: {report.first_build_error()}")
+        reasons.append(f"build failed: {plain(report.first_build_error(), 400)}")
+    if report.model_failures:
+        first = report.model_failures[0]
+        count = len(report.model_failures)
+        reasons.append(f"{count} model(s) could not be traced, first {plain(first.model)}: {plain(first.message, 400)}")
     if fail_stale and report.stale:
         reasons.append("the selected-operators yaml is stale")
-    over = [t.name for t in report.targets if t.over_budget]
+    over = [plain(t.name) for t in report.targets if t.over_budget]
     if fail_budget and over and not BINARY_SIZE_LINE.search(body):
         reasons.append(f"over the size budget: {', '.join(over)} (add a 'Binary-Size: <reason>' line to the PR body)")
     return reasons
 
 
 def annotations(report: PrReport) -> list:
+    """Check-run annotations, one per target with a yaml finding (plain text: names shown, capped)."""
     from bot.github import Annotation
 
     found = []
     for t in report.targets:
-        problems = [f"missing {m.op}" for m in t.diff.missing] + [f"unused {u.op}" for u in t.diff.unused]
-        if problems or not t.yaml_exists:
-            message = "; ".join(problems) or "the yaml does not exist"
-            found.append(Annotation(t.yaml, f"{message}. Fix: python -m bot regenerate", f"{t.name}: stale yaml"))
+        problems = [f"missing {plain(m.op)}" for m in t.diff.missing] + [f"unused {plain(u.op)}" for u in t.diff.unused]
+        title = f"{plain(t.name)}: stale yaml"
+        if t.yaml_error:
+            problems = [f"the yaml cannot be used: {plain(t.yaml_error, 400)}"]
+            title = f"{plain(t.name)}: unusable yaml"
+        elif not problems and not t.yaml_exists:
+            problems = ["the yaml does not exist"]
+        if problems:
+            message = "; ".join(problems[:20]) + (f"; and {len(problems) - 20} more" if len(problems) > 20 else "")
+            found.append(Annotation(t.yaml, f"{message}. Fix: python -m bot regenerate", title))
     return found
 
 
-def _post(inputs: Inputs, env: Mapping[str, str], report: PrReport, number: int, head: str, ok: bool) -> str:
+def _post(
+    inputs: Inputs, env: Mapping[str, str], report: PrReport, number: int, head: str, ok: bool, redactor: Redactor
+) -> str:
     from github import GithubException
 
     from bot import github
@@ -144,40 +166,63 @@ def _post(inputs: Inputs, env: Mapping[str, str], report: PrReport, number: int,
     if not inputs.token:
         return "not posted: no github-token"
     client = github.GitHubClient(
-        inputs.token, env.get("GITHUB_REPOSITORY", ""), env.get("GITHUB_API_URL", github.DEFAULT_API_URL)
+        inputs.token,
+        env.get("GITHUB_REPOSITORY", ""),
+        env.get("GITHUB_API_URL", github.DEFAULT_API_URL),
+        author=inputs.comment_author,
+        redactor=redactor,
     )
-    markdown = report_mod.render(report)
+    safe = publish.publishable(report, redactor)
     try:
-        result = github.post(client, number, head, markdown, ok, report_mod.summary_line(report), annotations(report))
+        result = github.post(
+            client,
+            number,
+            head,
+            publish.markdown(safe, redactor),
+            ok,
+            publish.title(safe, redactor),
+            annotations(safe),
+            summary=publish.markdown(safe, redactor, limit=github.CHECK_SUMMARY_LIMIT),
+        )
     except GithubException as exc:
         # The report is already in the job summary and the artifact.
         return f"not posted: GitHub answered {exc.status}"
     return f"comment {result.comment.value}; check {result.check.value}"
 
 
-def run(env: Mapping[str, str]) -> int:
+def _commit(value: object) -> str:
+    return value if isinstance(value, str) and COMMIT.fullmatch(value) and value != "working tree" else ""
+
+
+def run(env: Mapping[str, str], log: Log | None = None) -> int:
+    redactor = Redactor.from_env(os.environ, env)
+    log = log or Log(redactor)
     inputs = read_inputs(env)
     if inputs.token:
-        print(f"::add-mask::{inputs.token}")  # the runner hides it from every later log line
+        log.mask(inputs.token)  # the runner hides it from every later log line
     event = read_event(env)
     root = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
     subprocess.run(["git", "config", "--global", "--add", "safe.directory", str(root)], capture_output=True)
     number, base_sha, head_sha, body = _pr_from_event(event)
     json_path = inputs.report.with_suffix(".json")
     md_path = inputs.report.with_suffix(".md")
+    summary_path = env.get("GITHUB_STEP_SUMMARY")
 
     if inputs.mode == "post":
         report, pr = report_io.load(json_path)
-        # The event, not the artifact, says which commit the run was for.
+        # The event, not the artifact, says which commit and pull request the run was for.
         run_info = event.get("workflow_run") or {}
-        head_sha = run_info.get("head_sha") or head_sha
+        head_sha = _commit(run_info.get("head_sha")) or _commit(head_sha) or _commit(pr.get("head_sha"))
+        if head_sha:
+            report = dataclasses.replace(report, head_sha=head_sha)
         pulls = run_info.get("pull_requests") or []
-        number = pulls[0]["number"] if pulls else pr.get("number")
-        if not isinstance(number, int):
+        number = pulls[0].get("number") if pulls and isinstance(pulls[0], dict) else pr.get("number")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             raise BotError("the report names no pull request to post to", ExitCode.BAD_INPUT)
-        status = _post(inputs, env, report, number, head_sha, ok=not report.stale)
-        print(status)
-        _append(env.get("GITHUB_STEP_SUMMARY"), report_mod.render(report) + f"\n\n_{status}_\n")
+        ok = not report.stale and not report.first_build_error()
+        status = _post(inputs, env, report, number, report.head_sha, ok, redactor)
+        log.info(status)
+        _append(summary_path, publish.markdown(report, redactor) + f"\n\n_{status}_\n")
         return ExitCode.OK
 
     from bot import pipeline
@@ -185,13 +230,11 @@ def run(env: Mapping[str, str]) -> int:
     base = inputs.base or base_sha
     if not base:
         raise BotError("no base commit: set the 'base' input or run on pull_request events", ExitCode.USAGE)
-    report = pipeline.run_pr(root, base, None, lambda msg: print(msg, flush=True), inputs.targets or None)
+    report = pipeline.run_pr(root, base, None, log.info, inputs.targets or None)
     if head_sha:
         report = dataclasses.replace(report, head_sha=head_sha)
-    markdown = report_mod.render(report)
-    write_text_atomic(md_path, markdown + "\n")
-    write_text_atomic(json_path, report_io.dumps(report, {"number": number, "head_sha": head_sha}))
-    _append(env.get("GITHUB_STEP_SUMMARY"), markdown + "\n")
+    markdown = publish.write_report(report, redactor, md_path, json_path, {"number": number, "head_sha": head_sha})
+    _append(summary_path, markdown + "\n")
     write_outputs(
         env,
         {
@@ -199,23 +242,31 @@ def run(env: Mapping[str, str]) -> int:
             "stale": "true" if report.stale else "false",
             "report": str(md_path),
         },
+        redactor,
     )
     reasons = _failing(report, inputs, root, body)
     if inputs.post and number is not None and head_sha:
-        status = _post(inputs, env, report, int(number), head_sha, ok=not reasons)
-        print(status)
-        _append(env.get("GITHUB_STEP_SUMMARY"), f"\n_{status}_\n")
+        status = _post(inputs, env, report, int(number), head_sha, not reasons, redactor)
+        log.info(status)
+        _append(summary_path, f"\n_{status}_\n")
     for reason in reasons:
-        print(f"::error::{reason}")
+        log.error(reason)
     return ExitCode.FINDINGS if reasons else ExitCode.OK
 
 
 def main() -> int:
+    """The process entry: secrets are recorded and hidden from children before anything runs."""
+    redactor = redact.install(os.environ)
+    log = Log(redactor)
     try:
-        return run(os.environ)
+        return run(os.environ, log)
     except BotError as exc:
-        print(f"::error::{exc.message}")
+        log.error(exc.message)
         return int(exc.exit_code)
+    except OSError as exc:
+        # Disk full, permissions: whatever was being written was left as it was.
+        log.error(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+        return int(ExitCode.IO)
 
 
 if __name__ == "__main__":

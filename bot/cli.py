@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -196,31 +197,38 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _safe(message: str) -> str:
+    """PR-controlled text for the terminal or job log: redacted, one line, never a workflow command."""
+    from bot.redact import redact
+    from bot.workflow_log import plain
+
+    return plain(redact(message))
+
+
 def cmd_pr(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
+    from rich.text import Text
 
     from bot import config as config_mod
-    from bot import pipeline, report, report_io
-    from bot.fileio import write_text_atomic
+    from bot import pipeline, publish, report
+    from bot.redact import current
 
     with console().status("running the PR pipeline") as status:
         only = {t.strip() for t in args.targets.split(",") if t.strip()} if args.targets else None
-        result = pipeline.run_pr(args.root, args.base, args.head, lambda msg: status.update(msg), only)
-    markdown = report.render(result)
-    write_text_atomic(args.output, markdown + "\n")
-    write_text_atomic(args.output.with_suffix(".json"), report_io.dumps(result))
+        result = pipeline.run_pr(args.root, args.base, args.head, lambda msg: status.update(Text(_safe(msg))), only)
+    publish.write_report(result, current(), args.output, args.output.with_suffix(".json"))
     if args.json:
-        print(json.dumps(report.to_json(result), indent=2))
+        print(current().text(json.dumps(report.to_json(publish.publishable(result, current())), indent=2)))
     else:
         out = Console(highlight=False)
-        out.print(report.summary_line(result), markup=False)
+        out.print(_safe(publish.title(result, current())), markup=False)
         for target in result.targets:
             size = f"{target.head.stripped:,} bytes" if target.head else "not built"
             delta = f" ({target.delta:+,})" if target.delta is not None else ""
-            out.print(
-                f"  {target.name}: {size}{delta}" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else "")
-            )
-        out.print(f"report written to {args.output}", markup=False, soft_wrap=True)
+            name = escape(_safe(report.plain(target.name)))
+            out.print(f"  {name}: {size}{delta}" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else ""))
+        out.print(_safe(f"report written to {args.output}"), markup=False, soft_wrap=True)
     if result.first_build_error():
         raise BotError(f"{result.first_build_error()} (log tail in {args.output})", ExitCode.BUILD)
     cfg = config_mod.load(args.root.resolve())
@@ -236,14 +244,13 @@ def cmd_action(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from bot import report, report_io
-    from bot.fileio import write_text_atomic
+    from bot import publish, report_io
+    from bot.redact import current
 
     loaded = [report_io.load(path) for path in args.reports]
     merged = report_io.merge([r for r, _ in loaded])
     pr_info = next((info for _, info in loaded if info), {})
-    write_text_atomic(args.output.with_suffix(".json"), report_io.dumps(merged, pr_info))
-    write_text_atomic(args.output.with_suffix(".md"), report.render(merged) + "\n")
+    publish.write_report(merged, current(), args.output.with_suffix(".md"), args.output.with_suffix(".json"), pr_info)
     print(f"merged {len(loaded)} report(s) into {args.output.with_suffix('.md')}", file=sys.stderr)
     return ExitCode.OK
 
@@ -355,20 +362,23 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bot import redact
+
     parser = make_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
+    redact.install(os.environ)  # before any PR code runs: record the secrets, hide them from children
     try:
         return int(func(args))
     except BotError as exc:
         console().print("[red]error:[/red] ", end="")
-        console().print(exc.message, soft_wrap=True, markup=False)
+        console().print(_safe(exc.message), soft_wrap=True, markup=False)
         return int(exc.exit_code)
     except OSError as exc:
         # Disk full, permissions: whatever was being written was left as it was.
         where = f"{exc.filename}: " if exc.filename else ""
         console().print("[red]error:[/red] ", end="")
-        console().print(f"{where}{exc.strerror or exc}", soft_wrap=True, markup=False)
+        console().print(_safe(f"{where}{exc.strerror or exc}"), soft_wrap=True, markup=False)
         return int(ExitCode.IO)
     except KeyboardInterrupt:
         console().print("[red]interrupted[/red]")

@@ -5,6 +5,10 @@ Writes are idempotent: a failed or retried write re-reads what is there
 before writing again, so a 5xx after GitHub already stored a comment never
 leads to a second comment. A read-only token (a fork's) or a deleted PR
 degrades to the job summary; the report is never lost.
+
+The sticky comment is one the bot's own identity wrote and that carries the
+marker: anyone can paste the marker into a comment, and that comment must
+never be edited by the bot. Every body sent is redacted once more here.
 """
 
 from __future__ import annotations
@@ -13,19 +17,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from github import Auth, Github, GithubException
 from github.GithubRetry import GithubRetry
 
+from bot.redact import Redactor
 from bot.report import MARKER
 
 HEAD_MARKER_PREFIX = "<!-- selective-build-head: "
 CHECK_NAME = "selective-build"
+# Who the Actions GITHUB_TOKEN writes as; GET /user answers 403 to that token.
+ACTIONS_BOT_LOGIN = "github-actions[bot]"
 DEFAULT_API_URL = "https://api.github.com"
 MAX_ATTEMPTS = 4
 MAX_ANNOTATIONS = 50  # per request, GitHub's limit
+CHECK_SUMMARY_LIMIT = 65_000  # characters of a check run's summary (GitHub allows 65,535)
 PAGE = 100
+T = TypeVar("T")
 
 
 class Outcome(Enum):
@@ -71,8 +80,11 @@ class GitHubClient:
         sleep: Callable[[float], None] = time.sleep,
         throttle: bool = True,
         backoff: float = 1.0,
+        author: str = "",
+        redactor: Redactor | None = None,
     ) -> None:
-        """`sleep`, `throttle` and `backoff` exist so tests need not wait; keep the defaults otherwise."""
+        """`author` is the login the bot's comments are written by (learned from the API when empty).
+        `sleep`, `throttle` and `backoff` exist so tests need not wait; keep the defaults otherwise."""
         # urllib3 retries only idempotent methods; POSTs are retried by
         # `_with_retries`, which re-reads state first.
         retry = GithubRetry(
@@ -88,8 +100,10 @@ class GitHubClient:
         self._repo_name = repository
         self._sleep = sleep
         self._backoff = backoff
+        self._author = author.strip()
+        self._redactor = Redactor.of([token, *(redactor.secrets if redactor else ())])
 
-    def _with_retries(self, action: Callable[[], Outcome]) -> Outcome:
+    def _with_retries(self, action: Callable[[], T]) -> T:
         delay = self._backoff
         for attempt in range(MAX_ATTEMPTS):
             try:
@@ -102,17 +116,41 @@ class GitHubClient:
         raise AssertionError("unreachable")
 
     def _request(self, verb: str, path: str, params: dict | None = None, body: dict | None = None) -> Any:
-        """One REST call by path. Paths (not URLs from earlier responses) keep every
+        """One REST call by repository path. Paths (not URLs from earlier responses) keep every
         request on the configured API host, GitHub Enterprise included."""
-        _, data = self._gh.requester.requestJsonAndCheck(verb, f"/repos/{self._repo_name}{path}", params, None, body)
+        return self._call(verb, f"/repos/{self._repo_name}{path}", params, body)
+
+    def _call(self, verb: str, path: str, params: dict | None = None, body: dict | None = None) -> Any:
+        sent = self._redactor.data(body) if body is not None else None
+        _, data = self._gh.requester.requestJsonAndCheck(verb, path, params, None, sent)
         return data
 
+    def identity(self) -> str:
+        """The login this token writes comments as: the configured author, else GET /user
+        (personal tokens), else the Actions bot (GITHUB_TOKEN, which may not read /user)."""
+        if not self._author:
+
+            def ask() -> str:
+                try:
+                    login = (self._call("GET", "/user") or {}).get("login")
+                except GithubException as exc:
+                    if not _no_access(exc):
+                        raise
+                    login = None
+                return login if isinstance(login, str) and login else ACTIONS_BOT_LOGIN
+
+            self._author = self._with_retries(ask)
+        return self._author
+
     def _find_sticky(self, pr_number: int) -> int | None:
+        """The bot's own marked comment; a marked comment by anyone else is not ours to edit."""
+        author = self.identity()
         page = 1
         while True:
             comments = self._request("GET", f"/issues/{pr_number}/comments", {"per_page": PAGE, "page": page})
             for comment in comments:
-                if MARKER in (comment.get("body") or ""):
+                login = (comment.get("user") or {}).get("login")
+                if login == author and MARKER in (comment.get("body") or ""):
                     return int(comment["id"])
             if len(comments) < PAGE:
                 return None
@@ -141,7 +179,7 @@ class GitHubClient:
         conclusion = "success" if success else "failure"
         output: dict[str, object] = {
             "title": title[:255],
-            "summary": summary[:65_000],
+            "summary": summary[:CHECK_SUMMARY_LIMIT],  # callers render to fit; this only guards
             "annotations": [
                 {
                     "path": a.path,
@@ -186,8 +224,10 @@ def post(
     success: bool,
     title: str,
     annotations: list[Annotation],
+    summary: str | None = None,
 ) -> PostResult:
-    """Comment and check; access errors degrade instead of failing the job."""
+    """Comment and check (its summary: `summary`, else the comment's body); access
+    errors degrade instead of failing the job."""
     try:
         comment = client.upsert_comment(pr_number, body, head_sha)
     except GithubException as exc:
@@ -195,7 +235,7 @@ def post(
             raise
         return PostResult(Outcome.DEGRADED, Outcome.DEGRADED, f"GitHub answered {exc.status} to the comment")
     try:
-        check = client.report_check(head_sha, success, title, body, annotations)
+        check = client.report_check(head_sha, success, title, body if summary is None else summary, annotations)
     except GithubException as exc:
         if not _no_access(exc):
             raise

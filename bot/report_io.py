@@ -1,28 +1,166 @@
 """PrReport to and from JSON: the artifact a fork-safe workflow hands from its
-build job to its posting job, and what `merge` combines across shards."""
+build job to its posting job, and what `merge` combines across shards.
+
+The artifact is written by a run of PR code, so it is read as hostile input:
+a regular file of bounded size, valid JSON, then valid against
+`schema/report-artifact.schema.json` (types, lengths, counts, commit ids)
+before any field is used. A rejection is one line naming the field, never
+its content.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import re
+from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError
+from jsonschema.exceptions import best_match
 
 from bot.depgraph import Edge
 from bot.errors import BotError, ExitCode
+from bot.limits import MIB
 from bot.pipeline import ClosureChange, LoadFailure, NotTraced, PrReport, TargetReport
+from bot.safe_files import UnsafeFileError, read_text
 from bot.size import SizeReport
 from bot.stale import Cause, DtypeChange, OpUse, SelectionDiff
 
 FORMAT = "selective-build-report/1"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "report-artifact.schema.json"
+ARTIFACT_BYTES = 32 * MIB  # a real report of dozens of targets is well under 1 MiB
+STRING_LIMIT = 65_536  # the schema's maxLength; longer strings are cut when written
+COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+ELLIPSIS = "…"
+
+
+def _cap_strings(value: Any) -> Any:
+    """JSON-like data with every string (keys too) cut to what the schema accepts,
+    so whatever an honest run produced is accepted by the poster."""
+    if isinstance(value, str):
+        return value if len(value) <= STRING_LIMIT else value[: STRING_LIMIT - 1] + ELLIPSIS
+    if isinstance(value, dict):
+        return {_cap_strings(k): _cap_strings(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cap_strings(v) for v in value]
+    return value
+
+
+def to_data(report: PrReport, pr: dict[str, object] | None = None) -> dict[str, Any]:
+    """`pr` carries what the poster needs (number, head sha) and nothing it must trust blindly."""
+    pr = {k: v for k, v in (pr or {}).items() if v not in ("", None)}
+    return _cap_strings({"format": FORMAT, "pr": pr, "report": dataclasses.asdict(report)})
 
 
 def dumps(report: PrReport, pr: dict[str, object] | None = None) -> str:
-    """`pr` carries what the poster needs (number, head sha, body) and nothing it must trust blindly."""
-    return json.dumps({"format": FORMAT, "pr": pr or {}, "report": dataclasses.asdict(report)}, indent=1)
+    return json.dumps(to_data(report, pr), indent=1)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+@functools.cache
+def _validator() -> Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    checker = FormatChecker(formats=())
+    checker.checks("commit")(lambda value: not isinstance(value, str) or bool(COMMIT.fullmatch(value)))
+    checker.checks("head-commit")(
+        lambda value: not isinstance(value, str) or value == "working tree" or bool(COMMIT.fullmatch(value))
+    )
+    return Draft202012Validator(schema, format_checker=checker)
+
+
+@functools.cache
+def _field_names() -> frozenset[str]:
+    """Every property name the schema declares: the only keys an error message may repeat."""
+    names: set[str] = set()
+    pending: list[Any] = [json.loads(SCHEMA_PATH.read_text())]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return frozenset(names)
+
+
+def _where(path: Iterable[object]) -> str:
+    shown = ""
+    for part in path:
+        if isinstance(part, int):
+            shown += f"[{part}]"
+        elif part in _field_names():
+            shown += f".{part}" if shown else str(part)
+        else:
+            shown += "[…]"  # a key of the file's own choosing (a symbol name): not repeated
+    return shown or "the top level"
+
+
+_ARTICLES = {"integer": "an integer", "object": "an object", "array": "an array", "null": "null"}
+
+
+def _types(value: object) -> str:
+    kinds = value if isinstance(value, list) else [value]
+    return " or ".join(_ARTICLES.get(str(k), f"a {k}") for k in kinds)
+
+
+def _problem(error: ValidationError) -> str:
+    """What is wrong, from the schema's side only (never the offending value)."""
+    rule, expected = error.validator, error.validator_value
+    if rule == "type":
+        return f"must be {_types(expected)}"
+    if rule == "required":
+        instance = error.instance if isinstance(error.instance, dict) else {}
+        missing = [name for name in expected if name not in instance]
+        return f"lacks the field {missing[0]}" if missing else "lacks a field"
+    if rule == "additionalProperties":
+        return "has a field the format does not define"
+    if rule in ("format", "pattern"):
+        return f"must be {error.schema.get('description', 'in the expected form')}"
+    if rule == "maxLength":
+        return f"is longer than {expected:,} characters"
+    if rule in ("maxItems", "maxProperties"):
+        return f"has more than {expected:,} entries"
+    if rule == "minimum":
+        return f"must be at least {expected}"
+    if rule == "maximum":
+        return f"must be at most {expected:,}"
+    if rule == "const":
+        return f"must be {json.dumps(expected)}"
+    if rule == "enum":
+        return "must be one of " + ", ".join(json.dumps(v) for v in expected)
+    return f"breaks the rule {rule}"
+
+
+def validate(data: object, source: str) -> None:
+    error = best_match(_validator().iter_errors(data))
+    if error is None:
+        return
+    if error.validator == "const" and list(error.absolute_path) == ["format"]:
+        raise BotError(f"{source}: not a selective-build report ({FORMAT})", ExitCode.BAD_INPUT)
+    path = deque(error.absolute_path)
+    if error.validator == "propertyNames":
+        path.append("…")
+    raise BotError(f"{source}: {_where(path)} {_problem(error)}", ExitCode.BAD_INPUT)
 
 
 def _size(data: dict | None) -> SizeReport | None:
-    return None if data is None else SizeReport(**data)
+    if data is None:
+        return None
+    return SizeReport(data["stripped"], data["sections"], data["symbols"], data.get("per_op", {}))
+
+
+def _op_uses(items: list[dict]) -> tuple[OpUse, ...]:
+    return tuple(OpUse(u["op"], tuple(u["models"]), tuple(u["callers"])) for u in items)
+
+
+def _failures(items: list[dict]) -> tuple[LoadFailure, ...]:
+    return tuple(LoadFailure(f["model"], f["message"]) for f in items)
 
 
 def _target(data: dict) -> TargetReport:
@@ -32,8 +170,8 @@ def _target(data: dict) -> TargetReport:
         yaml=data["yaml"],
         yaml_exists=data["yaml_exists"],
         diff=SelectionDiff(
-            missing=tuple(OpUse(m["op"], tuple(m["models"]), tuple(m["callers"])) for m in diff["missing"]),
-            unused=tuple(OpUse(u["op"], tuple(u["models"]), tuple(u["callers"])) for u in diff["unused"]),
+            missing=_op_uses(diff["missing"]),
+            unused=_op_uses(diff["unused"]),
             dtype_changes=tuple(
                 DtypeChange(
                     c["op"],
@@ -46,47 +184,61 @@ def _target(data: dict) -> TargetReport:
         causes=tuple(
             Cause(c["kind"], c["path"], c["detail"], tuple(c["ops"]), c["kernel"], c["change"]) for c in data["causes"]
         ),
-        load_failures=tuple(LoadFailure(f["model"], f["message"]) for f in data["load_failures"]),
+        load_failures=_failures(data["load_failures"]),
         base=_size(data["base"]),
         head=_size(data["head"]),
         budget=data["budget"],
-        models_without_yaml=tuple(data["models_without_yaml"]),
-        build_error=data["build_error"],
+        models_without_yaml=tuple(data.get("models_without_yaml", [])),
+        build_error=data.get("build_error", ""),
         closure_changes=tuple(
             ClosureChange(c["model"], tuple(c["added"]), tuple(c["removed"]), tuple(c["lacking"]))
             for c in data.get("closure_changes", [])
         ),
         not_traced=tuple(NotTraced(n["model"], tuple(n["ops"])) for n in data.get("not_traced", [])),
+        yaml_error=data.get("yaml_error", ""),
     )
+
+
+def from_data(data: dict[str, Any]) -> tuple[PrReport, dict[str, object]]:
+    """A report from data that passed `validate`."""
+    r = data["report"]
+    report = PrReport(
+        base_ref=r["base_ref"],
+        base_sha=r["base_sha"],
+        head_sha=r["head_sha"],
+        targets=tuple(_target(t) for t in r["targets"]),
+        stale_files=tuple(r["stale_files"]),
+        changed_files=tuple(r.get("changed_files", [])),
+        graph_added=tuple(Edge(**e) for e in r.get("graph_added", [])),
+        graph_removed=tuple(Edge(**e) for e in r.get("graph_removed", [])),
+        build_error=r.get("build_error", ""),
+        model_failures=_failures(r.get("model_failures", [])),
+    )
+    return report, dict(data.get("pr") or {})
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
 
 
 def loads(text: str, source: str) -> tuple[PrReport, dict[str, object]]:
     try:
-        data = json.loads(text)
-        if data.get("format") != FORMAT:
-            raise BotError(f"{source}: not a selective-build report ({FORMAT})", ExitCode.BAD_INPUT)
-        r = data["report"]
-        report = PrReport(
-            base_ref=r["base_ref"],
-            base_sha=r["base_sha"],
-            head_sha=r["head_sha"],
-            targets=tuple(_target(t) for t in r["targets"]),
-            stale_files=tuple(r["stale_files"]),
-            changed_files=tuple(r["changed_files"]),
-            graph_added=tuple(Edge(**e) for e in r.get("graph_added", [])),
-            graph_removed=tuple(Edge(**e) for e in r.get("graph_removed", [])),
-            build_error=r.get("build_error", ""),
-        )
-        return report, dict(data.get("pr") or {})
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-        raise BotError(f"{source}: malformed report ({exc.__class__.__name__})", ExitCode.BAD_INPUT) from None
+        data = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise BotError(f"{source}: not a report: nested too deeply", ExitCode.BAD_INPUT) from None
+    except ValueError as exc:
+        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise BotError(f"{source}: not a report: not valid JSON{where}", ExitCode.BAD_INPUT) from None
+    validate(data, source)
+    return from_data(data)
 
 
 def load(path: Path) -> tuple[PrReport, dict[str, object]]:
     try:
-        return loads(Path(path).read_text(), str(path))
-    except OSError as exc:
-        raise BotError(f"{path}: cannot read report ({exc.strerror})", ExitCode.BAD_INPUT) from None
+        text = read_text(Path(path), ARTIFACT_BYTES, "a report artifact")
+    except UnsafeFileError as exc:
+        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+    return loads(text, str(path))
 
 
 def merge(reports: list[PrReport]) -> PrReport:
@@ -102,4 +254,6 @@ def merge(reports: list[PrReport]) -> PrReport:
         first,
         targets=tuple(targets[name] for name in sorted(targets)),
         stale_files=tuple(sorted({p for r in reports for p in r.stale_files})),
+        build_error=next((r.build_error for r in reports if r.build_error), ""),
+        model_failures=tuple(dict.fromkeys(f for r in reports for f in r.model_failures)),
     )

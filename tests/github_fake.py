@@ -36,6 +36,8 @@ class FakeGitHub:
     statuses: list[dict] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)
+    payloads: list[object] = field(default_factory=list)  # every request body, as sent
+    viewer: str | None = None  # the token's user for GET /user; None: the Actions token, which gets 403
     base_url: str = ""
     prefix: str = ""  # e.g. "/api/v3", as GitHub Enterprise serves the API
 
@@ -59,6 +61,8 @@ class FakeGitHub:
                 payload = json.loads(self.rfile.read(length) or b"null") if length else None
                 path = urlparse(self.path).path
                 fake.requests.append((method, path))
+                if payload is not None:
+                    fake.payloads.append(payload)
                 if not path.startswith(fake.prefix):
                     return self._send(404, {"message": f"outside {fake.prefix}"})
                 path = path[len(fake.prefix) :]
@@ -95,9 +99,25 @@ class FakeGitHub:
     def _repo_url(self) -> str:
         return f"{self.base_url}/repos/{self.owner}/{self.repo}"
 
+    @property
+    def author(self) -> str:
+        """Who comments made with the token are written by."""
+        return self.viewer or "github-actions[bot]"
+
+    def add_comment(self, body: str, login: str) -> dict:
+        """A comment someone else wrote."""
+        comment = {"id": len(self.comments) + 1, "body": body, "user": {"login": login}}
+        comment["url"] = f"{self._repo_url()}/issues/comments/{comment['id']}"
+        self.comments.append(comment)
+        return comment
+
     def route(self, method: str, path: str, payload: dict | None, raw: str) -> tuple[int, object]:
         repo = f"/repos/{self.owner}/{self.repo}"
         writes = method in ("POST", "PATCH")
+        if path == "/user" and method == "GET":
+            if self.viewer is None:
+                return 403, {"message": "Resource not accessible by integration"}
+            return 200, {"login": self.viewer, "id": 1, "type": "User"}
         if writes and self.read_only:
             return 403, {"message": "Resource not accessible by integration"}
         if path == repo:
@@ -114,13 +134,7 @@ class FakeGitHub:
         if path == f"{repo}/issues/{self.pr_number}/comments":
             if method == "GET":
                 return 200, self.comments
-            comment = {
-                "id": len(self.comments) + 1,
-                "body": payload["body"],
-                "url": f"{self._repo_url()}/issues/comments/{len(self.comments) + 1}",
-            }
-            self.comments.append(comment)
-            return 201, comment
+            return 201, self.add_comment(payload["body"], self.author)
         match = re.fullmatch(rf"{repo}/issues/comments/(\d+)", path)
         if match and method == "PATCH":
             comment = self.comments[int(match.group(1)) - 1]

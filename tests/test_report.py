@@ -26,10 +26,10 @@ def big_report(targets: int, ops: int) -> PrReport:
 
 def test_comment_stays_under_githubs_limit_and_says_it_was_truncated() -> None:
     full = report.render(big_report(3, 5))
-    assert "Report truncated" not in full and "<details>" in full
+    assert "shortened" not in full and "<details>" in full
     huge = report.render(big_report(60, 400))
     assert len(huge) <= report.COMMENT_LIMIT
-    assert "Report truncated" in huge
+    assert "Report shortened to fit GitHub's comment limit: per-target breakdowns" in huge
     assert huge.startswith(report.MARKER)
     assert "| app\\-0 |" in huge  # the size table survives; breakdowns go first
 

@@ -1,0 +1,48 @@
+"""Everything the bot publishes about a report is made here, and redacted here:
+the markdown and JSON report files, the job summary, the comment, the
+check-run title and annotations.
+
+Redaction happens on the report's data before rendering, so no escaping or
+capping can split a secret into pieces that a text-level pass would miss,
+and once more on the rendered text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot import report as report_mod
+from bot import report_io
+from bot.fileio import write_text_atomic
+from bot.pipeline import PrReport
+from bot.redact import Redactor
+
+
+def publishable(report: PrReport, redactor: Redactor) -> PrReport:
+    """The report with every secret removed from every string in it."""
+    data = redactor.data(report_io.to_data(report))
+    assert isinstance(data, dict)
+    return report_io.from_data(data)[0]
+
+
+def markdown(report: PrReport, redactor: Redactor, limit: int = report_mod.COMMENT_LIMIT) -> str:
+    return redactor.text(report_mod.render(publishable(report, redactor), limit))
+
+
+def title(report: PrReport, redactor: Redactor) -> str:
+    """The summary line as plain text (a check-run title)."""
+    return redactor.text(report_mod.summary_line(publishable(report, redactor), name=report_mod.plain))
+
+
+def json_text(report: PrReport, redactor: Redactor, pr: dict[str, object] | None = None) -> str:
+    return redactor.text(report_io.dumps(publishable(report, redactor), pr))
+
+
+def write_report(
+    report: PrReport, redactor: Redactor, md_path: Path, json_path: Path, pr: dict[str, object] | None = None
+) -> str:
+    """Writes the markdown and JSON reports (atomically); returns the markdown."""
+    rendered = markdown(report, redactor)
+    write_text_atomic(md_path, rendered + "\n")
+    write_text_atomic(json_path, json_text(report, redactor, pr))
+    return rendered
