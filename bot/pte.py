@@ -3,14 +3,20 @@
 Only what the bot needs: the execution plans' operators, instructions and the
 kinds of their values. Field numbers follow program.fbs from the executorch
 wheel. Every read is bounds-checked; a bad file raises PteError with one
-line that says what is wrong.
+line that says what is wrong. Time and memory are linear in the file size,
+also for files that share one table or vector among many references.
 """
 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
+
+from bot.limits import DEFAULT_LIMITS
+from bot.safe_files import UnsafeFileError, read_bytes
 
 IDENTIFIER = b"ET12"
 HEADER_MAGIC = b"eh00"
@@ -28,6 +34,11 @@ class PteError(ValueError):
     pass
 
 
+T = TypeVar("T")
+
+_STRUCTS = {fmt: struct.Struct("<" + fmt) for fmt in "BbHhIiqQd"}
+
+
 @dataclass(frozen=True)
 class Table:
     pos: int
@@ -36,16 +47,25 @@ class Table:
 
 
 class FlatReader:
-    """Bounds-checked access to a flatbuffer; positions are byte offsets."""
+    """Bounds-checked access to a flatbuffer; positions are byte offsets.
+
+    Vectors and strings are read once per position and shared: a hostile file
+    can point thousands of tables at one long vector, and reading it once per
+    reference would take time and memory quadratic in the file size.
+    """
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        self._vectors: dict[tuple[int, str], tuple[Any, ...]] = {}
+        self._strings: dict[int, str] = {}
 
     def _read(self, fmt: str, pos: int) -> int | float:
-        size = struct.calcsize(fmt)
-        if pos < 0 or pos + size > len(self.data):
-            raise PteError(f"read of {size} bytes at offset {pos} is past the end of the {len(self.data)}-byte file")
-        return struct.unpack_from("<" + fmt, self.data, pos)[0]
+        unpacker = _STRUCTS[fmt]
+        if pos < 0 or pos + unpacker.size > len(self.data):
+            raise PteError(
+                f"read of {unpacker.size} bytes at offset {pos} is past the end of the {len(self.data)}-byte file"
+            )
+        return unpacker.unpack_from(self.data, pos)[0]
 
     def u8(self, pos: int) -> int:
         return int(self._read("B", pos))
@@ -105,21 +125,34 @@ class FlatReader:
             raise PteError(f"vector at offset {start} ({length} elements) runs past the end of the file")
         return start + 4, length
 
+    def _elements(self, table: Table | None, field: int, fmt: str) -> tuple[Any, ...]:
+        start, length = self.vector(table, field, _STRUCTS[fmt].size)
+        key = (start, fmt)
+        found = self._vectors.get(key)
+        if found is None:
+            found = struct.unpack_from(f"<{length}{fmt}", self.data, start) if length else ()
+            self._vectors[key] = found
+        return found
+
     def tables(self, table: Table | None, field: int) -> list[Table]:
-        start, length = self.vector(table, field, 4)
-        return [self.table_at(start + 4 * i) for i in range(length)]
+        start, _ = self.vector(table, field, 4)
+        offsets = self._elements(table, field, "I")
+        return [self.table_at(start + 4 * i) for i in range(len(offsets))]
 
     def string(self, table: Table | None, field: int) -> str:
         start, length = self.vector(table, field, 1)
-        try:
-            return self.data[start : start + length].decode()
-        except UnicodeDecodeError:
-            raise PteError(f"string at offset {start} is not UTF-8") from None
+        found = self._strings.get(start)
+        if found is None:
+            try:
+                found = self.data[start : start + length].decode()
+            except UnicodeDecodeError:
+                raise PteError(f"string at offset {start} is not UTF-8") from None
+            self._strings[start] = found
+        return found
 
-    def ints(self, table: Table | None, field: int, fmt: str = "i") -> list[int]:
-        size = struct.calcsize(fmt)
-        start, length = self.vector(table, field, size)
-        return [int(self._read(fmt, start + size * i)) for i in range(length)]
+    def ints(self, table: Table | None, field: int, fmt: str = "i") -> tuple[int, ...]:
+        """A vector of integers; the same tuple for every read of one vector."""
+        return self._elements(table, field, fmt)
 
 
 @dataclass(frozen=True)
@@ -141,11 +174,16 @@ class Instruction:
 
 @dataclass(frozen=True)
 class ExecutionPlan:
+    """One method. Tuples read from one flatbuffer vector are one object (the
+    reader shares them), which is what lets the derived views below do their
+    work once per vector rather than once per reference."""
+
     name: str
     operators: tuple[str, ...]  # full names, "aten::add.out"
     values: tuple[Value, ...]
     instructions: tuple[Instruction, ...]
     delegates: tuple[str, ...]  # backend ids
+    _first_tensors: dict[int, Value | None] = field(default_factory=dict, compare=False, repr=False)
 
     def used_operators(self) -> list[str]:
         """Operators that some KernelCall actually calls, in first-use order."""
@@ -155,17 +193,41 @@ class ExecutionPlan:
                 seen.setdefault(self.operators[ins.op_index])
         return list(seen)
 
-    def operator_dtypes(self) -> dict[str, set[str]]:
-        """Per operator, the dtypes of the tensors its calls receive."""
-        dtypes: dict[str, set[str]] = {}
+    def summarize_calls(self, summarize: Callable[[tuple[int, ...]], T]) -> dict[str, set[T]]:
+        """Per called operator, the summaries of its calls' argument lists.
+
+        `summarize` runs once per distinct argument vector, however many calls
+        share it, so its cost is linear in the file."""
+        by_vector: dict[int, T] = {}
+        result: dict[str, set[T]] = {}
         for ins in self.instructions:
             if ins.kind != "KernelCall" or ins.op_index is None or not 0 <= ins.op_index < len(self.operators):
                 continue
-            bucket = dtypes.setdefault(self.operators[ins.op_index], set())
-            for arg in ins.args:
-                if 0 <= arg < len(self.values) and self.values[arg].dtype:
-                    bucket.add(self.values[arg].dtype or "")
-        return dtypes
+            key = id(ins.args)  # stable: self holds every args tuple
+            if key not in by_vector:
+                by_vector[key] = summarize(ins.args)
+            result.setdefault(self.operators[ins.op_index], set()).add(by_vector[key])
+        return result
+
+    def operator_dtypes(self) -> dict[str, set[str]]:
+        """Per operator, the dtypes of the tensors its calls receive."""
+
+        def dtypes(args: tuple[int, ...]) -> frozenset[str]:
+            return frozenset(
+                self.values[arg].dtype or "" for arg in args if 0 <= arg < len(self.values) and self.values[arg].dtype
+            )
+
+        return {op: set().union(*found) for op, found in self.summarize_calls(dtypes).items()}
+
+    def first_tensor(self, members: tuple[int, ...]) -> Value | None:
+        """The first member of a tensor list that is a tensor (None if none is)."""
+        key = id(members)  # stable: self holds every members tuple
+        if key not in self._first_tensors:
+            self._first_tensors[key] = next(
+                (self.values[i] for i in members if 0 <= i < len(self.values) and self.values[i].kind == "Tensor"),
+                None,
+            )
+        return self._first_tensors[key]
 
 
 @dataclass(frozen=True)
@@ -191,11 +253,11 @@ def _read_value(r: FlatReader, ev: Table) -> Value:
     kind = VALUE_KINDS[kind_id]
     val = r.table(ev, 1)
     if kind in ("TensorList", "OptionalTensorList") and val is not None:
-        return Value(kind, members=tuple(r.ints(val, 0)), table=val)
+        return Value(kind, members=r.ints(val, 0), table=val)
     if kind != "Tensor" or val is None:
         return Value(kind, table=val)
     dtype_id = int(r.scalar(val, 0, "b"))
-    sizes = tuple(r.ints(val, 2))
+    sizes = r.ints(val, 2)
     return Value(kind, SCALAR_TYPES.get(dtype_id, f"unknown({dtype_id})"), sizes, table=val)
 
 
@@ -204,11 +266,32 @@ def _read_instruction(r: FlatReader, ins: Table) -> Instruction:
     kind = INSTRUCTION_KINDS[kind_id] if kind_id < len(INSTRUCTION_KINDS) else f"unknown({kind_id})"
     args = r.table(ins, 1)
     if args is not None and kind in ("KernelCall", "DelegateCall"):
-        return Instruction(kind, int(r.scalar(args, 0, "i")), tuple(r.ints(args, 1)), table=args)
+        return Instruction(kind, int(r.scalar(args, 0, "i")), r.ints(args, 1), table=args)
     return Instruction(kind, table=args)
 
 
+def _read_each(tables: list[Table], read: Callable[[Table], T]) -> tuple[T, ...]:
+    """`read` of each table, once per distinct table: entries may share one."""
+    done: dict[int, T] = {}
+    out = []
+    for table in tables:
+        if table.pos not in done:
+            done[table.pos] = read(table)
+        out.append(done[table.pos])
+    return tuple(out)
+
+
+def _read_plan(r: FlatReader, plan: Table) -> ExecutionPlan:
+    ops = _read_each(r.tables(plan, 6), lambda op: _full_op_name(r.string(op, 0), r.string(op, 1)))
+    values = _read_each(r.tables(plan, 2), lambda ev: _read_value(r, ev))
+    chains = r.tables(plan, 5)
+    instructions = _read_each(r.tables(chains[0], 2), lambda ins: _read_instruction(r, ins)) if chains else ()
+    delegates = _read_each(r.tables(plan, 7), lambda d: r.string(d, 0))
+    return ExecutionPlan(r.string(plan, 0), ops, values, instructions, delegates)
+
+
 def parse(data: bytes) -> Program:
+    """The program in `data`, in time and memory linear in its size."""
     if len(data) < 8:
         raise PteError(f"file is {len(data)} bytes, too small for a .pte")
     if data[4:8] != IDENTIFIER:
@@ -217,28 +300,17 @@ def parse(data: bytes) -> Program:
     r = FlatReader(data)
     try:
         root = r.root()
-        plans = []
-        for plan in r.tables(root, 1):
-            ops = tuple(_full_op_name(r.string(op, 0), r.string(op, 1)) for op in r.tables(plan, 6))
-            values = tuple(_read_value(r, ev) for ev in r.tables(plan, 2))
-            chains = r.tables(plan, 5)
-            instructions = tuple(_read_instruction(r, ins) for ins in r.tables(chains[0], 2)) if chains else ()
-            delegates = tuple(r.string(d, 0) for d in r.tables(plan, 7))
-            plans.append(ExecutionPlan(r.string(plan, 0), ops, values, instructions, delegates))
-        return Program(int(r.scalar(root, 0, "I")), tuple(plans))
+        plans = _read_each(r.tables(root, 1), lambda plan: _read_plan(r, plan))
+        return Program(int(r.scalar(root, 0, "I")), plans)
     except (struct.error, IndexError, RecursionError) as exc:  # defensive: FlatReader checks bounds itself
         raise PteError(f"corrupt flatbuffer ({exc.__class__.__name__})") from None
 
 
 def load(path: Path) -> Program:
     try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise PteError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise PteError(f"{path}: is a directory, not a .pte file") from None
-    except OSError as exc:
-        raise PteError(f"{path}: cannot read ({exc.strerror})") from None
+        data = read_bytes(Path(path), DEFAULT_LIMITS.model_bytes, "a model")
+    except UnsafeFileError as exc:  # missing, not a regular file (a FIFO, /dev/zero), over the limit
+        raise PteError(str(exc)) from None
     try:
         return parse(data)
     except PteError as exc:
