@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import BotError, ExitCode
+from bot.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -32,14 +33,31 @@ def console() -> Console:
     return Console(stderr=True, highlight=False)
 
 
-def _selective_flavour(ops_yaml: Path, dtype_selective: bool) -> build.Flavour:
+def _input_file(path: Path, limit: int, what: str) -> Path:
+    """A model or .npy the runtime will read: an existing regular file within its limit
+    (never a FIFO or device, which the runtime would block on or read forever)."""
+    from bot.safe_files import MissingFileError, UnsafeFileError, check_regular_file
+
+    try:
+        return check_regular_file(path, limit, f"a {what}")
+    except MissingFileError:
+        raise BotError(f"{path}: {what} file not found", ExitCode.BAD_INPUT) from None
+    except UnsafeFileError as exc:
+        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+
+
+def _checked_inputs(model: Path, inputs: list[Path], limits: Limits) -> tuple[Path, list[Path]]:
+    return _input_file(model, limits.model_bytes, "model"), [_input_file(p, limits.npy_bytes, "input") for p in inputs]
+
+
+def _selective_flavour(ops_yaml: Path, dtype_selective: bool, limits: Limits = DEFAULT_LIMITS) -> build.Flavour:
     """Checks the yaml (and that every op it selects has a kernel) before any build starts."""
     from bot import build, oplist
     from bot.kernel_library import KernelLibraryError, load_libraries
     from bot.resolve import ResolveError, resolve
 
     try:
-        selection = oplist.load_ops_yaml(ops_yaml)
+        selection = oplist.load_ops_yaml(ops_yaml, limits.yaml_bytes)
         resolve(load_libraries([build.REPO_ROOT / "kernels" / "functions.yaml"]), selection)
     except (oplist.OplistError, ResolveError, KernelLibraryError) as exc:
         raise BotError(
@@ -51,10 +69,11 @@ def _selective_flavour(ops_yaml: Path, dtype_selective: bool) -> build.Flavour:
 def cmd_run(args: argparse.Namespace) -> int:
     from bot import build, runner
 
+    model, inputs = _checked_inputs(args.model, args.input, DEFAULT_LIMITS)
     flavour = _selective_flavour(args.ops_yaml, not args.no_dtype_selection) if args.ops_yaml else build.ALL_OPS
     with console().status(f"building the {flavour.name} runtime"):
         build_dir = build.build(flavour)
-    result = runner.run_model(build.runner_path(build_dir), args.model, args.input, args.output_dir)
+    result = runner.run_model(build.runner_path(build_dir), model, inputs, args.output_dir)
     for i, out in enumerate(result.outputs):
         print(f"output{i}: shape={tuple(out.shape)} dtype={out.dtype} -> {args.output_dir / f'output{i}.npy'}")
     return ExitCode.OK
@@ -117,6 +136,7 @@ def cmd_oplist(args: argparse.Namespace) -> int:
     if args.trace:
         from bot import trace
 
+        _checked_inputs(args.model, args.input, DEFAULT_LIMITS)
         with console().status("building the model tracer"):
             tracer = trace.tracer_runner()
         selection = trace.trace_model(tracer, args.model, args.input, label)
@@ -131,18 +151,19 @@ def cmd_oplist(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from bot import build, size
 
-    ops_yaml, dtype_selective = args.ops_yaml, not args.no_dtype_selection
+    ops_yaml, dtype_selective, limits = args.ops_yaml, not args.no_dtype_selection, DEFAULT_LIMITS
     if args.target:
         from bot import config as config_mod
 
         cfg = config_mod.load(args.root.resolve())
+        limits = cfg.limits
         target = cfg.target(args.target)
         ops_yaml, dtype_selective = cfg.root / target.yaml, dtype_selective and target.dtype_selective
         if not ops_yaml.is_file():
             raise BotError(
                 f"{target.yaml}: target {target.name} has no yaml yet: run python -m bot regenerate", ExitCode.CONFIG
             )
-    flavour = _selective_flavour(ops_yaml, dtype_selective)
+    flavour = _selective_flavour(ops_yaml, dtype_selective, limits)
     with console().status(f"building {flavour.name}"):
         build_dir = build.build(flavour, targets=("executor_runner", "runtime_size_probe"), build_dir=args.build_dir)
     with tempfile.TemporaryDirectory() as tmp:
@@ -263,7 +284,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     cfg = config_mod.load(root)
     try:
-        library = load_libraries([root / p for p in cfg.kernel_libraries])
+        library = load_libraries([root / p for p in cfg.kernel_libraries], cfg.limits.yaml_bytes)
     except KernelLibraryError as exc:
         raise BotError(str(exc), ExitCode.CONFIG) from None
     with console().status("compiling the kernel library"):

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import glob
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from bot import safe_yaml
 from bot.errors import BotError, ExitCode
+from bot.limits import DEFAULT_LIMITS, Limits
+from bot.safe_files import MissingFileError, UnsafeFileError, check_regular_file, inside_repo
 
 CONFIG_NAME = ".selective-build.yml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
@@ -44,6 +46,7 @@ class Config:
     fail_on_stale: bool
     fail_on_budget: bool
     targets: tuple[Target, ...]
+    limits: Limits = DEFAULT_LIMITS
 
     def target(self, name: str) -> Target:
         for target in self.targets:
@@ -85,9 +88,17 @@ def validate(data: object, source: str) -> None:
         raise BotError(f"{source}: {where}: {best.message}", ExitCode.CONFIG)
 
 
-def _default_inputs(root: Path, model: Path) -> tuple[Path, ...]:
+def _confined(root: Path, path: Path, where: str) -> Path:
+    try:
+        return inside_repo(root, path, where)
+    except UnsafeFileError as exc:
+        raise BotError(f"{CONFIG_NAME}: {exc}", ExitCode.CONFIG) from None
+
+
+def _default_inputs(root: Path, model: Path, where: str) -> tuple[Path, ...]:
+    _confined(root, model, where)  # before listing its directory
     found = sorted(
-        (root / model).parent.glob(f"{model.stem}.input*.npy"),
+        (root / model).parent.glob(f"{glob.escape(model.stem)}.input*.npy"),
         key=lambda p: int(p.stem.rsplit("input", 1)[1]) if p.stem.rsplit("input", 1)[1].isdigit() else 0,
     )
     return tuple(p.relative_to(root) for p in found)
@@ -97,10 +108,10 @@ def from_dict(data: dict, root: Path) -> Config:
     targets = []
     for name, spec in data["targets"].items():
         models = []
-        for item in spec["models"]:
+        for index, item in enumerate(spec["models"]):
             path = Path(item if isinstance(item, str) else item["path"])
             explicit = () if isinstance(item, str) else tuple(Path(p) for p in item.get("inputs", ()))
-            models.append(Model(path, explicit or _default_inputs(root, path)))
+            models.append(Model(path, explicit or _default_inputs(root, path, f"targets.{name}.models[{index}]")))
         targets.append(
             Target(
                 name=name,
@@ -122,28 +133,46 @@ def from_dict(data: dict, root: Path) -> Config:
         fail_on_stale=fail_on.get("stale", True),
         fail_on_budget=fail_on.get("budget", True),
         targets=tuple(targets),
+        limits=Limits.from_config(data.get("limits")),
     )
+
+
+def check_paths(config: Config) -> None:
+    """Every path the config names, and every path derived from it, stays inside the repo;
+    models and inputs are regular files within the limits."""
+    root = config.root
+    _confined(root, config.runtime_source, "runtime.source_dir")
+    for index, library in enumerate(config.kernel_libraries):
+        _confined(root, library, f"kernel_libraries[{index}]")
+    _confined(root, config.oplist_dir, "oplist_dir")
+    for target in config.targets:
+        _confined(root, target.yaml, f"targets.{target.name}.yaml")
+        for model in target.models:
+            _confined(root, config.per_model_yaml(model), f"targets.{target.name}: the per-model yaml of {model.path}")
+            files = [(model.path, config.limits.model_bytes, "a model")]
+            files += [(p, config.limits.npy_bytes, "an input") for p in model.inputs]
+            for file, limit, what in files:
+                _confined(root, file, f"targets.{target.name}")
+                try:
+                    check_regular_file(root / file, limit, what, shown_as=str(file))
+                except MissingFileError:
+                    raise BotError(
+                        f"{CONFIG_NAME}: targets.{target.name}: {file} does not exist", ExitCode.CONFIG
+                    ) from None
+                except UnsafeFileError as exc:
+                    raise BotError(f"{CONFIG_NAME}: targets.{target.name}: {exc}", ExitCode.CONFIG) from None
 
 
 def load(root: Path) -> Config:
     path = root / CONFIG_NAME
     try:
-        text = path.read_text()
-    except FileNotFoundError:
+        inside_repo(root, CONFIG_NAME, "config file")
+        data = safe_yaml.load_file(path, DEFAULT_LIMITS.yaml_bytes, shown_as=str(path))
+    except MissingFileError:
         raise BotError(f"{path}: no config file (create {CONFIG_NAME} at the repo root)", ExitCode.CONFIG) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BotError(f"{path}: cannot read ({exc.__class__.__name__})", ExitCode.CONFIG) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise BotError(f"{path}: not valid YAML{where}", ExitCode.CONFIG) from None
+    except (UnsafeFileError, safe_yaml.YamlError) as exc:
+        raise BotError(str(exc), ExitCode.CONFIG) from None
     validate(data, CONFIG_NAME)
     config = from_dict(data, root)
-    for target in config.targets:
-        for model in target.models:
-            for file in (model.path, *model.inputs):
-                if not (root / file).is_file():
-                    raise BotError(f"{CONFIG_NAME}: targets.{target.name}: {file} does not exist", ExitCode.CONFIG)
+    check_paths(config)
     return config

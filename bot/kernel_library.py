@@ -7,7 +7,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from bot import safe_yaml
+from bot.limits import DEFAULT_LIMITS, MIB
+from bot.safe_files import UnsafeFileError, read_text
+
+# Kernel sources are read only to find their KernelDefs; the largest portable kernel is ~20 KB.
+KERNEL_SOURCE_BYTES = 4 * MIB
 
 
 class KernelLibraryError(ValueError):
@@ -31,11 +36,8 @@ def _op_name(entry: dict, path: Path, index: int) -> str:
     raise KernelLibraryError(f"{path}: entry {index} has neither 'op' nor 'func'")
 
 
-def parse_functions_yaml(text: str, path: Path) -> list[KernelEntry]:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise KernelLibraryError(f"{path}: not valid YAML ({exc.__class__.__name__})") from None
+def functions_yaml_entries(data: object, path: Path) -> list[KernelEntry]:
+    """The kernels of an already loaded functions.yaml."""
     if not isinstance(data, list):
         raise KernelLibraryError(f"{path}: expected a list of kernel entries")
     entries: list[KernelEntry] = []
@@ -47,7 +49,7 @@ def parse_functions_yaml(text: str, path: Path) -> list[KernelEntry]:
         if not isinstance(kernels, list) or not kernels or not isinstance(kernels[0], dict):
             raise KernelLibraryError(f"{path}: {op} has no kernels list")
         # Only the default (arg_meta: null) kernel matters for a portable build.
-        default = next((k for k in kernels if k.get("arg_meta") is None), kernels[0])
+        default = next((k for k in kernels if isinstance(k, dict) and k.get("arg_meta") is None), kernels[0])
         kernel_name = default.get("kernel_name")
         if not isinstance(kernel_name, str) or not kernel_name:
             raise KernelLibraryError(f"{path}: {op} has no kernel_name")
@@ -55,15 +57,15 @@ def parse_functions_yaml(text: str, path: Path) -> list[KernelEntry]:
     return entries
 
 
-def load_libraries(paths: list[Path]) -> dict[str, KernelEntry]:
+def load_libraries(paths: list[Path], limit_bytes: int = DEFAULT_LIMITS.yaml_bytes) -> dict[str, KernelEntry]:
     """All kernels of the given libraries by op name; an op defined twice is an error."""
     by_op: dict[str, KernelEntry] = {}
     for path in paths:
         try:
-            text = path.read_text()
-        except OSError as exc:
-            raise KernelLibraryError(f"{path}: cannot read ({exc.strerror})") from None
-        for entry in parse_functions_yaml(text, path):
+            data = safe_yaml.load_file(path, limit_bytes)
+        except (UnsafeFileError, safe_yaml.YamlError) as exc:
+            raise KernelLibraryError(str(exc)) from None
+        for entry in functions_yaml_entries(data, path):
             if entry.op in by_op:
                 raise KernelLibraryError(f"{entry.op} is implemented by both {by_op[entry.op].source} and {path}")
             by_op[entry.op] = entry
@@ -79,7 +81,11 @@ def find_definitions(sources: Iterable[Path]) -> tuple[dict[str, Path], list[Pat
     defined_in: dict[str, Path] = {}
     helpers: list[Path] = []
     for source in sources:
-        names = KERNEL_DEFINITION.findall(source.read_text())
+        try:
+            text = read_text(source, KERNEL_SOURCE_BYTES, "a kernel source")
+        except UnsafeFileError as exc:
+            raise KernelLibraryError(str(exc)) from None
+        names = KERNEL_DEFINITION.findall(text)
         if not names:
             helpers.append(source)
         for name in names:

@@ -22,9 +22,11 @@ from pathlib import Path
 
 import yaml
 
-from bot import pte
+from bot import pte, safe_yaml
 from bot.fileio import write_text_atomic
-from bot.kernel_library import KernelLibraryError, parse_functions_yaml
+from bot.kernel_library import KernelLibraryError, functions_yaml_entries
+from bot.limits import DEFAULT_LIMITS
+from bot.safe_files import UnsafeFileError, read_bytes
 
 CALLED_BY = "called by "
 NOT_TRACED = "reachable, not traced"  # a declared call no traced run reached
@@ -266,42 +268,40 @@ def from_dict(data: object, source: str) -> SelectedOps:
     )
 
 
-def loads(text: str, source: str) -> SelectedOps:
+def loads(text: str | bytes, source: str, limit_bytes: int = DEFAULT_LIMITS.yaml_bytes) -> SelectedOps:
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise OplistError(f"{source}: not valid YAML{where}") from None
+        data = safe_yaml.loads(text, source, limit_bytes)
+    except safe_yaml.YamlError as exc:
+        raise OplistError(str(exc)) from None
     return from_dict(data, source)
 
 
-def load(path: Path) -> SelectedOps:
+def _read(path: Path, limit_bytes: int) -> bytes:
     try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise OplistError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise OplistError(f"{path}: cannot read ({exc.__class__.__name__})") from None
-    return loads(text, str(path))
+        return read_bytes(Path(path), limit_bytes, "yaml")
+    except UnsafeFileError as exc:
+        raise OplistError(str(exc)) from None
 
 
-def load_ops_yaml(path: Path) -> SelectedOps:
+def load(path: Path, limit_bytes: int = DEFAULT_LIMITS.yaml_bytes) -> SelectedOps:
+    """A selected_operators.yaml: a regular file within the limit, read with the bounded loader."""
+    return loads(_read(path, limit_bytes), str(path), limit_bytes)
+
+
+def load_ops_yaml(path: Path, limit_bytes: int = DEFAULT_LIMITS.yaml_bytes) -> SelectedOps:
     """A selection from either a selected_operators.yaml or a functions.yaml-style list.
 
     The list form selects every op it names, as ExecuTorch's SELECT_OPS_YAML does.
     """
+    source = str(path)
     try:
-        text = Path(path).read_text()
-        data = yaml.safe_load(text)
-    except FileNotFoundError:
-        raise OplistError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise OplistError(f"{path}: cannot read ({exc.__class__.__name__})") from None
+        data = safe_yaml.loads(_read(path, limit_bytes), source, limit_bytes)
+    except safe_yaml.YamlError as exc:
+        raise OplistError(str(exc)) from None
     if not isinstance(data, list):
-        return from_dict(data, str(path))
+        return from_dict(data, source)
     try:
-        entries = parse_functions_yaml(text, Path(path))
+        entries = functions_yaml_entries(data, Path(path))
     except KernelLibraryError as exc:
         raise OplistError(str(exc)) from None
-    return from_root_ops([e.op for e in entries], str(path))
+    return from_root_ops([e.op for e in entries], source)

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from bot import oplist
 from bot.config import Config, Model
+from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
 from bot.oplist import SelectedOps
+from bot.safe_files import MissingFileError, UnsafeFileError, inside_repo, read_bytes
 
 # (runner, model path, inputs, label, include reachable) -> selection; trace.trace_model in production.
 Tracer = Callable[[Path, Path, list[Path], str, bool], SelectedOps]
@@ -46,12 +48,36 @@ def regenerate(config: Config, tracer_runner: Path, trace_model: Tracer) -> Rege
     return Regenerated(traced, per_target)
 
 
+def _inside(config: Config, path: Path) -> Path:
+    """`config.root / path`, refused if it leads out of the repo (a directory on the way
+    may have become a symlink since the config was checked)."""
+    try:
+        inside_repo(config.root, path, "regenerated yaml")
+    except UnsafeFileError as exc:
+        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+    return config.root / path
+
+
+def checked_in_text(config: Config, path: Path) -> str:
+    """The checked-in text of a yaml this regeneration owns ("" when there is none yet).
+
+    Only a regular file inside the repo is read: the diff shows its content, so
+    a yaml symlinked to a secret or a device must never be.
+    """
+    try:
+        data = read_bytes(_inside(config, path), config.limits.yaml_bytes, "yaml", shown_as=path.as_posix())
+    except MissingFileError:
+        return ""
+    except UnsafeFileError as exc:
+        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+    return data.decode("utf-8", errors="replace")  # not UTF-8: simply stale, and regenerating replaces it
+
+
 def stale_files(config: Config, regenerated: Regenerated) -> dict[Path, str]:
     """Unified diffs of the files whose content would change (missing files included)."""
     diffs: dict[Path, str] = {}
     for path, text in regenerated.files(config).items():
-        on_disk = config.root / path
-        current = on_disk.read_text() if on_disk.is_file() else ""
+        current = checked_in_text(config, path)
         if current != text:
             diffs[path] = "".join(
                 difflib.unified_diff(
@@ -67,9 +93,8 @@ def stale_files(config: Config, regenerated: Regenerated) -> dict[Path, str]:
 def write(config: Config, regenerated: Regenerated) -> list[Path]:
     written = []
     for path, text in regenerated.files(config).items():
-        target = config.root / path
-        if not target.is_file() or target.read_text() != text:
-            write_text_atomic(target, text)
+        if checked_in_text(config, path) != text:
+            write_text_atomic(_inside(config, path), text)
             written.append(path)
     return written
 

@@ -1,0 +1,139 @@
+"""Paths a pull request controls, confined to the repository, and files read with a bound.
+
+A PR can check in a symlink (to /proc/self/environ, to a secret, to
+/dev/zero) and a config naming `../` or absolute paths. Every path the bot
+takes from the repo goes through `inside_repo`; every file it reads from the
+repo goes through `read_bytes`/`read_text`, which never open anything but a
+regular file and never read more than the limit allows. Files handed to a
+subprocess instead get `check_regular_file`.
+
+Errors name the path as configured or given, never what the file holds.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from bot.limits import MIB
+
+
+class UnsafeFileError(ValueError):
+    """A path or file the bot refuses to use; the message is one line naming the path."""
+
+
+class MissingFileError(UnsafeFileError):
+    """The file does not exist (callers may treat that as "not written yet")."""
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+def describe_size(size: int) -> str:
+    if size < MIB:
+        return f"{size:,} bytes"
+    return f"{size / MIB:.1f}".removesuffix(".0") + " MB"
+
+
+def _over_limit(shown: str, size: int, limit: int, what: str) -> UnsafeFileError:
+    # A size that rounds to the limit itself is shown in bytes, so the message never reads "8 MB, over 8 MB".
+    have, allowed = describe_size(size), describe_size(limit)
+    if have == allowed:
+        have, allowed = f"{size:,} bytes", f"{limit:,}-byte"
+    return UnsafeFileError(f"{shown}: {have}, over the {allowed} limit for {what}")
+
+
+def inside_repo(root: Path, path: Path | str, what: str) -> Path:
+    """`root / path` with symlinks resolved, refused unless it stays inside `root`.
+
+    `what` names where the path came from (a config field), for the error.
+    The path need not exist; whatever part of it exists is resolved.
+    """
+    if Path(path).is_absolute():
+        raise UnsafeFileError(f"{what}: {path} must be relative to the repository root")
+    real_root = Path(os.path.realpath(root))
+    lexical = Path(os.path.normpath(real_root / path))
+    if not lexical.is_relative_to(real_root):
+        raise UnsafeFileError(f"{what}: {path} is outside the repository")
+    # realpath never raises for a missing path or a symlink loop; a loop stays where it is and fails on open.
+    resolved = Path(os.path.realpath(real_root / path))
+    if not resolved.is_relative_to(real_root):
+        raise UnsafeFileError(f"{what}: {path} leads outside the repository through a symlink")
+    return resolved
+
+
+def _regular_file_info(path: Path, shown: str) -> os.stat_result:
+    """stat of `path`, refused unless it is a regular file (nothing is opened)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise MissingFileError(f"{shown}: no such file") from None
+    except OSError as exc:
+        raise UnsafeFileError(f"{shown}: cannot read ({exc.strerror})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeFileError(f"{shown}: not a regular file ({_kind(info.st_mode)})")
+    return info
+
+
+def check_regular_file(path: Path, limit: int, what: str, *, shown_as: str | None = None) -> Path:
+    """For files a subprocess reads: an existing regular file of at most `limit` bytes."""
+    shown = shown_as or str(path)
+    info = _regular_file_info(path, shown)
+    if info.st_size > limit:
+        raise _over_limit(shown, info.st_size, limit, what)
+    return Path(path)
+
+
+def read_bytes(path: Path, limit: int, what: str, *, shown_as: str | None = None) -> bytes:
+    """The whole of a regular file of at most `limit` bytes.
+
+    Never opens a FIFO or device (checked before opening, and again on the open
+    descriptor in case the path changed in between) and never reads more than
+    `limit + 1` bytes, whatever the file's reported size (/proc files report 0).
+    """
+    shown = shown_as or str(path)
+    info = _regular_file_info(path, shown)
+    if info.st_size > limit:
+        raise _over_limit(shown, info.st_size, limit, what)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UnsafeFileError(f"{shown}: cannot read ({exc.strerror})") from None
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            raise UnsafeFileError(f"{shown}: not a regular file ({_kind(opened.st_mode)})")
+        chunks: list[bytes] = []
+        remaining = limit + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, MIB))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    except OSError as exc:
+        raise UnsafeFileError(f"{shown}: cannot read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise UnsafeFileError(f"{shown}: over the {describe_size(limit)} limit for {what}")
+    return data
+
+
+def read_text(path: Path, limit: int, what: str, *, shown_as: str | None = None) -> str:
+    """`read_bytes`, decoded as UTF-8."""
+    data = read_bytes(path, limit, what, shown_as=shown_as)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UnsafeFileError(f"{shown_as or path}: not UTF-8 text") from None
