@@ -45,11 +45,10 @@ def describe_size(size: int) -> str:
 
 
 def _over_limit(shown: str, size: int, limit: int, what: str) -> UnsafeFileError:
-    # A size that rounds to the limit itself is shown in bytes, so the message never reads "8 MB, over 8 MB".
     have, allowed = describe_size(size), describe_size(limit)
-    if have == allowed:
-        have, allowed = f"{size:,} bytes", f"{limit:,}-byte"
-    return UnsafeFileError(f"{shown}: {have}, over the {allowed} limit for {what}")
+    if have == allowed:  # never "8 MB, over the limit of 8 MB"
+        have, allowed = f"{size:,} bytes", f"{limit:,} bytes"
+    return UnsafeFileError(f"{shown}: {have}, over the limit of {allowed} for {what}")
 
 
 def inside_repo(root: Path, path: Path | str, what: str) -> Path:
@@ -126,7 +125,7 @@ def read_bytes(path: Path, limit: int, what: str, *, shown_as: str | None = None
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > limit:
-        raise UnsafeFileError(f"{shown}: over the {describe_size(limit)} limit for {what}")
+        raise UnsafeFileError(f"{shown}: over the limit of {describe_size(limit)} for {what}")
     return data
 
 

@@ -26,7 +26,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from bot.limits import DEFAULT_LIMITS
-from bot.safe_files import read_bytes
+from bot.safe_files import describe_size, read_bytes
 
 MAX_DEPTH = 100  # selected_operators and functions.yaml nest 4 deep; 100 keeps composing far from the stack limit
 BYTES_PER_NODE = 16  # a selected_operators.yaml averages ~20 bytes per node
@@ -98,8 +98,9 @@ class _BoundedLoader(yaml.SafeLoader):
             return super().construct_object(node, deep)
         except (YamlError, yaml.YAMLError):
             raise
-        except (ValueError, OverflowError, TypeError):
-            # int() past Python's digit limit, a date like 2001-13-45, an out-of-range offset.
+        except (ValueError, OverflowError, TypeError, IndexError, KeyError, AttributeError):
+            # What SafeConstructor raises for a value that does not fit its type: int() past Python's
+            # digit limit, a date like 2001-13-45, an empty `!!int`, `!!bool maybe`, `!!timestamp x`.
             raise YamlError(f"{self.source}: value at line {_line(node)} cannot be represented") from None
 
 
@@ -172,7 +173,7 @@ def _check_aliases(loader: _BoundedLoader, root: Node) -> None:
 def loads(text: str | bytes, source: str, limit_bytes: int = DEFAULT_LIMITS.yaml_bytes) -> object:
     """The document in `text` (bytes may be UTF-8 or UTF-16 with a BOM), or YamlError."""
     if len(text) > limit_bytes:
-        raise YamlError(f"{source}: over the {limit_bytes:,}-byte limit for yaml")
+        raise YamlError(f"{source}: over the limit of {describe_size(limit_bytes)} for yaml")
     loader: _BoundedLoader | None = None
     # Composing makes hundreds of thousands of acyclic objects; the cycle collector
     # rescanning them costs a third of the time and finds nothing.
