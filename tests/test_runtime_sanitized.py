@@ -1,6 +1,6 @@
 """The runtime under AddressSanitizer and UndefinedBehaviorSanitizer: the zoo,
-the corrupt programs and bit flips run clean; the fuzz target replays every
-saved crash and survives a short session seeded with the zoo."""
+the corrupt and crafted programs and bit flips run clean; both fuzz targets
+replay every saved crash and survive a short session seeded with the zoo."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import random
 import shutil
 import struct
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 
 from bot import build
 from bot.compare import TOLERANCE, max_error
+from tests import crafted_programs as crafted
 from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
 from tests.test_runtime_corrupt import CORRUPTIONS, MODEL
 
@@ -22,6 +24,8 @@ SANITIZED = build.Flavour("sanitized", {"SB_SANITIZE": "ON", "SELECT_ALL_OPS": "
 FUZZ = build.Flavour("fuzz", {"SB_FUZZ": "ON", "SELECT_ALL_OPS": "ON", "CMAKE_CXX_COMPILER": "clang++"})
 CRASHES = REPO_ROOT / "tests" / "fuzz" / "crashes"
 FUZZ_SECONDS = 60
+LOAD_FUZZ_SECONDS = 25
+FUZZERS = ("pte_fuzzer", "pte_load_fuzzer")
 SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer")
 
 
@@ -58,6 +62,29 @@ def test_corrupt_programs_under_sanitizers(name: str, sanitized: Path, tmp_path:
     assert proc.returncode == 1
 
 
+# name: (program, runner arguments, expected exit code)
+CRAFTED: dict[str, tuple[Callable[[], bytes], tuple[str, ...], int]] = {
+    "wrapping_sizes_softmax": (lambda: crafted.overflowing_sizes("aten::_softmax.out"), (), 1),
+    "wrapping_sizes_gelu": (lambda: crafted.overflowing_sizes("aten::gelu.out"), (), 1),
+    "unplanned_huge_input": (crafted.unplanned_input, (), 1),
+    "shared_list_table": (lambda: crafted.shared_tensor_list(share="table"), (), 0),
+    "shared_list_items": (lambda: crafted.shared_tensor_list(share="items"), (), 0),
+    "looping_softmax": (crafted.looping_softmax, ("--max-work", str(1 << 28)), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CRAFTED))
+def test_crafted_programs_under_sanitizers(name: str, sanitized: Path, tmp_path: Path) -> None:
+    build_program, args, code = CRAFTED[name]
+    model = tmp_path / "crafted.pte"
+    model.write_bytes(build_program())
+    proc = run(sanitized, model, *args)
+    assert_no_report(proc)
+    assert proc.returncode == code, proc.stderr[-3000:]
+    if code:
+        assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith("error: "), proc.stderr[-3000:]
+
+
 def test_bit_flips_under_sanitizers(sanitized: Path, tmp_path: Path) -> None:
     data = MODEL.read_bytes()
     program_size = struct.unpack_from("<Q", data, 16)[0]
@@ -71,36 +98,45 @@ def test_bit_flips_under_sanitizers(sanitized: Path, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def fuzzer() -> Path:
-    assert shutil.which("clang++"), "clang++ is needed for the fuzz target: run scripts/setup.sh"
-    return build.build(FUZZ, targets=("pte_fuzzer",)) / "pte_fuzzer"
+def fuzz_build() -> Path:
+    assert shutil.which("clang++"), "clang++ is needed for the fuzz targets: run scripts/setup.sh"
+    return build.build(FUZZ, targets=FUZZERS)
 
 
-def test_saved_crashes_stay_fixed(fuzzer: Path) -> None:
+@pytest.mark.parametrize("target", FUZZERS)
+def test_saved_crashes_stay_fixed(target: str, fuzz_build: Path) -> None:
     crashes = sorted(CRASHES.iterdir())
     assert crashes
-    proc = subprocess.run([str(fuzzer), *map(str, crashes)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([str(fuzz_build / target), *map(str, crashes)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stderr.count("Executed ") == len(crashes)
 
 
-def test_short_fuzz_session(fuzzer: Path, tmp_path: Path) -> None:
-    corpus = tmp_path / "corpus"
+def fuzz_session(fuzzer: Path, seconds: int, work: Path) -> None:
+    corpus = work / "corpus"
     corpus.mkdir()
     for model in ZOO_DIR.glob("*.pte"):
         shutil.copy2(model, corpus)
     proc = subprocess.run(
         [
             str(fuzzer),
-            f"-max_total_time={FUZZ_SECONDS}",
+            f"-max_total_time={seconds}",
             "-rss_limit_mb=2048",
-            f"-artifact_prefix={tmp_path}/",
+            f"-artifact_prefix={work}/",
             str(corpus),
         ],
         capture_output=True,
         text=True,
-        timeout=FUZZ_SECONDS * 4,
+        timeout=seconds * 4,
     )
-    found = sorted(p.name for p in tmp_path.glob("crash-*")) + sorted(p.name for p in tmp_path.glob("leak-*"))
+    found = sorted(p.name for p in work.glob("crash-*")) + sorted(p.name for p in work.glob("leak-*"))
     assert proc.returncode == 0 and not found, f"fuzzer found {found}: {proc.stderr[-3000:]}"
     assert "Done " in proc.stderr
+
+
+def test_short_fuzz_session(fuzz_build: Path, tmp_path: Path) -> None:
+    fuzz_session(fuzz_build / "pte_fuzzer", FUZZ_SECONDS, tmp_path)
+
+
+def test_short_load_fuzz_session(fuzz_build: Path, tmp_path: Path) -> None:
+    fuzz_session(fuzz_build / "pte_load_fuzzer", LOAD_FUZZ_SECONDS, tmp_path)
