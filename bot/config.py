@@ -147,12 +147,16 @@ def check_paths(config: Config) -> None:
     _confined(root, config.oplist_dir, "oplist_dir")
     for target in config.targets:
         _confined(root, target.yaml, f"targets.{target.name}.yaml")
-        for model in target.models:
-            _confined(root, config.per_model_yaml(model), f"targets.{target.name}: the per-model yaml of {model.path}")
-            files = [(model.path, config.limits.model_bytes, "a model")]
-            files += [(p, config.limits.npy_bytes, "an input") for p in model.inputs]
-            for file, limit, what in files:
-                _confined(root, file, f"targets.{target.name}")
+        for index, model in enumerate(target.models):
+            where = f"targets.{target.name}.models[{index}]"
+            _confined(root, config.per_model_yaml(model), f"{where} (its per-model yaml)")
+            files = [(model.path, config.limits.model_bytes, "a model", where)]
+            files += [
+                (path, config.limits.npy_bytes, "an input", f"{where}.inputs[{number}]")
+                for number, path in enumerate(model.inputs)
+            ]
+            for file, limit, what, field in files:
+                _confined(root, file, field)
                 try:
                     check_regular_file(root / file, limit, what, shown_as=str(file))
                 except MissingFileError:
@@ -160,7 +164,7 @@ def check_paths(config: Config) -> None:
                         f"{CONFIG_NAME}: targets.{target.name}: {file} does not exist", ExitCode.CONFIG
                     ) from None
                 except UnsafeFileError as exc:
-                    raise BotError(f"{CONFIG_NAME}: targets.{target.name}: {exc}", ExitCode.CONFIG) from None
+                    raise BotError(f"{CONFIG_NAME}: {field}: {exc}", ExitCode.CONFIG) from None
 
 
 def load(root: Path) -> Config:
