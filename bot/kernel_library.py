@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from bot import safe_yaml
 from bot.limits import DEFAULT_LIMITS, MIB
-from bot.safe_files import UnsafeFileError, read_text
+from bot.safe_files import UnsafeFileError, inside_repo, read_text
 
 # Kernel sources are read only to find their KernelDefs; the largest portable kernel is ~20 KB.
 KERNEL_SOURCE_BYTES = 4 * MIB
@@ -75,13 +76,18 @@ def load_libraries(paths: list[Path], limit_bytes: int = DEFAULT_LIMITS.yaml_byt
 KERNEL_DEFINITION = re.compile(r"^extern const (?:::)?(?:sb::)?KernelDef (\w+)\s*\{", re.MULTILINE)
 
 
-def find_definitions(sources: Iterable[Path]) -> tuple[dict[str, Path], list[Path]]:
+def find_definitions(sources: Iterable[Path], root: Path | None = None) -> tuple[dict[str, Path], list[Path]]:
     """Which source defines each KernelDef (by reading the code, not a hand-kept list),
-    and the sources that define none (shared helpers)."""
+    and the sources that define none (shared helpers).
+
+    With `root`, a source that leads out of it (a symlink) is refused before it is read.
+    """
     defined_in: dict[str, Path] = {}
     helpers: list[Path] = []
     for source in sources:
         try:
+            if root is not None:
+                inside_repo(root, os.path.relpath(source, root), "kernel source")
             text = read_text(source, KERNEL_SOURCE_BYTES, "a kernel source")
         except UnsafeFileError as exc:
             raise KernelLibraryError(str(exc)) from None
@@ -93,9 +99,11 @@ def find_definitions(sources: Iterable[Path]) -> tuple[dict[str, Path], list[Pat
     return defined_in, helpers
 
 
-def op_sources(library: dict[str, KernelEntry], sources: Iterable[Path]) -> dict[str, Path]:
+def op_sources(
+    library: dict[str, KernelEntry], sources: Iterable[Path], root: Path | None = None
+) -> dict[str, Path]:
     """Op name -> the source file of its kernel, for the ops whose kernel is found."""
-    defined_in, _ = find_definitions(sources)
+    defined_in, _ = find_definitions(sources, root)
     found = {}
     for op, entry in library.items():
         source = defined_in.get(entry.kernel_name.rpartition("::")[2])

@@ -177,6 +177,14 @@ def test_kernel_library_reads_are_bounded(repo: Path) -> None:
         kernel_library.find_definitions([repo / "op_hang.cpp"])
 
 
+def test_kernel_sources_leading_out_of_the_repo_are_not_read(repo: Path, outside: Path) -> None:
+    (repo / "kernels").mkdir()
+    (repo / "kernels" / "op_secret.cpp").symlink_to(outside / "shadow")
+    with pytest.raises(kernel_library.KernelLibraryError) as caught:
+        kernel_library.find_definitions([repo / "kernels" / "op_secret.cpp"], repo)
+    assert str(caught.value) == "kernel source: kernels/op_secret.cpp leads outside the repository through a symlink"
+
+
 def test_oplist_load_refuses_what_it_cannot_read_safely(repo: Path) -> None:
     os.mkfifo(repo / "fifo.yaml")
     with must_finish(10), pytest.raises(oplist.OplistError, match=re.escape("fifo.yaml: not a regular file (a FIFO)")):
