@@ -10,6 +10,8 @@ also for files that share one table or vector among many references.
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,9 +39,12 @@ class PteError(ValueError):
 T = TypeVar("T")
 
 _STRUCTS = {fmt: struct.Struct("<" + fmt) for fmt in "BbHhIiqQd"}
+# Vectors and strings up to this many elements are read again at each
+# reference (a constant cost per reference); longer ones once per position.
+_SHORT = 16
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Table:
     pos: int
     vtable: int
@@ -49,9 +54,9 @@ class Table:
 class FlatReader:
     """Bounds-checked access to a flatbuffer; positions are byte offsets.
 
-    Vectors and strings are read once per position and shared: a hostile file
-    can point thousands of tables at one long vector, and reading it once per
-    reference would take time and memory quadratic in the file size.
+    Long vectors and strings are read once per position and shared: a hostile
+    file can point thousands of tables at one long vector, and reading it once
+    per reference would take time and memory quadratic in the file size.
     """
 
     def __init__(self, data: bytes) -> None:
@@ -61,11 +66,13 @@ class FlatReader:
 
     def _read(self, fmt: str, pos: int) -> int | float:
         unpacker = _STRUCTS[fmt]
-        if pos < 0 or pos + unpacker.size > len(self.data):
-            raise PteError(
-                f"read of {unpacker.size} bytes at offset {pos} is past the end of the {len(self.data)}-byte file"
-            )
-        return unpacker.unpack_from(self.data, pos)[0]
+        try:
+            if pos >= 0:  # unpack_from counts a negative offset from the end
+                return unpacker.unpack_from(self.data, pos)[0]
+        except struct.error:
+            pass
+        size = len(self.data)
+        raise PteError(f"read of {unpacker.size} bytes at offset {pos} is past the end of the {size}-byte file")
 
     def u8(self, pos: int) -> int:
         return int(self._read("B", pos))
@@ -127,27 +134,46 @@ class FlatReader:
 
     def _elements(self, table: Table | None, field: int, fmt: str) -> tuple[Any, ...]:
         start, length = self.vector(table, field, _STRUCTS[fmt].size)
+        if length <= _SHORT:
+            return struct.unpack_from(f"<{length}{fmt}", self.data, start)
         key = (start, fmt)
         found = self._vectors.get(key)
         if found is None:
-            found = struct.unpack_from(f"<{length}{fmt}", self.data, start) if length else ()
-            self._vectors[key] = found
+            found = self._vectors[key] = struct.unpack_from(f"<{length}{fmt}", self.data, start)
         return found
 
     def tables(self, table: Table | None, field: int) -> list[Table]:
-        start, _ = self.vector(table, field, 4)
-        offsets = self._elements(table, field, "I")
-        return [self.table_at(start + 4 * i) for i in range(len(offsets))]
+        start, length = self.vector(table, field, 4)
+        return [self.table_at(start + 4 * i) for i in range(length)]
+
+    def read_tables(self, table: Table | None, field: int, read: Callable[[Table], T]) -> tuple[T, ...]:
+        """`read` of each table of a vector of tables, once per distinct table: the
+        entries (4 bytes each) may all refer to one, and are not kept as objects."""
+        start, length = self.vector(table, field, 4)
+        offsets = array("I")
+        offsets.frombytes(self.data[start : start + 4 * length])
+        if sys.byteorder == "big":
+            offsets.byteswap()
+        done: dict[int, T] = {}
+        out = []
+        for i, offset in enumerate(offsets):
+            entry = start + 4 * i
+            found = done.get(entry + offset)
+            if found is None:
+                found = done[entry + offset] = read(self.table_at(entry))
+            out.append(found)
+        return tuple(out)
 
     def string(self, table: Table | None, field: int) -> str:
         start, length = self.vector(table, field, 1)
-        found = self._strings.get(start)
+        found = self._strings.get(start) if length > _SHORT else None
         if found is None:
             try:
                 found = self.data[start : start + length].decode()
             except UnicodeDecodeError:
                 raise PteError(f"string at offset {start} is not UTF-8") from None
-            self._strings[start] = found
+            if length > _SHORT:
+                self._strings[start] = found
         return found
 
     def ints(self, table: Table | None, field: int, fmt: str = "i") -> tuple[int, ...]:
@@ -155,7 +181,7 @@ class FlatReader:
         return self._elements(table, field, fmt)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Value:
     kind: str  # one of VALUE_KINDS
     dtype: str | None = None  # tensors only
@@ -164,7 +190,7 @@ class Value:
     table: Table | None = None  # where the value's table is, for tools that patch files
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Instruction:
     kind: str  # one of INSTRUCTION_KINDS
     op_index: int | None = None  # KernelCall
@@ -183,7 +209,9 @@ class ExecutionPlan:
     values: tuple[Value, ...]
     instructions: tuple[Instruction, ...]
     delegates: tuple[str, ...]  # backend ids
-    _first_tensors: dict[int, Value | None] = field(default_factory=dict, compare=False, repr=False)
+    _first_tensors: dict[int, tuple[tuple[int, ...], Value | None]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def used_operators(self) -> list[str]:
         """Operators that some KernelCall actually calls, in first-use order."""
@@ -221,13 +249,14 @@ class ExecutionPlan:
 
     def first_tensor(self, members: tuple[int, ...]) -> Value | None:
         """The first member of a tensor list that is a tensor (None if none is)."""
-        key = id(members)  # stable: self holds every members tuple
+        key = id(members)  # the entry keeps `members` alive, so the id stays its own
         if key not in self._first_tensors:
-            self._first_tensors[key] = next(
+            found = next(
                 (self.values[i] for i in members if 0 <= i < len(self.values) and self.values[i].kind == "Tensor"),
                 None,
             )
-        return self._first_tensors[key]
+            self._first_tensors[key] = (members, found)
+        return self._first_tensors[key][1]
 
 
 @dataclass(frozen=True)
@@ -270,23 +299,12 @@ def _read_instruction(r: FlatReader, ins: Table) -> Instruction:
     return Instruction(kind, table=args)
 
 
-def _read_each(tables: list[Table], read: Callable[[Table], T]) -> tuple[T, ...]:
-    """`read` of each table, once per distinct table: entries may share one."""
-    done: dict[int, T] = {}
-    out = []
-    for table in tables:
-        if table.pos not in done:
-            done[table.pos] = read(table)
-        out.append(done[table.pos])
-    return tuple(out)
-
-
 def _read_plan(r: FlatReader, plan: Table) -> ExecutionPlan:
-    ops = _read_each(r.tables(plan, 6), lambda op: _full_op_name(r.string(op, 0), r.string(op, 1)))
-    values = _read_each(r.tables(plan, 2), lambda ev: _read_value(r, ev))
-    chains = r.tables(plan, 5)
-    instructions = _read_each(r.tables(chains[0], 2), lambda ins: _read_instruction(r, ins)) if chains else ()
-    delegates = _read_each(r.tables(plan, 7), lambda d: r.string(d, 0))
+    ops = r.read_tables(plan, 6, lambda op: _full_op_name(r.string(op, 0), r.string(op, 1)))
+    values = r.read_tables(plan, 2, lambda ev: _read_value(r, ev))
+    chain = r.read_tables(plan, 5, lambda chain: chain)[:1]
+    instructions = r.read_tables(chain[0], 2, lambda ins: _read_instruction(r, ins)) if chain else ()
+    delegates = r.read_tables(plan, 7, lambda d: r.string(d, 0))
     return ExecutionPlan(r.string(plan, 0), ops, values, instructions, delegates)
 
 
@@ -300,7 +318,7 @@ def parse(data: bytes) -> Program:
     r = FlatReader(data)
     try:
         root = r.root()
-        plans = _read_each(r.tables(root, 1), lambda plan: _read_plan(r, plan))
+        plans = r.read_tables(root, 1, lambda plan: _read_plan(r, plan))
         return Program(int(r.scalar(root, 0, "I")), plans)
     except (struct.error, IndexError, RecursionError) as exc:  # defensive: FlatReader checks bounds itself
         raise PteError(f"corrupt flatbuffer ({exc.__class__.__name__})") from None
