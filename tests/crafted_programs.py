@@ -125,6 +125,16 @@ def looping_softmax(rows: int = 1024, cols: int = 1024) -> bytes:
     return _single_call_program("mha_block", "aten::_softmax.out", [rows, cols], loop=True)
 
 
+def looping_jump(model: str = "mha_block") -> bytes:
+    """`model` whose only instruction jumps to itself: a loop that touches no tensor."""
+    schema = _schema()
+    pte_file = zoo_program(model)
+    plan = _plan(pte_file)
+    plan.values.append(schema.EValue(schema.Bool(False)))
+    plan.chains[0].instructions = [schema.Instruction(schema.JumpFalseCall(len(plan.values) - 1, 0))]
+    return serialize(pte_file)
+
+
 def overflowing_sizes(op: str = "aten::_softmax.out") -> bytes:
     """One call whose tensors have sizes with a product of 2**64 (0 in int64)."""
     return _single_call_program("mha_block", op, WRAPPING_SIZES, loop=False)

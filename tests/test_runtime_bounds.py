@@ -139,6 +139,12 @@ def test_loop_stops_at_the_default_work_budget(runner: Path, tmp_path: Path) -> 
     assert result.peak_rss_bytes < 100 * MIB
 
 
+def test_loop_of_bare_jumps_stops_at_the_default_work_budget(runner: Path, tmp_path: Path) -> None:
+    """Every executed instruction costs something, so a loop that touches nothing also ends."""
+    result = run(runner, write(tmp_path, "jump.pte", crafted.looping_jump()), timeout=300)
+    assert_one_error_line(result, "work budget", "(--max-work)")
+
+
 def test_loop_stops_at_the_deadline(runner: Path, tmp_path: Path) -> None:
     model = write(tmp_path, "loop.pte", crafted.looping_softmax(1024, 1024))
     result = run(runner, model, "--max-seconds", "1")
