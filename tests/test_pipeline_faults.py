@@ -218,7 +218,18 @@ def test_two_pr_runs_in_one_clone_both_succeed_with_the_same_report(repo: Path, 
     env = {**os.environ, "SB_CACHE_DIR": str(tmp_path / "cache")}
     runs = [
         subprocess.Popen(
-            [sys.executable, "-m", "bot", "pr", "--base", "main~1", "--targets", "seq", "--output", f"r{i}.md"],
+            [
+                sys.executable,
+                "-m",
+                "bot",
+                "pr",
+                "--base",
+                "main~1",
+                "--targets",
+                "seq",
+                "--output",
+                str(tmp_path / f"r{i}.md"),
+            ],
             cwd=repo,
             env=env,
             stdout=subprocess.PIPE,
@@ -230,7 +241,7 @@ def test_two_pr_runs_in_one_clone_both_succeed_with_the_same_report(repo: Path, 
     results = [run.communicate(timeout=900) for run in runs]
     for run, (_, err) in zip(runs, results, strict=True):
         assert run.returncode == 0, err
-    assert pipeline_report(repo / "r0.json") == pipeline_report(repo / "r1.json")
+    assert pipeline_report(tmp_path / "r0.json") == pipeline_report(tmp_path / "r1.json")
 
 
 # --- unusable checked-in yaml -----------------------------------------------------------------------------
