@@ -534,7 +534,7 @@ class Method::Loader {
                            "invalid program: instruction %u: %s takes %zu arguments, the call passes %u", k, def->op,
                            arity(*def) + 1, passed);
       }
-      total_args += passed;
+      total_args = sat_add(total_args, passed);
     }
     if (r_.failed()) return invalid("instruction table is out of bounds", 0);
     if (!(err = budget_.alloc(&m_.arg_storage_, total_args, "the argument table")).ok()) return err;
