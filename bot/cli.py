@@ -193,7 +193,7 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
     with console().status("building the model tracer"):
         tracer = trace.tracer_runner()
     with console().status(f"tracing {len(cfg.models())} models"):
-        regenerated = regenerate.regenerate(cfg, tracer, trace.trace_model)
+        regenerated = regenerate.regenerate(cfg, tracer, functools.partial(trace.trace_model, limits=cfg.limits))
     if args.check:
         diffs = regenerate.stale_files(cfg, regenerated)
         if args.json:

@@ -22,6 +22,7 @@ from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
 from bot.kernel_library import KernelEntry
+from bot.limits import DEFAULT_LIMITS, Limits
 from bot.size import demangle
 
 OP_NAME = re.compile(r"^[a-z_][a-z0-9_]*::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$")
@@ -232,14 +233,14 @@ def from_build(build_dir: Path, library: dict[str, KernelEntry]) -> Graph:
     return build_graph(objects, library)
 
 
-def graph_for_checkout(runtime_source: Path, library: dict[str, KernelEntry]) -> Graph:
+def graph_for_checkout(runtime_source: Path, library: dict[str, KernelEntry], limits: Limits = DEFAULT_LIMITS) -> Graph:
     """Builds a checkout's kernel library (all kernels, as the tracer does) and reads its graph.
 
     `runtime_source` is the CMake project, e.g. <checkout>/native.
     """
     from bot import build, trace
 
-    build_dir = build.build(trace.TRACER, targets=("sb_selected_kernels",), source_dir=runtime_source)
+    build_dir = build.build(trace.TRACER, ("sb_selected_kernels",), source_dir=runtime_source, limits=limits)
     return from_build(build_dir, library)
 
 

@@ -136,7 +136,7 @@ class Checkout:
         if self.cfg is None:
             return None
         try:
-            return depgraph.graph_for_checkout(self.root / self.cfg.runtime_source, self.library)
+            return depgraph.graph_for_checkout(self.root / self.cfg.runtime_source, self.library, self.cfg.limits)
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
@@ -149,6 +149,7 @@ class Checkout:
             build.selective_flavour(yaml_file, dtype_selective, lenient),
             targets=("executor_runner", "runtime_size_probe"),
             source_dir=self.root / self.cfg.runtime_source,
+            limits=self.cfg.limits,
         )
 
     def measure(self, build_dir: Path, work: Path) -> size.SizeReport:
@@ -190,7 +191,8 @@ def _run_pr(
 
     progress("building the model tracer at head")
     try:
-        tracer = build.runner_path(build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source))
+        tracer_build = build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source, limits=cfg.limits)
+        tracer = build.runner_path(tracer_build)
     except BotError as exc:
         if exc.exit_code != ExitCode.BUILD:
             raise
@@ -250,7 +252,7 @@ class TolerantTracer:
         self, runner: Path, model: Path, inputs: list[Path], label: str, include_reachable: bool
     ) -> SelectedOps:
         try:
-            return trace.trace_model(runner, model, inputs, label, include_reachable)
+            return trace.trace_model(runner, model, inputs, label, include_reachable, limits=self.cfg.limits)
         except BotError as exc:
             if exc.exit_code not in (ExitCode.RUNTIME, ExitCode.BAD_INPUT):
                 raise
@@ -328,11 +330,13 @@ def _load_or_none(root: Path) -> config.Config | None:
 
 def _smoke_run(checkout: Checkout, target: config.Target, runtime: Path, work: Path) -> list[LoadFailure]:
     """Runs every model of the target on the runtime built from the checked-in yaml."""
+    assert checkout.cfg is not None
+    limits = checkout.cfg.limits
     failures = []
     for model in target.models:
         try:
             inputs = [checkout.root / p for p in model.inputs]
-            run_model(build.runner_path(runtime), checkout.root / model.path, inputs, work / model.name)
+            run_model(build.runner_path(runtime), checkout.root / model.path, inputs, work / model.name, limits=limits)
         except BotError as exc:
             failures.append(LoadFailure(model.path.as_posix(), exc.message))
     return failures

@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -341,3 +342,26 @@ def test_a_build_directory_that_is_not_one_is_never_emptied(tmp_path: Path) -> N
     with pytest.raises(BotError, match="not a build directory"):
         build.build(build.ALL_OPS, build_dir=precious)
     assert (precious / "thesis.tex").read_text() == "years of work"
+
+
+# --- a model the tracer cannot finish --------------------------------------------------------------------
+
+
+def test_a_model_that_runs_too_long_is_a_finding_not_a_hang(repo: Path) -> None:
+    from tests import crafted_programs
+
+    (repo / "models" / "zoo" / "loop.pte").write_bytes(crafted_programs.looping_softmax(2048, 2048))
+    config = (repo / ".selective-build.yml").read_text()
+    config = config.replace("models: [models/zoo/gru.pte]", "models: [models/zoo/gru.pte, models/zoo/loop.pte]")
+    (repo / ".selective-build.yml").write_text(config + "limits:\n  run_seconds: 1\n")
+    commit_all(repo, "a model that never ends")
+
+    started = time.monotonic()
+    rep = pipeline.run_pr(repo, "main~1", None, lambda _: None)
+
+    assert time.monotonic() - started < 600
+    assert [f.model for f in rep.model_failures] == ["models/zoo/loop.pte"]
+    assert "exceeded 1 s" in rep.model_failures[0].message
+    seq = next(t for t in rep.targets if t.name == "seq")
+    assert seq.head is not None  # the other models were still traced, built and measured
+    assert "models/zoo/loop.pte" in report.render(rep)
