@@ -79,11 +79,10 @@ def text(value: object, limit: int = NAME_LIMIT) -> str:
 
 
 def code(value: object, limit: int = NAME_LIMIT) -> str:
-    """PR-controlled text in monospace. <code> with entities, since a backtick in
-    the value could close a markdown code span."""
-    escaped = html.escape(plain(value, limit), quote=True)
-    escaped = escaped.replace("@", "&#64;&#8203;").replace("|", "&#124;").replace("`", "&#96;")
-    return "<code>" + escaped + "</code>"
+    """PR-controlled text in monospace. An HTML <code>, not a code span (a backtick
+    in the value could close that); markdown inside an HTML tag is still markdown
+    (links, emphasis, autolinks), so its content is escaped exactly as `text`."""
+    return "<code>" + text(value, limit) + "</code>"
 
 
 def commit(value: str) -> str:

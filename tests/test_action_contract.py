@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import report
 from bot.report import MARKER
 from tests.conftest import REPO_ROOT
 from tests.github_fake import FakeGitHub
@@ -110,7 +111,8 @@ def test_pull_request_run_writes_outputs_summary_comment_and_check(
 
     summary = (tmp_path / "step_summary").read_text()
     assert (
-        "Selective build report" in summary and "missing <code>dim_order_ops::_to_dim_order_copy.out</code>" in summary
+        "Selective build report" in summary
+        and f"missing {report.code('dim_order_ops::_to_dim_order_copy.out')}" in summary
     )
 
     assert len(fake.comments) == 1 and fake.comments[0]["body"].startswith(MARKER)

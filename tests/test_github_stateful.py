@@ -85,7 +85,8 @@ def test_github_enterprise_base_url_with_a_path_prefix() -> None:
         api = github.GitHubClient(TOKEN, f"{ghe.owner}/{ghe.repo}", ghe.base_url + "/api/v3", throttle=False, backoff=0)
         result = github.post(api, ghe.pr_number, HEAD, report.render(real_report()), True, "ok", [])
         assert result.comment == github.Outcome.CREATED and len(ghe.comments) == 1
-        assert all(path.startswith("/api/v3/repos/") for _, path in ghe.requests)
+        assert all(path.startswith("/api/v3/") for _, path in ghe.requests)
+        assert ("GET", "/api/v3/user") in ghe.requests  # who the bot is, to find its own comment
     finally:
         ghe.stop()
 

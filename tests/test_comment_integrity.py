@@ -1,0 +1,403 @@
+"""No comment is forged: the artifact a fork's run hands to the poster is
+validated before use, the sticky comment is only ever one the bot wrote,
+PR text cannot write workflow commands into the job log, and the comment keeps
+every finding, with names capped and invisible characters shown."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import os
+import re
+import subprocess
+import unicodedata
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from bot import github, oplist, pte, report, report_io, stale
+from bot.pipeline import ClosureChange, LoadFailure, PrReport, TargetReport
+from bot.report import MARKER
+from bot.size import SizeReport
+from bot.workflow_log import Log, command, plain
+from tests.conftest import ZOO_DIR
+from tests.github_fake import FakeGitHub
+from tests.scenario_repo import clone_of, commit_all, git
+from tests.test_action_contract import TOKEN, outputs, run_action, runner_env, webhook_examples
+from tests.test_hostile_pr import assert_inert, rendered_html
+
+HEAD = "a" * 40
+INJECTION = "x -->\n\n<img src=x onerror=alert(1)> @everyone [click](https://evil.example)"
+LONG_OP = "aten::" + "x" * 70_000 + ".out"
+REGISTERED = {"set-env", "set-output", "save-state", "add-mask", "add-path", "add-matcher", "remove-matcher",
+              "debug", "warning", "error", "notice", "group", "endgroup", "echo", "stop-commands"}  # fmt: skip
+
+
+def real_target(name: str = "vision-app") -> TargetReport:
+    """mobilenet_v2's root-only yaml against its traced one: real missing ops."""
+    root_only = oplist.from_program(pte.load(ZOO_DIR / "mobilenet_v2.pte"), "models/zoo/mobilenet_v2.pte")
+    traced = oplist.load(ZOO_DIR.parent / "oplist" / "mobilenet_v2.yaml")
+    diff = stale.diff(root_only, traced)
+    return TargetReport(name, f"apps/{name}/selected_operators.yaml", True, diff, (), (), None, None, None)
+
+
+def real_report(head_sha: str = HEAD) -> PrReport:
+    return PrReport("main", "b" * 40, head_sha, (real_target(),), ("apps/vision-app/selected_operators.yaml",))
+
+
+# --- the artifact the poster reads ----------------------------------------------------------------
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGitHub]:
+    server = FakeGitHub(head_sha=HEAD).start()
+    yield server
+    server.stop()
+
+
+def post_artifact(tmp_path: Path, fake: FakeGitHub, write: Callable[[Path], None]) -> subprocess.CompletedProcess[str]:
+    """The workflow_run half of the fork-safe pair, on an artifact `write` puts in place."""
+    artifact = tmp_path / "artifact" / "selective-build-report"
+    artifact.parent.mkdir(parents=True, exist_ok=True)
+    write(artifact.with_suffix(".json"))
+    event = copy.deepcopy(webhook_examples("workflow_run", "completed")[0])
+    event["workflow_run"]["head_sha"] = HEAD
+    event["workflow_run"]["pull_requests"] = [{"number": fake.pr_number}]
+    env = runner_env(tmp_path / "runner", tmp_path, event, fake, {"mode": "post", "report": str(artifact)})
+    return run_action(env, tmp_path)
+
+
+def artifact_data() -> dict:
+    return report_io.to_data(real_report(), {"number": 7, "head_sha": HEAD})
+
+
+def writes_json(data: object) -> Callable[[Path], None]:
+    return lambda path: path.write_text(json.dumps(data))
+
+
+def error_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("::error::")]
+
+
+def assert_rejected(proc: subprocess.CompletedProcess[str], fake: FakeGitHub, names: str) -> str:
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    errors = error_lines(proc)
+    assert len(errors) == 1, proc.stdout + proc.stderr
+    assert names in errors[0], errors[0]
+    assert not [r for r in fake.requests if r[0] in ("POST", "PATCH")], "nothing may be posted"
+    assert fake.comments == []
+    return errors[0]
+
+
+def test_a_valid_artifact_is_posted_with_the_events_head(tmp_path: Path, fake: FakeGitHub) -> None:
+    data = artifact_data()
+    data["report"]["head_sha"] = data["pr"]["head_sha"] = "c" * 40  # the artifact may not pick the commit
+    proc = post_artifact(tmp_path, fake, writes_json(data))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    body = fake.comments[0]["body"]
+    assert f"<!-- selective-build-head: {HEAD} -->" in body and "c" * 40 not in body
+    assert fake.check_runs[0]["head_sha"] == HEAD
+
+
+def test_head_sha_injection_is_rejected_and_would_render_inert(tmp_path: Path, fake: FakeGitHub) -> None:
+    data = artifact_data()
+    data["report"]["head_sha"] = INJECTION
+    error = assert_rejected(post_artifact(tmp_path, fake, writes_json(data)), fake, "report.head_sha")
+    assert "img" not in error and "everyone" not in error  # the field is named, its content never shown
+
+    # Where no schema stands in front of the renderer, the value is still inert.
+    hostile = dataclasses.replace(real_report(INJECTION), base_ref=INJECTION)
+    markdown = report.render(hostile)
+    assert_inert(markdown)
+    page = rendered_html(markdown)
+    assert "<!-- selective-build-head: unknown -->" in page  # the HTML comment is not broken out of
+    assert page.count("<!--") == page.count("-->") == 2
+
+
+def _set(path: str, value: object) -> Callable[[dict], None]:
+    def apply(data: dict) -> None:
+        *parents, last = path.split(".")
+        node = data
+        for key in parents:
+            node = node[int(key)] if key.isdigit() else node[key]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+
+    return apply
+
+
+@pytest.mark.parametrize(
+    ("mutate", "named"),
+    [
+        (_set("report.targets.0.budget", "1,000 bytes"), "report.targets[0].budget must be an integer or null"),
+        (_set("report.base_sha", 12), "report.base_sha must be a string"),
+        (_set("report.base_sha", "main"), "report.base_sha must be a commit sha"),
+        (_set("report.targets", {"vision-app": {}}), "report.targets must be an array"),
+        (_set("report.targets.0.diff.missing", "aten::add.out"), "report.targets[0].diff.missing must be an array"),
+        (_set("report.targets.0.head", {"stripped": 1, "sections": [], "symbols": {}}), "head.sections must be an"),
+        (_set("report.targets.0.head", {"stripped": -5, "sections": {}, "symbols": {}}), "stripped must be at least 0"),
+        (_set("report.targets.0.yaml_exists", "yes"), "report.targets[0].yaml_exists must be a boolean"),
+        (_set("report.stale_files", ["x"] * 100_001), "report.stale_files has more than 100,000 entries"),
+        (_set("report.targets.0.name", "n" * 70_000), "report.targets[0].name is longer than 65,536 characters"),
+        (_set("pr.number", "7"), "pr.number must be an integer or null"),
+        (_set("pr.number", -7), "pr.number must be at least 1"),
+        (_set("pr.head_sha", "<b>bold</b>"), "pr.head_sha must be a commit sha"),
+        (_set("report.targets.0.surprise<img>", 1), "report.targets[0] has a field the format does not define"),
+        (_set("format", "selective-build-report/2"), "not a selective-build report"),
+        (lambda d: d["report"].pop("targets"), "report lacks the field targets"),
+    ],
+)
+def test_each_wrong_artifact_field_is_one_line_and_nothing_is_posted(
+    mutate: Callable[[dict], None], named: str, tmp_path: Path, fake: FakeGitHub
+) -> None:
+    data = artifact_data()
+    mutate(data)
+    error = assert_rejected(post_artifact(tmp_path, fake, writes_json(data)), fake, named)
+    assert "<img" not in error and "bold" not in error
+
+
+def sparse(path: Path, size: int) -> None:
+    path.write_text("{}")
+    os.truncate(path, size)
+
+
+@pytest.mark.parametrize(
+    ("write", "named"),
+    [
+        (lambda p: p.write_text("[" * 200_000), "not a report: nested too deeply"),
+        (lambda p: p.write_text('{"format": NaN}'), "not a report: not valid JSON"),
+        (lambda p: p.write_bytes(b"\xff\xfe{}"), "not UTF-8"),
+        (lambda p: sparse(p, report_io.ARTIFACT_BYTES + 1), "for a report artifact"),
+        (lambda p: os.mkfifo(p), "not a regular file (a FIFO)"),
+        (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),
+    ],
+)
+def test_an_unreadable_artifact_is_one_line_and_never_hangs(
+    write: Callable[[Path], None], named: str, tmp_path: Path, fake: FakeGitHub
+) -> None:
+    assert_rejected(post_artifact(tmp_path, fake, write), fake, named)
+
+
+def test_new_report_fields_round_trip_and_reach_the_json() -> None:
+    target = dataclasses.replace(real_target(), yaml_error="apps/vision-app/selected_operators.yaml: not valid YAML")
+    rep = dataclasses.replace(
+        real_report(), targets=(target,), model_failures=(LoadFailure("models/zoo/gru.pte", "exceeded 300 s"),)
+    )
+    back, _ = report_io.loads(report_io.dumps(rep), "r.json")
+    assert back == rep
+    summary = report.to_json(rep)
+    assert summary["model_failures"] == [{"model": "models/zoo/gru.pte", "message": "exceeded 300 s"}]
+    assert summary["targets"][0]["yaml_error"].endswith("not valid YAML")  # type: ignore[index]
+    merged = report_io.merge([rep, dataclasses.replace(rep, targets=(), model_failures=())])
+    assert merged.model_failures == rep.model_failures
+
+
+# --- the sticky comment --------------------------------------------------------------------------
+
+
+def client(fake: FakeGitHub, author: str = "") -> github.GitHubClient:
+    repository = f"{fake.owner}/{fake.repo}"
+    return github.GitHubClient(
+        TOKEN, repository, fake.base_url, sleep=lambda _: None, throttle=False, backoff=0, author=author
+    )
+
+
+@pytest.mark.parametrize("viewer", [None, "octo-maintainer"], ids=["actions-token", "personal-token"])
+def test_a_marker_comment_by_someone_else_is_left_alone(fake: FakeGitHub, viewer: str | None) -> None:
+    fake.viewer = viewer
+    forged = MARKER + "\n## Selective build report\n\n✅ **No change** (forged by mallory)"
+    fake.add_comment(forged, "mallory")
+    body = report.render(real_report())
+    assert github.post(client(fake), fake.pr_number, HEAD, body, False, "t", []).comment == github.Outcome.CREATED
+    again = body.replace("Selective build report", "Selective build report (2)")
+    assert github.post(client(fake), fake.pr_number, HEAD, again, False, "t", []).comment == github.Outcome.UPDATED
+    assert [c["body"] for c in fake.comments] == [forged, again]
+    assert fake.comments[1]["user"]["login"] == (viewer or github.ACTIONS_BOT_LOGIN)
+
+
+def test_the_comment_author_input_names_an_app_identity(fake: FakeGitHub) -> None:
+    fake.add_comment(MARKER + "\nold report", "my-app[bot]")  # what the app posted on an earlier run
+    fake.add_comment(MARKER + "\nforged", "github-actions[bot]")
+    body = report.render(real_report())
+    result = github.post(client(fake, author="my-app[bot]"), fake.pr_number, HEAD, body, True, "t", [])
+    assert result.comment == github.Outcome.UPDATED
+    assert fake.comments[0]["body"] == body and fake.comments[1]["body"] == MARKER + "\nforged"
+
+
+# --- the job log ---------------------------------------------------------------------------------
+
+
+def runner_reads(line: str) -> str | None:
+    """The command the Actions runner would read from `line` (its V2 then V1 parser), if any."""
+    trimmed = line.lstrip()
+    if trimmed.startswith("::"):
+        end = trimmed.find("::", 2)
+        if end >= 0:
+            name = trimmed[2:end].split(" ", 1)[0]
+            if name in REGISTERED:
+                return name
+    start = line.find("##[")
+    if start >= 0 and "]" in line[start:]:
+        name = line[start + 3 : line.index("]", start)].split(" ", 1)[0]
+        if name in REGISTERED:
+            return name
+    return None
+
+
+def unescape_data(data: str) -> str:
+    return data.replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
+
+
+HOSTILE_LOG_TEXT = [
+    "models/zoo/x\n::warning file=a::pwned\n.pte",
+    "\r::add-mask::everything",
+    "::error::starts a line",
+    "   ::set-output name=stale::false",
+    "a ##[stop-commands]token ##[error]x",
+    "100%0A of ::debug::it",
+]
+
+
+@pytest.mark.parametrize("value", HOSTILE_LOG_TEXT)
+def test_pr_text_never_becomes_a_workflow_command(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    log = Log()
+    log.info(f"{value}")
+    log.info(f"tracing {value}")
+    log.error(f"{value}: no such file")
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    assert runner_reads(lines[0]) is None and runner_reads(lines[1]) is None
+    assert runner_reads(lines[2]) == "error"
+    assert unescape_data(lines[2].removeprefix("::error::")) == f"{value}: no such file"  # exactly what was meant
+
+
+def test_properties_are_escaped() -> None:
+    line = command("warning", "text", file="a,b:c\nd", title="t%")
+    assert line == "::warning file=a%2Cb%3Ac%0Ad,title=t%25::text"
+    assert plain("::x") == "%3A:x" and plain("  ::x") == "  %3A:x"
+
+
+def test_a_model_path_with_newlines_writes_no_command_into_the_job_log(base_repo: Path, tmp_path: Path) -> None:
+    repo = clone_of(base_repo, tmp_path / "workspace")
+    base_sha = git(repo, "rev-parse", "HEAD").strip()
+    config = repo / ".selective-build.yml"
+    hostile = "models/zoo/x\\n::warning file=a::pwned\\n##[error]pwned\\r::set-output name=stale::false.pte"
+    config.write_text(config.read_text().replace("models: [models/zoo/gru.pte]", f'models: ["{hostile}"]'))
+    head_sha = commit_all(repo, "model path with newlines")
+    event = copy.deepcopy(webhook_examples("pull_request", "opened")[0])
+    event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"] = base_sha, head_sha
+    server = FakeGitHub().start()
+    try:
+        env = runner_env(tmp_path / "runner", repo, event, server, {"post": "true", "report": str(tmp_path / "r")})
+        proc = run_action(env, repo)
+    finally:
+        server.stop()
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    log = (proc.stdout + proc.stderr).splitlines()
+    assert any("pwned" in line for line in log), "the hostile path never reached the log"
+    read = [runner_reads(line) for line in log]
+    assert [name for name in read if name] == ["add-mask", "error"], log
+    assert "stale" not in outputs(tmp_path / "runner" / "github_output")
+
+
+# --- the comment's content -----------------------------------------------------------------------
+
+
+def findings_report() -> PrReport:
+    """Every kind of finding, on real op names, with one 70,000-character op name among them."""
+    vision = real_target()
+    ops = [m.op for m in vision.diff.missing]
+    per_op = {op: 100 + i for i, op in enumerate(ops)} | {LONG_OP: 5}
+    sized = SizeReport(90_000, {".text": 60_000}, {f"sb::kernels::{op}": 50 for op in ops}, per_op)
+    hostile = dataclasses.replace(
+        vision,
+        diff=dataclasses.replace(vision.diff, unused=(stale.OpUse(LONG_OP, ("m.pte",), ()),)),
+        base=sized,
+        head=dataclasses.replace(sized, stripped=95_000),
+        budget=91_000,
+        load_failures=(LoadFailure("models/zoo/mobilenet_v2.pte", "missing operator " + ops[0]),),
+        closure_changes=(ClosureChange("models/zoo/mobilenet_v2.pte", (ops[0],), (), (ops[0],)),),
+    )
+    log = "\n".join(f"ninja: step {i} " + "y" * 500 for i in range(30))
+    failure = "build of seq failed: op.cpp:1:1: error: no\n" + log
+    broken = dataclasses.replace(real_target("seq-app"), build_error=failure)
+    unusable = dataclasses.replace(real_target("audio-app"), yaml_error="audio.yaml: not valid YAML at line 3")
+    return dataclasses.replace(
+        real_report(),
+        targets=(hostile, broken, unusable),
+        model_failures=(LoadFailure("models/zoo/gru.pte", "model gru.pte exceeded 300 s"),),
+    )
+
+
+def kinds_of_findings() -> list[str]:
+    """A piece of each finding of `findings_report`, as the comment shows it."""
+    text, code = report.text, report.code
+    return [
+        f"build failed: target {text('seq-app')}",  # in the summary line
+        f"#### {text('seq-app')}: build failed",
+        "the checked-in yaml cannot be used",
+        text("audio.yaml: not valid YAML at line 3"),
+        f"this PR breaks {code('models/zoo/mobilenet_v2.pte')}",
+        "missing <code>",
+        f"unused <code>{text('aten::xxxx')}",
+        text("model gru.pte exceeded 300 s"),
+        text("vision-app"),
+        "the checked-in yaml lacks",
+        "1 target(s) over budget",
+    ]
+
+
+@pytest.mark.parametrize("limit", [report.COMMENT_LIMIT, 20_000, 8_000, 4_000])
+def test_a_long_op_name_keeps_every_finding_at_any_limit(limit: int) -> None:
+    rep = findings_report()
+    markdown = report.render(rep, limit)
+    assert len(markdown) <= limit
+    assert markdown.startswith(MARKER)
+    for finding in kinds_of_findings():
+        assert finding in markdown, (limit, finding)
+    if limit == report.COMMENT_LIMIT:
+        for m in rep.targets[0].diff.missing:  # with room, each finding is listed, not counted
+            assert f"missing {report.code(m.op)}" in markdown
+    assert "x" * (report.NAME_LIMIT + 1) not in markdown and "x…" in markdown  # capped, not dropped
+    for opening, closing in (("<details>", "</details>"), ("<pre>", "</pre>"), ("<code>", "</code>")):
+        assert markdown.count(opening) == markdown.count(closing), (limit, opening)
+    assert markdown.count("```") % 2 == 0
+    assert_inert(markdown)
+
+
+def test_a_failed_build_is_named_in_the_summary_line() -> None:
+    rep = findings_report()
+    line = report.summary_line(rep)
+    assert line.startswith("❌ build failed: target seq\\-app (build of seq failed")
+    assert "no size change" not in line.split(",")[0]
+    assert report.summary_line(rep, name=report.plain).startswith("❌ build failed: target seq-app (build of seq")
+
+
+BIDI = [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)]
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u061c", "\ufeff", "\u00ad", "\u2060", "\x00", "\x07",
+             "\x1b", "\x7f", "\u0085", *BIDI]  # fmt: skip
+
+
+@pytest.mark.parametrize("ch", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
+def test_invisible_characters_show_up_visibly(ch: str) -> None:
+    name = f"aten::ad{ch}d.out"
+    for piece in (report.text(name), report.code(name), report.plain(name), plain(name)):
+        assert ch not in piece
+    page = rendered_html(f"- {report.text(name)} and {report.code(name)}\n")
+    shown = re.sub(r"<[^>]+>", "", page).replace("&lt;", "<").replace("&gt;", ">")
+    if unicodedata.category(ch) not in ("Zs",) and not ch.isspace():
+        assert shown.count(f"<U+{ord(ch):04X}>") == 2, shown
+    assert not any(unicodedata.category(c) in ("Cf", "Cc") for c in shown.replace("\n", ""))
+
+
+def test_long_names_are_capped_with_an_ellipsis() -> None:
+    assert report.plain("a" * 300) == "a" * (report.NAME_LIMIT - 1) + "…"
+    assert report.text("a" * 300).endswith("a…") and len(report.text("a" * 300)) == report.NAME_LIMIT
+    shown = re.sub(r"<[^>]+>", "", rendered_html(report.code(LONG_OP))).strip()
+    assert shown == LONG_OP[: report.NAME_LIMIT - 1] + "…"
+    assert len(report.render(dataclasses.replace(real_report(), base_ref=LONG_OP))) < 20_000
