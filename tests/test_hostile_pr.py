@@ -66,9 +66,22 @@ def test_hostile_names_reach_the_report_and_render_inert(hostile_report: pipelin
 
 @pytest.mark.parametrize(
     "value",
-    [HOSTILE, "@org/team", "`code` ``x``", "](javascript:alert(1))", "<script>alert(1)</script>", "a|b\nc"],
+    [
+        HOSTILE,
+        "@org/team",
+        "`code` ``x``",
+        "](javascript:alert(1))",
+        "<script>alert(1)</script>",
+        "a|b\nc",
+        "[click](https://evil.example) ![i](x.png)",
+        "www.evil.example and https://evil.example and a@b.example",
+        "**bold** _em_ ~~strike~~",
+    ],
 )
 def test_every_escape_helper_is_inert(value: str) -> None:
     for piece in (report.text(value), report.code(value)):
         assert "\n" not in piece
         assert_inert(f"| col |\n|---|\n| {piece} |\n\n- {piece}\n")
+        assert not re.search(r"<(strong|em|del|a|img)\b", rendered_html(piece))
+        # GitHub's extended autolinks start at these; escaped, they never form.
+        assert not re.search(r"(^|[^\\]):/", piece) and "www." not in piece
