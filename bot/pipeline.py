@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import build, config, depgraph, git, lock, oplist, pte, regenerate, size, stale, trace
+from bot import build, config, depgraph, git, lock, oplist, pte, regenerate, safe_files, size, stale, trace
 from bot.errors import BotError, ExitCode
-from bot.kernel_library import KernelEntry, load_libraries, op_sources
+from bot.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
 from bot.oplist import SelectedOps
 from bot.runner import run_model
 
@@ -120,12 +120,21 @@ class Checkout:
 
     @staticmethod
     def open(root: Path, cfg: config.Config | None) -> Checkout:
+        """Raises BotError(BUILD) when the checkout's kernels cannot be built as they are."""
         if cfg is None:
             return Checkout(root, None, {}, {})
-        library = load_libraries([root / p for p in cfg.kernel_libraries])
-        # Kernel sources live beside their library's functions.yaml.
-        sources = sorted({src for p in cfg.kernel_libraries for src in (root / p).parent.rglob("*.cpp")})
-        by_op = op_sources(library, sources)
+        trees = [root / cfg.runtime_source, *{(root / p).parent for p in cfg.kernel_libraries}]
+        leaving = safe_files.symlinks_leaving(root, trees)
+        if leaving:
+            where = leaving[0].relative_to(root).as_posix()
+            raise BotError(f"{where} is a symlink that leads outside the repository; refusing to build", ExitCode.BUILD)
+        try:
+            library = load_libraries([root / p for p in cfg.kernel_libraries], cfg.limits.yaml_bytes)
+            # Kernel sources live beside their library's functions.yaml.
+            sources = sorted({src for p in cfg.kernel_libraries for src in (root / p).parent.rglob("*.cpp")})
+            by_op = op_sources(library, sources, root)
+        except KernelLibraryError as exc:
+            raise BotError(str(exc), ExitCode.BUILD) from None
         by_source: dict[str, list[str]] = {}
         for op, path in by_op.items():
             by_source.setdefault(path.name, []).append(op)
@@ -185,12 +194,12 @@ def _run_pr(
         if unknown:
             raise BotError(f"no target named {sorted(unknown)[0]!r} in {config.CONFIG_NAME}", ExitCode.CONFIG)
         cfg = dataclasses.replace(cfg, targets=tuple(t for t in cfg.targets if t.name in only_targets))
-    head = Checkout.open(head_root, cfg)
     base_root = git.worktree(repo, base_sha, cache, role="base", keep=KEEP)
-    base = Checkout.open(base_root, _load_or_none(base_root))
+    base = _open_or_bare(base_root)
 
     progress("building the model tracer at head")
     try:
+        head = Checkout.open(head_root, cfg)
         tracer_build = build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source, limits=cfg.limits)
         tracer = build.runner_path(tracer_build)
     except BotError as exc:
@@ -321,11 +330,12 @@ def _with_graph_findings(
     return dataclasses.replace(report, closure_changes=tuple(changes), not_traced=tuple(not_traced))
 
 
-def _load_or_none(root: Path) -> config.Config | None:
+def _open_or_bare(root: Path) -> Checkout:
+    """The base checkout; one whose config or kernels cannot be used has nothing to compare with."""
     try:
-        return config.load(root)
+        return Checkout.open(root, config.load(root))
     except BotError:
-        return None
+        return Checkout.open(root, None)
 
 
 def _smoke_run(checkout: Checkout, target: config.Target, runtime: Path, work: Path) -> list[LoadFailure]:

@@ -136,3 +136,20 @@ def read_text(path: Path, limit: int, what: str, *, shown_as: str | None = None)
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise UnsafeFileError(f"{shown_as or path}: not UTF-8 text") from None
+
+
+def symlinks_leaving(root: Path, trees: list[Path]) -> list[Path]:
+    """Symlinks under `trees` whose target lies outside `root`.
+
+    The compiler follows a kernel source symlinked to a secret and quotes it in
+    its diagnostics, which reach the report; such a tree is refused before any build.
+    """
+    base = root.resolve()
+    found = []
+    for tree in trees:
+        for directory, subdirs, files in os.walk(tree, followlinks=False):
+            for name in subdirs + files:
+                entry = Path(directory) / name
+                if entry.is_symlink() and not entry.resolve().is_relative_to(base):
+                    found.append(entry)
+    return sorted(found)

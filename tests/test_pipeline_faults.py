@@ -365,3 +365,31 @@ def test_a_model_that_runs_too_long_is_a_finding_not_a_hang(repo: Path) -> None:
     seq = next(t for t in rep.targets if t.name == "seq")
     assert seq.head is not None  # the other models were still traced, built and measured
     assert "models/zoo/loop.pte" in report.render(rep)
+
+
+# --- head kernels that cannot be built as they are --------------------------------------------------------
+
+
+def test_a_kernel_source_symlinked_outside_is_refused_before_the_compiler_quotes_it(repo: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET-MARKER-5f1e do not publish\n")
+    kernel = repo / "kernels" / "portable" / "op_relu.cpp"
+    kernel.unlink()
+    kernel.symlink_to(secret)
+    commit_all(repo, "relu is now a link")
+
+    rep = pipeline.run_pr(repo, "main~1", None, lambda _: None)
+
+    assert "kernels/portable/op_relu.cpp" in rep.build_error and "outside the repository" in rep.build_error
+    assert "SECRET-MARKER" not in report.render(rep)
+    assert "kernels/portable/op_relu.cpp" in report.summary_line(rep) or "build" in report.summary_line(rep)
+
+
+def test_a_broken_kernel_library_at_head_is_a_build_failure_not_a_traceback(repo: Path) -> None:
+    (repo / "kernels" / "functions.yaml").write_text("- op: aten::add.out\n  op: twice\n")
+    commit_all(repo, "break functions.yaml")
+
+    rep = pipeline.run_pr(repo, "main~1", None, lambda _: None)
+
+    assert "kernels/functions.yaml" in rep.build_error and "duplicate key" in rep.build_error
+    assert rep.first_build_error()
