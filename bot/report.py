@@ -32,7 +32,7 @@ LOG_LINE_LIMIT = 300  # characters of one line of a build log tail
 ELLIPSIS = "…"
 COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}|working tree")
 
-_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~=:")
+_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~=:$")  # $: GitHub renders $...$ as math
 _INVISIBLE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Zl", "Zp"}
 # Letters and marks that render as nothing (fillers, joiners, variation selectors).
 _BLANK_LOOKING = {0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0}
