@@ -107,7 +107,7 @@ def _run(cmd: list[str], cwd: Path, what: str, source_root: Path, limits: Limits
     ccache = {"CCACHE_BASEDIR": str(source_root), "CCACHE_NOHASHDIR": "1"}
     proc = sandbox.run_build(cmd, what=what, limits=limits, cwd=cwd, extra_env=ccache)
     if proc.returncode != 0:
-        log = proc.stdout + proc.stderr
+        log = proc.log
         raise BotError(f"{what} failed: {first_error(log)[:400]}", ExitCode.BUILD, detail=log_tail(log))
 
 

@@ -93,7 +93,7 @@ class Completed:
 
 
 def _limit_child(memory_bytes: int | None) -> None:
-    """Runs in the child between fork and exec: only async-signal-safe calls."""
+    """Runs in the child between fork and exec: system calls only (no imports, no locks)."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -176,7 +176,8 @@ def run(
         raise BotError(f"{what} exceeded {seconds:g} s", exit_code)
     if proc.returncode < 0 and memory_bytes is not None and proc.returncode != -signal.SIGPIPE:
         raise BotError(
-            f"{what} was killed by {_signal_name(proc.returncode)} (memory limit {memory_bytes // MIB} MiB)", exit_code
+            f"{what} was killed by {_signal_name(proc.returncode)} (under its {memory_bytes // MIB} MiB memory limit)",
+            exit_code,
         )
     return Completed(proc.returncode, out, err)
 

@@ -358,7 +358,7 @@ def test_a_runtime_past_its_memory_limit_fails_in_one_line(tmp_path: Path) -> No
     crash = "exec python3 -c 'import ctypes; ctypes.string_at(0)'"  # a crash under the limit: named, one line
     with pytest.raises(BotError) as crashed:
         run_model(hostile_runner(tmp_path, crash), ZOO_DIR / "gru.pte", [], tmp_path / "out", limits=limits)
-    assert crashed.value.message == "model gru.pte was killed by SIGSEGV (memory limit 256 MiB)"
+    assert crashed.value.message == "model gru.pte was killed by SIGSEGV (under its 256 MiB memory limit)"
 
 
 def test_a_runtime_flooding_its_output_is_kept_to_the_log_limit(tmp_path: Path) -> None:
