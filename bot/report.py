@@ -78,11 +78,34 @@ def text(value: object, limit: int = NAME_LIMIT) -> str:
     return "".join(out)
 
 
+# In <code>: every character that can start markdown inside an HTML tag (links,
+# images, emphasis, strikethrough, math, escapes, code spans, table cells, HTML).
+_CODE_ENTITIES = {
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "@": "&#64;&#8203;", "|": "&#124;",
+    "`": "&#96;", "[": "&#91;", "]": "&#93;", "*": "&#42;", "~": "&#126;", "\\": "&#92;", "$": "&#36;",
+}  # fmt: skip
+
+
 def code(value: object, limit: int = NAME_LIMIT) -> str:
-    """PR-controlled text in monospace. An HTML <code>, not a code span (a backtick
-    in the value could close that); markdown inside an HTML tag is still markdown
-    (links, emphasis, autolinks), so its content is escaped exactly as `text`."""
-    return "<code>" + text(value, limit) + "</code>"
+    """PR-controlled text in monospace: an HTML <code>, not a code span (a backtick
+    in the value could close that). Markdown inside an HTML tag is still markdown,
+    so what could form a construct is an entity; identifiers (aten::add.out,
+    models/zoo/op_x.pte) stay as they are, readable in the raw report."""
+    shown = plain(value, limit)
+    out = []
+    for i, ch in enumerate(shown):
+        before, after = shown[i - 1 : i], shown[i + 1 : i + 2]
+        if ch in _CODE_ENTITIES:
+            out.append(_CODE_ENTITIES[ch])
+        elif ch == "_" and not (before.isalnum() and after.isalnum()):
+            out.append("&#95;")  # only an underscore inside a word can never open or close emphasis
+        elif ch == ":" and after == "/":
+            out.append("&#58;")  # a URL scheme: GitHub would autolink it
+        elif ch == "." and shown[max(0, i - 3) : i].lower() == "www" and not shown[max(0, i - 4) : i - 3].isalnum():
+            out.append("&#46;")  # www. starts one of GitHub's autolinks too
+        else:
+            out.append(ch)
+    return "<code>" + "".join(out) + "</code>"
 
 
 def commit(value: str) -> str:

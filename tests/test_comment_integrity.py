@@ -344,7 +344,7 @@ def kinds_of_findings() -> list[str]:
         text("audio.yaml: not valid YAML at line 3"),
         f"this PR breaks {code('models/zoo/mobilenet_v2.pte')}",
         "missing <code>",
-        f"unused <code>{text('aten::xxxx')}",
+        f"unused {code('aten::xxxx').removesuffix('</code>')}",
         text("model gru.pte exceeded 300 s"),
         text("vision-app"),
         "the checked-in yaml lacks",
