@@ -22,6 +22,11 @@ from bot.safe_files import UnsafeFileError, read_bytes
 
 IDENTIFIER = b"ET12"
 HEADER_MAGIC = b"eh00"
+HEADER_END = 32  # 4-byte root offset, identifier, then magic, length, program size, segment base
+# The reader's memory grows with the flatbuffer (some ten times its size for a
+# hostile file of tiny distinct tables). Real programs stay far below: a large
+# language model's plan is a few MB, its weights live in segments.
+MAX_FLATBUFFER_BYTES = 64 << 20
 
 # KernelTypes union members (program.fbs order, 0 = NONE).
 VALUE_KINDS = (
@@ -324,11 +329,29 @@ def parse(data: bytes) -> Program:
         raise PteError(f"corrupt flatbuffer ({exc.__class__.__name__})") from None
 
 
-def load(path: Path) -> Program:
+def flatbuffer_size(head: bytes, file_size: int) -> int:
+    """How many leading bytes of the file are the program's flatbuffer: what the
+    extended header says (constants and delegate data follow in segments), else all."""
+    if len(head) >= HEADER_END and head[8:12] == HEADER_MAGIC:
+        program_size = struct.unpack_from("<Q", head, 16)[0]
+        if 0 < program_size <= file_size:
+            return int(program_size)
+    return file_size
+
+
+def load(path: Path, limit: int = DEFAULT_LIMITS.model_bytes) -> Program:
+    """Reads only the flatbuffer part: the reader's memory is bounded by it, not by the weights."""
     try:
-        data = read_bytes(Path(path), DEFAULT_LIMITS.model_bytes, "a model")
-    except UnsafeFileError as exc:  # missing, not a regular file (a FIFO, /dev/zero), over the limit
-        raise PteError(str(exc)) from None
+        head = read_bytes(Path(path), limit, "a model", prefix=HEADER_END)
+        size = flatbuffer_size(head, Path(path).stat().st_size)
+        if size > MAX_FLATBUFFER_BYTES:
+            raise PteError(
+                f"{path}: its flatbuffer is {size:,} bytes, over the {MAX_FLATBUFFER_BYTES:,} this reader accepts "
+                "(ExecuTorch keeps constants in segments after it)"
+            )
+        data = read_bytes(Path(path), limit, "a model", prefix=size)
+    except (UnsafeFileError, OSError) as exc:  # missing, not a regular file (a FIFO, /dev/zero), over the limit
+        raise PteError(str(exc) if isinstance(exc, UnsafeFileError) else f"{path}: cannot read") from None
     try:
         return parse(data)
     except PteError as exc:

@@ -92,8 +92,9 @@ def check_regular_file(path: Path, limit: int, what: str, *, shown_as: str | Non
     return Path(path)
 
 
-def read_bytes(path: Path, limit: int, what: str, *, shown_as: str | None = None) -> bytes:
-    """The whole of a regular file of at most `limit` bytes.
+def read_bytes(path: Path, limit: int, what: str, *, shown_as: str | None = None, prefix: int | None = None) -> bytes:
+    """The whole of a regular file of at most `limit` bytes, or only its first
+    `prefix` bytes (the limit still applies to the whole file).
 
     Never opens a FIFO or device (checked before opening, and again on the open
     descriptor in case the path changed in between) and never reads more than
@@ -112,7 +113,7 @@ def read_bytes(path: Path, limit: int, what: str, *, shown_as: str | None = None
         if not stat.S_ISREG(opened.st_mode):
             raise UnsafeFileError(f"{shown}: not a regular file ({_kind(opened.st_mode)})")
         chunks: list[bytes] = []
-        remaining = limit + 1
+        remaining = limit + 1 if prefix is None else min(prefix, limit + 1)
         while remaining > 0:
             chunk = os.read(fd, min(remaining, MIB))
             if not chunk:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import struct
 import time
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +100,35 @@ def test_shared_list_program_parses_fast() -> None:
         start = time.perf_counter()
         parse_and_derive(data)
         assert time.perf_counter() - start < SECONDS
+
+
+def test_the_reader_reads_the_flatbuffer_and_never_the_weights(tmp_path: Path) -> None:
+    """Constants live in segments after the flatbuffer: a program with 200 MB of
+    them is read with memory of the order of its flatbuffer."""
+    import tracemalloc
+
+    model = tmp_path / "heavy.pte"
+    model.write_bytes((ZOO_DIR / "resnet.pte").read_bytes())
+    with model.open("r+b") as handle:
+        handle.truncate(200 << 20)  # sparse: segment bytes the reader must not load
+    tracemalloc.start()
+    program = pte.load(model)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert program.plan().operators == pte.load(ZOO_DIR / "resnet.pte").plan().operators
+    assert peak < 20 << 20
+
+
+def test_a_flatbuffer_over_the_readers_cap_is_refused_in_one_line(tmp_path: Path) -> None:
+    data = bytearray((ZOO_DIR / "gru.pte").read_bytes())
+    assert data[8:12] == pte.HEADER_MAGIC
+    claimed = pte.MAX_FLATBUFFER_BYTES + 1
+    data[16:24] = claimed.to_bytes(8, "little")
+    model = tmp_path / "huge.pte"
+    model.write_bytes(bytes(data))
+    with model.open("r+b") as handle:
+        handle.truncate(claimed + 4096)  # sparse
+    with pytest.raises(pte.PteError) as caught:
+        pte.load(model)
+    message = str(caught.value)
+    assert "\n" not in message and "over the" in message and str(model) in message
