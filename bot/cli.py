@@ -200,7 +200,8 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
             print(json.dumps({"stale": sorted(p.as_posix() for p in diffs)}))
         else:
             for diff in diffs.values():
-                sys.stdout.write(diff)
+                # The diff quotes PR text (paths, yaml lines): each line is made safe for a job log.
+                sys.stdout.write("".join(_safe(line) + "\n" for line in diff.splitlines()))
             if diffs:
                 console().print(
                     f"[red]{len(diffs)} yaml file(s) are stale[/red]: run [bold]python -m bot regenerate[/bold]"
@@ -213,7 +214,7 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
         print(json.dumps({"written": [p.as_posix() for p in written]}))
     else:
         for path in written:
-            console().print(f"wrote {path}")
+            console().print(_safe(f"wrote {path}"), markup=False)
         console().print(f"{len(written)} file(s) changed, {len(regenerated.files(cfg)) - len(written)} up to date")
     return ExitCode.OK
 
@@ -296,7 +297,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"op": args.op, "closure": closure}))
         else:
-            print(f"{args.op} reaches {len(closure)} op(s): " + (", ".join(closure) or "none"))
+            print(_safe(f"{args.op} reaches {len(closure)} op(s): " + (", ".join(closure) or "none")))
         return ExitCode.OK
     if args.json:
         edges = [{"caller": e.caller, "callee": e.callee, "via": e.via, "source": e.source} for e in graph.edges]
@@ -305,7 +306,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
     for op in sorted(graph.kernel_sources):
         callees = sorted(graph.callees(op))
         if callees:
-            print(f"{op} ({graph.kernel_sources[op]}) -> {', '.join(callees)}")
+            print(_safe(f"{op} ({graph.kernel_sources[op]}) -> {', '.join(callees)}"))
     leaf = len(graph.kernel_sources) - len({e.caller for e in graph.edges})
     print(f"{len(graph.edges)} edge(s); {leaf} kernel(s) call no other op", file=sys.stderr)
     return ExitCode.OK

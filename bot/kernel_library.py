@@ -99,9 +99,7 @@ def find_definitions(sources: Iterable[Path], root: Path | None = None) -> tuple
     return defined_in, helpers
 
 
-def op_sources(
-    library: dict[str, KernelEntry], sources: Iterable[Path], root: Path | None = None
-) -> dict[str, Path]:
+def op_sources(library: dict[str, KernelEntry], sources: Iterable[Path], root: Path | None = None) -> dict[str, Path]:
     """Op name -> the source file of its kernel, for the ops whose kernel is found."""
     defined_in, _ = find_definitions(sources, root)
     found = {}

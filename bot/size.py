@@ -9,7 +9,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import sandbox
+from bot import safe_files, sandbox
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
 
@@ -17,6 +17,7 @@ ALLOC_SECTIONS = (".text", ".rodata", ".data", ".bss", ".data.rel.ro", ".eh_fram
 CORE = "(core runtime)"
 HELPERS = "(kernel helpers)"
 OTHER = "(runner, libc glue)"
+MAX_MAP_BYTES = 256 << 20  # a linker map of PR-built code; ours are well under 1 MB
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,11 @@ def attribute_to_ops(object_sizes: dict[str, int], ops_by_source: dict[str, list
 def analyse(binary: Path, map_file: Path | None, ops_by_source: dict[str, list[str]], work_dir: Path) -> SizeReport:
     per_op = {}
     if map_file is not None and map_file.is_file():
-        per_op = attribute_to_ops(map_object_sizes(map_file.read_text()), ops_by_source)
+        try:
+            map_text = safe_files.read_text(map_file, MAX_MAP_BYTES, "a linker map")
+        except safe_files.UnsafeFileError as exc:
+            raise BotError(str(exc), ExitCode.BUILD) from None
+        per_op = attribute_to_ops(map_object_sizes(map_text), ops_by_source)
     return SizeReport(
         stripped=stripped_size(binary, work_dir),
         sections=elf_sections(binary),

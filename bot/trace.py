@@ -7,7 +7,7 @@ import functools
 import tempfile
 from pathlib import Path
 
-from bot import build, oplist, pte, sandbox
+from bot import build, oplist, pte, safe_files, sandbox
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
 from bot.oplist import CALLED_BY, NOT_TRACED, Operator, SelectedOps
@@ -107,7 +107,12 @@ def trace_model(
         trace_file = Path(tmp) / "trace.tsv"
         trace_args = ("--trace-out", str(trace_file))
         run_model(tracer_runner, model, inputs, Path(tmp) / "out", extra_args=trace_args, limits=limits)
-        traced = parse_trace(trace_file.read_text(), label)
+        try:
+            # The tracer writes one line per distinct (op, caller, kernel key): a yaml's worth at most.
+            text = safe_files.read_text(trace_file, limits.yaml_bytes, "a trace", shown_as=f"trace of {label}")
+        except safe_files.UnsafeFileError as exc:
+            raise BotError(str(exc), ExitCode.RUNTIME) from None
+        traced = parse_trace(text, label)
     observed = oplist.merge([oplist.from_program(program, label), traced])
     if not include_reachable:
         return observed
