@@ -17,6 +17,13 @@ Error normalize_dim(const char* op, int64_t d, int32_t rank, int32_t* out);
 // Fails unless `t` has exactly `rank` dims with the given sizes.
 Error check_shape(const char* op, const char* what, const Tensor& t, const int64_t* sizes, int32_t rank);
 Error check_same_shape(const char* op, const char* what, const Tensor& t, const Tensor& like);
+
+// Gives the out tensor `sizes`: a tensor with a dynamic bound is resized
+// within its planned capacity; any other must already have exactly that
+// shape. Every kernel sets its outputs' shapes through these, never by
+// writing `sizes` itself, so a resize past the capacity is always an error.
+Error resize_output(const char* op, Tensor& out, const int64_t* sizes, int32_t rank);
+Error resize_output_like(const char* op, Tensor& out, const Tensor& like);
 Error check_dtype(const char* op, const char* what, const Tensor& t, ScalarType expected);
 Error check_same_numel(const char* op, const Tensor& out, const Tensor& in);
 

@@ -46,6 +46,15 @@ Error check_same_shape(const char* op, const char* what, const Tensor& t, const 
   return check_shape(op, what, t, like.sizes, like.dim);
 }
 
+Error resize_output(const char* op, Tensor& out, const int64_t* sizes, int32_t rank) {
+  // Static shapes only, until the core knows a tensor's dynamic bound.
+  return check_shape(op, "out", out, sizes, rank);
+}
+
+Error resize_output_like(const char* op, Tensor& out, const Tensor& like) {
+  return resize_output(op, out, like.sizes, like.dim);
+}
+
 Error check_dtype(const char* op, const char* what, const Tensor& t, ScalarType expected) {
   if (t.dtype == expected) return Error();
   return Error::make(ErrorCode::kInvalidArgument, "%s: %s has dtype %s, expected %s", op, what,

@@ -1,0 +1,70 @@
+"""What a conformance case is: one op, called once, on concrete inputs.
+
+Each case becomes a single-op ExecuTorch program (exported with the real
+`executorch` package) whose reference outputs come from ExecuTorch's own
+runtime; our runtime must then match them (integers and bools exactly, floats
+within the tolerance of their dtype). Cases live in `cases/<family>.py` as a
+module-level `CASES: list[Case]`; one family file per group of ops that share
+a mechanism (unary, binary, reductions, ...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+
+@dataclass(frozen=True)
+class Case:
+    op: str  # the out-variant under test, as it appears in the program: "aten::abs.out"
+    name: str  # unique within the op: "f32_broadcast", "i64_overflow", "0d"
+    fn: Callable[..., Any]  # calls the op on torch tensors: lambda x: torch.abs(x)
+    inputs: tuple[torch.Tensor, ...]  # concrete, small (tens of elements), deterministic
+    # Ops the exported program may hold besides `op` (ExecuTorch sometimes adds a copy or a view).
+    also: tuple[str, ...] = ()
+    # Why ExecuTorch's own runtime is expected to refuse this case (a dtype its kernel does not take):
+    # then the case passes when our runtime refuses it too, and OPS.md says "not supported by ExecuTorch".
+    unsupported_by_executorch: str = ""
+    tags: tuple[str, ...] = field(default=())  # "broadcast", "0-d", "empty", "negative-dim", "nan", "overflow"...
+
+    @property
+    def id(self) -> str:
+        return f"{self.op.replace('::', '.')}-{self.name}"
+
+
+FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, torch.bool)
+SHORT = {
+    torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
+    torch.uint8: "u8", torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
+    torch.bool: "b",
+}  # fmt: skip
+
+
+def sample(shape: Sequence[int], dtype: torch.dtype, seed: int = 0, low: float = -4, high: float = 4) -> torch.Tensor:
+    """Deterministic values of `dtype` in [low, high) (bool: random), the same on every machine."""
+    generator = torch.Generator().manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, tuple(shape), generator=generator).to(torch.bool)
+    if dtype.is_floating_point:
+        return (torch.rand(tuple(shape), generator=generator, dtype=torch.float64) * (high - low) + low).to(dtype)
+    info = torch.iinfo(dtype)
+    lo, hi = max(int(low), info.min), min(int(high), info.max)
+    return torch.randint(lo, hi + 1, tuple(shape), generator=generator, dtype=torch.int64).to(dtype)
+
+
+def per_dtype(
+    op: str, name: str, dtypes: Iterable[torch.dtype], make: Callable[[torch.dtype], Case | None]
+) -> list[Case]:
+    """One case per dtype, named `<short dtype>_<name>`; `make` returns None to skip a dtype."""
+    cases = []
+    for dtype in dtypes:
+        made = make(dtype)
+        if made is not None:
+            cases.append(dataclasses.replace(made, op=op, name=f"{SHORT[dtype]}_{name}"))
+    return cases
