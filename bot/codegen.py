@@ -112,6 +112,7 @@ DTYPE_ENUMS = {
     "Float": "kFloat",
     "Double": "kDouble",
     "Bool": "kBool",
+    "BFloat16": "kBFloat16",
 }
 
 

@@ -43,7 +43,7 @@ TOP_LEVEL_KEYS = (
 OPERATOR_KEYS = ("debug_info", "include_all_overloads", "is_root_operator", "is_used_for_training")
 
 # .pte scalar type names to the ScalarType numbers used in kernel keys.
-DTYPE_CODES = {"Byte": 0, "Char": 1, "Short": 2, "Int": 3, "Long": 4, "Half": 5, "Float": 6, "Double": 7, "Bool": 11}
+DTYPE_CODES = {name: code for code, name in pte.SCALAR_TYPES.items()}
 DTYPE_NAMES = {code: name for name, code in DTYPE_CODES.items()}
 
 

@@ -34,7 +34,32 @@ VALUE_KINDS = (
     "IntList", "DoubleList", "BoolList", "TensorList", "OptionalTensorList",
 )  # fmt: skip
 INSTRUCTION_KINDS = ("None", "KernelCall", "DelegateCall", "MoveCall", "JumpFalseCall", "FreeCall")
-SCALAR_TYPES = {0: "Byte", 1: "Char", 2: "Short", 3: "Int", 4: "Long", 5: "Half", 6: "Float", 7: "Double", 11: "Bool"}
+# Every ScalarType the .pte schema (ExecuTorch's scalar_type.fbs) defines.
+SCALAR_TYPES = {
+    0: "Byte",
+    1: "Char",
+    2: "Short",
+    3: "Int",
+    4: "Long",
+    5: "Half",
+    6: "Float",
+    7: "Double",
+    11: "Bool",
+    12: "QInt8",
+    13: "QUInt8",
+    14: "QInt32",
+    15: "BFloat16",
+    16: "QUInt4x2",
+    17: "QUInt2x4",
+    22: "Bits16",
+    23: "Float8_e5m2",
+    24: "Float8_e4m3fn",
+    25: "Float8_e5m2fnuz",
+    26: "Float8_e4m3fnuz",
+    27: "UInt16",
+    28: "UInt32",
+    29: "UInt64",
+}
 
 
 class PteError(ValueError):

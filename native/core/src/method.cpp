@@ -41,9 +41,11 @@ bool supported_dtype(int8_t t) {
     case ScalarType::kShort:
     case ScalarType::kInt:
     case ScalarType::kLong:
+    case ScalarType::kHalf:
     case ScalarType::kFloat:
     case ScalarType::kDouble:
     case ScalarType::kBool:
+    case ScalarType::kBFloat16:
       return true;
     default:
       return false;

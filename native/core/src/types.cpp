@@ -15,6 +15,7 @@ const char* scalar_type_name(ScalarType t) {
     case ScalarType::kFloat: return "float32";
     case ScalarType::kDouble: return "float64";
     case ScalarType::kBool: return "bool";
+    case ScalarType::kBFloat16: return "bfloat16";
   }
   return "unknown";
 }

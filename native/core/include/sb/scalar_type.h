@@ -4,6 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <type_traits>
+
+#include "sb/half.h"
+
 namespace sb {
 
 enum class ScalarType : int8_t {
@@ -16,6 +20,7 @@ enum class ScalarType : int8_t {
   kFloat = 6,
   kDouble = 7,
   kBool = 11,
+  kBFloat16 = 15,
 };
 
 // 0 for types the runtime cannot hold (the loader rejects those tensors).
@@ -27,6 +32,7 @@ constexpr size_t element_size(ScalarType t) {
       return 1;
     case ScalarType::kShort:
     case ScalarType::kHalf:
+    case ScalarType::kBFloat16:
       return 2;
     case ScalarType::kInt:
     case ScalarType::kFloat:
@@ -50,5 +56,23 @@ template <> struct ScalarTypeOf<int64_t> { static constexpr ScalarType value = S
 template <> struct ScalarTypeOf<float> { static constexpr ScalarType value = ScalarType::kFloat; };
 template <> struct ScalarTypeOf<double> { static constexpr ScalarType value = ScalarType::kDouble; };
 template <> struct ScalarTypeOf<bool> { static constexpr ScalarType value = ScalarType::kBool; };
+template <> struct ScalarTypeOf<Half> { static constexpr ScalarType value = ScalarType::kHalf; };
+template <> struct ScalarTypeOf<BFloat16> { static constexpr ScalarType value = ScalarType::kBFloat16; };
+
+// Floating types, including the 16-bit storage types (std::is_floating_point
+// does not know those).
+template <typename T>
+constexpr bool is_floating_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+// Integer types, bool excluded.
+template <typename T>
+constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+constexpr bool is_floating_type(ScalarType t) {
+  return t == ScalarType::kHalf || t == ScalarType::kFloat || t == ScalarType::kDouble || t == ScalarType::kBFloat16;
+}
+constexpr bool is_integer_type(ScalarType t) {
+  return t == ScalarType::kByte || t == ScalarType::kChar || t == ScalarType::kShort || t == ScalarType::kInt ||
+         t == ScalarType::kLong;
+}
 
 }  // namespace sb
