@@ -11,7 +11,7 @@ constexpr char kOp[] = "aten::any.out";
 Error any_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const bool keepdim = args[2]->as_bool;
-  const Tensor& out = *args[3]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
   int32_t dim = 0;
   Error err = normalize_dim(kOp, args[1]->as_int, self.dim, &dim);
   if (!err.ok()) return err;
@@ -23,7 +23,7 @@ Error any_out_impl(KernelContext& /*ctx*/, Args args) {
     if (d != dim) sizes[rank++] = self.sizes[d];
     else if (keepdim) sizes[rank++] = 1;
   }
-  if (!(err = check_shape(kOp, "out", out, sizes, rank)).ok()) return err;
+  if (!(err = resize_output(kOp, out, sizes, rank)).ok()) return err;
 
   const int64_t outer = size_product(self, 0, dim);
   const int64_t reduced = self.dim == 0 ? 1 : self.sizes[dim];

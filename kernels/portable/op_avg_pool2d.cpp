@@ -17,14 +17,14 @@ Error avg_pool_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& in = *args[0]->as_tensor;
   const bool count_include_pad = args[5]->as_bool;
   const int64_t divisor_override = args[6]->is_none() ? 0 : args[6]->as_int;
-  const Tensor& out = *args[7]->as_tensor;
+  Tensor& out = *args[7]->as_tensor;
   PoolGeometry g{};
   Error err = pool_geometry(kOp, in, args[1]->as_int_list, args[2]->as_int_list, args[3]->as_int_list,
                             Span<const int64_t>(), args[4]->as_bool, &g);
   if (!err.ok()) return err;
   int64_t sizes[kMaxDims];
   pool_out_sizes(in, g, sizes);
-  if (!(err = check_shape(kOp, "out", out, sizes, in.dim)).ok()) return err;
+  if (!(err = resize_output(kOp, out, sizes, in.dim)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", in, out.dtype)).ok()) return err;
   if (!args[6]->is_none() && divisor_override == 0) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: divisor_override must be non-zero", kOp);

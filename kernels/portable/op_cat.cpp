@@ -14,27 +14,37 @@ bool skipped(const Tensor& t) { return t.dim == 1 && t.sizes[0] == 0; }
 
 Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
   const Span<Tensor* const> tensors = args[0]->as_tensor_list;
-  const Tensor& out = *args[2]->as_tensor;
+  Tensor& out = *args[2]->as_tensor;
+  // Out's shape is the first (non-skipped) input's, joined along dim.
+  const Tensor* ref = nullptr;
+  for (const Tensor* t : tensors) {
+    if (ref == nullptr && !skipped(*t)) ref = t;
+  }
+  if (ref == nullptr) {
+    const int64_t empty = 0;
+    return resize_output(kOp, out, &empty, 1);
+  }
+  if (ref->dim == 0) return Error::make(ErrorCode::kInvalidArgument, "%s: inputs cannot be 0-d", kOp);
   int32_t dim = 0;
-  Error err = normalize_dim(kOp, args[1]->as_int, out.dim, &dim);
+  Error err = normalize_dim(kOp, args[1]->as_int, ref->dim, &dim);
   if (!err.ok()) return err;
-  if (out.dim == 0) return Error::make(ErrorCode::kInvalidArgument, "%s: out cannot be 0-d", kOp);
   int64_t joined = 0;
   for (const Tensor* t : tensors) {
     if (skipped(*t)) continue;
-    if (t->dim != out.dim) return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in rank", kOp);
-    for (int32_t d = 0; d < out.dim; ++d) {
-      if (d != dim && t->sizes[d] != out.sizes[d]) {
-        return Error::make(ErrorCode::kInvalidArgument, "%s: input size differs from out in dim %d", kOp, d);
+    if (t->dim != ref->dim) return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in rank", kOp);
+    for (int32_t d = 0; d < ref->dim; ++d) {
+      if (d != dim && t->sizes[d] != ref->sizes[d]) {
+        return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in size in dim %d", kOp, d);
       }
     }
     if (!(err = check_dtype(kOp, "input", *t, out.dtype)).ok()) return err;
-    joined += t->sizes[dim];
+    if (__builtin_add_overflow(joined, t->sizes[dim], &joined)) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: inputs join to more elements than fit", kOp);
+    }
   }
-  if (joined != out.sizes[dim]) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: inputs join to %lld along dim %d, out has %lld", kOp,
-                       static_cast<long long>(joined), dim, static_cast<long long>(out.sizes[dim]));
-  }
+  int64_t sizes[kMaxDims];
+  for (int32_t d = 0; d < ref->dim; ++d) sizes[d] = d == dim ? joined : ref->sizes[d];
+  if (!(err = resize_output(kOp, out, sizes, ref->dim)).ok()) return err;
   // Each input contributes one contiguous block per outer index.
   const int64_t outer = size_product(out, 0, dim);
   const size_t elem = element_size(out.dtype);

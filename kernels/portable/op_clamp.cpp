@@ -16,7 +16,7 @@ Error clamp_out_impl(KernelContext& /*ctx*/, Args args) {
   const Value& max = *args[2];
   Tensor& out = *args[3]->as_tensor;
 
-  Error err = check_same_shape(kOp, "out", out, self);
+  Error err = resize_output_like(kOp, out, self);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
 

@@ -16,7 +16,7 @@ Error clone_dim_order_out_impl(KernelContext& ctx, Args args) {
   Error err = check_contiguous_dim_order(kOp, *args[2], args[3]->as_tensor->dim);
   if (!err.ok()) return err;
   // copy.out would broadcast; a clone keeps the shape exactly.
-  if (!(err = check_same_shape(kOp, "out", *args[3]->as_tensor, *args[0]->as_tensor)).ok()) return err;
+  if (!(err = resize_output_like(kOp, *args[3]->as_tensor, *args[0]->as_tensor)).ok()) return err;
   Value* copy_args[] = {args[3], args[0], args[1], args[3]};
   return ctx.call("aten::copy.out", copy_args);
 }

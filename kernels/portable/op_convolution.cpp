@@ -109,14 +109,14 @@ void convolve(const Geometry& g, const T* x, const T* w, const T* bias, T* y) {
 Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& in = *args[0]->as_tensor;
   const Tensor& weight = *args[1]->as_tensor;
-  const Tensor& out = *args[9]->as_tensor;
+  Tensor& out = *args[9]->as_tensor;
   if (args[6]->as_bool) return Error::make(ErrorCode::kNotSupported, "%s: transposed convolution", kOp);
   Geometry g{};
   Error err = geometry(args, &g);
   if (!err.ok()) return err;
   const int64_t out_sizes[] = {g.n, g.c_out, g.oh, g.ow};
   const int64_t out_sizes_1d[] = {g.n, g.c_out, g.ow};
-  err = in.dim == 4 ? check_shape(kOp, "out", out, out_sizes, 4) : check_shape(kOp, "out", out, out_sizes_1d, 3);
+  err = in.dim == 4 ? resize_output(kOp, out, out_sizes, 4) : resize_output(kOp, out, out_sizes_1d, 3);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "input", in, out.dtype)).ok()) return err;
   if (!(err = check_dtype(kOp, "weight", weight, out.dtype)).ok()) return err;

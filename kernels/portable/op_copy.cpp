@@ -13,10 +13,10 @@ constexpr char kOp[] = "aten::copy.out";
 Error copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Tensor& src = *args[1]->as_tensor;
-  const Tensor& out = *args[3]->as_tensor;
-  Error err = check_same_shape(kOp, "out", out, self);
+  Tensor& out = *args[3]->as_tensor;
+  Error err = resize_output_like(kOp, out, self);
   if (!err.ok()) return err;
-  if (!(err = check_broadcast_out(kOp, src, out, out)).ok()) return err;
+  if (!(err = check_broadcasts_to(kOp, src, out)).ok()) return err;
   return convert_copy<kOp>(src, out);
 }
 

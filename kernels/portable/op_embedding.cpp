@@ -14,13 +14,13 @@ constexpr char kOp[] = "aten::embedding.out";
 Error embedding_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& weight = *args[0]->as_tensor;
   const Tensor& indices = *args[1]->as_tensor;
-  const Tensor& out = *args[5]->as_tensor;
+  Tensor& out = *args[5]->as_tensor;
   if (weight.dim != 2) return Error::make(ErrorCode::kInvalidArgument, "%s: weight must be 2-D", kOp);
   if (indices.dim + 1 > kMaxDims) return Error::make(ErrorCode::kInvalidArgument, "%s: indices rank too big", kOp);
   int64_t sizes[kMaxDims];
   for (int32_t d = 0; d < indices.dim; ++d) sizes[d] = indices.sizes[d];
   sizes[indices.dim] = weight.sizes[1];
-  Error err = check_shape(kOp, "out", out, sizes, indices.dim + 1);
+  Error err = resize_output(kOp, out, sizes, indices.dim + 1);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "weight", weight, out.dtype)).ok()) return err;
 

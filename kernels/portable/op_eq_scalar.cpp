@@ -17,8 +17,8 @@ Error eq_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
   // Integers compare exactly with an integer scalar; through double, large int64s would collide.
   const bool exact = scalar.tag != Tag::kDouble;
   const int64_t other_i = exact ? scalar.scalar_as_int() : 0;
-  const Tensor& out = *args[2]->as_tensor;
-  Error err = check_same_shape(kOp, "out", out, self);
+  Tensor& out = *args[2]->as_tensor;
+  Error err = resize_output_like(kOp, out, self);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "out", out, ScalarType::kBool)).ok()) return err;
   return switch_dtype<kOp, kRealAndBool>(self.dtype, [&](auto zero) {

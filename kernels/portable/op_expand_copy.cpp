@@ -11,7 +11,7 @@ constexpr char kOp[] = "aten::expand_copy.out";
 Error expand_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const int64_t> size = args[1]->as_int_list;
-  const Tensor& out = *args[3]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
   const int32_t rank = static_cast<int32_t>(size.size());
   if (rank > kMaxDims || rank < self.dim) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: cannot expand rank %d to %d", kOp, self.dim, rank);
@@ -31,7 +31,7 @@ Error expand_copy_out_impl(KernelContext& /*ctx*/, Args args) {
     sizes[i] = want;
     src_strides[i] = (d >= 0 && have == want) ? strides[d] : 0;
   }
-  Error err = check_shape(kOp, "out", out, sizes, rank);
+  Error err = resize_output(kOp, out, sizes, rank);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   strided_copy(self.data, 0, src_strides, out.data, sizes, rank, element_size(out.dtype));

@@ -9,8 +9,8 @@ namespace {
 constexpr char kOp[] = "aten::full_like.out";
 
 Error full_like_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Tensor& out = *args[3]->as_tensor;
-  Error err = check_same_shape(kOp, "out", out, *args[0]->as_tensor);
+  Tensor& out = *args[3]->as_tensor;
+  Error err = resize_output_like(kOp, out, *args[0]->as_tensor);
   if (!err.ok()) return err;
   return fill<kOp>(out, *args[1]);
 }

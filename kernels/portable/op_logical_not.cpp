@@ -10,8 +10,8 @@ constexpr char kOp[] = "aten::logical_not.out";
 
 Error logical_not_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
-  const Tensor& out = *args[1]->as_tensor;
-  Error err = check_same_shape(kOp, "out", out, self);
+  Tensor& out = *args[1]->as_tensor;
+  Error err = resize_output_like(kOp, out, self);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "out", out, ScalarType::kBool)).ok()) return err;
   return switch_dtype<kOp, kRealAndBool>(self.dtype, [&](auto zero) {

@@ -12,16 +12,16 @@ constexpr char kOp[] = "aten::max_pool2d_with_indices.out";
 
 Error max_pool_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& in = *args[0]->as_tensor;
-  const Tensor& out = *args[6]->as_tensor;
-  const Tensor& indices = *args[7]->as_tensor;
+  Tensor& out = *args[6]->as_tensor;
+  Tensor& indices = *args[7]->as_tensor;
   PoolGeometry g{};
   Error err = pool_geometry(kOp, in, args[1]->as_int_list, args[2]->as_int_list, args[3]->as_int_list,
                             args[4]->as_int_list, args[5]->as_bool, &g);
   if (!err.ok()) return err;
   int64_t sizes[kMaxDims];
   pool_out_sizes(in, g, sizes);
-  if (!(err = check_shape(kOp, "out", out, sizes, in.dim)).ok()) return err;
-  if (!(err = check_shape(kOp, "indices", indices, sizes, in.dim)).ok()) return err;
+  if (!(err = resize_output(kOp, out, sizes, in.dim)).ok()) return err;
+  if (!(err = resize_output(kOp, indices, sizes, in.dim)).ok()) return err;
   if (!(err = check_dtype(kOp, "indices", indices, ScalarType::kLong)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", in, out.dtype)).ok()) return err;
 

@@ -25,10 +25,10 @@ Error check_channels(const Value& v, const char* what, int64_t channels, ScalarT
 Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& input = *args[0]->as_tensor;
   const double eps = args[6]->scalar_as_double();
-  const Tensor& out = *args[7]->as_tensor;
+  Tensor& out = *args[7]->as_tensor;
   if (input.dim < 2) return Error::make(ErrorCode::kInvalidArgument, "%s: input needs a channel dim", kOp);
   const int64_t channels = input.sizes[1];
-  Error err = check_same_shape(kOp, "out", out, input);
+  Error err = resize_output_like(kOp, out, input);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "input", input, out.dtype)).ok()) return err;
   const char* names[] = {"weight", "bias", "running_mean", "running_var"};

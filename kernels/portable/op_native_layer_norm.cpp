@@ -25,9 +25,9 @@ Error layer_norm_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& input = *args[0]->as_tensor;
   const Span<const int64_t> shape = args[1]->as_int_list;
   const double eps = args[4]->scalar_as_double();
-  const Tensor& out = *args[5]->as_tensor;
-  const Tensor& mean_out = *args[6]->as_tensor;
-  const Tensor& rstd_out = *args[7]->as_tensor;
+  Tensor& out = *args[5]->as_tensor;
+  Tensor& mean_out = *args[6]->as_tensor;
+  Tensor& rstd_out = *args[7]->as_tensor;
 
   const int32_t k = static_cast<int32_t>(shape.size());
   if (k == 0 || k > input.dim) return Error::make(ErrorCode::kInvalidArgument, "%s: bad normalized_shape", kOp);
@@ -38,13 +38,17 @@ Error layer_norm_out_impl(KernelContext& /*ctx*/, Args args) {
   }
   const int64_t cols = size_product(input, input.dim - k, input.dim);
   const int64_t rows = size_product(input, 0, input.dim - k);
-  Error err = check_same_shape(kOp, "out", out, input);
+  Error err = resize_output_like(kOp, out, input);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "input", input, out.dtype)).ok()) return err;
   if (!(err = check_affine(*args[2], "weight", cols, out.dtype)).ok()) return err;
   if (!(err = check_affine(*args[3], "bias", cols, out.dtype)).ok()) return err;
-  // Mean and rstd outputs are written only when sized for them.
-  const bool stats = mean_out.numel() == rows && rstd_out.numel() == rows && mean_out.dtype == out.dtype &&
+  // Mean and rstd have input's leading sizes and ones for the normalized
+  // dims; they are written only when they have that shape and out's dtype.
+  int64_t stat_sizes[kMaxDims];
+  for (int32_t d = 0; d < input.dim; ++d) stat_sizes[d] = d < input.dim - k ? input.sizes[d] : 1;
+  const bool stats = resize_output(kOp, mean_out, stat_sizes, input.dim).ok() &&
+                     resize_output(kOp, rstd_out, stat_sizes, input.dim).ok() && mean_out.dtype == out.dtype &&
                      rstd_out.dtype == out.dtype;
 
   return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {

@@ -11,7 +11,7 @@ constexpr char kOp[] = "aten::permute_copy.out";
 Error permute_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const int64_t> dims = args[1]->as_int_list;
-  const Tensor& out = *args[2]->as_tensor;
+  Tensor& out = *args[2]->as_tensor;
   if (static_cast<int32_t>(dims.size()) != self.dim) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: dims has %zu entries for rank %d", kOp, dims.size(), self.dim);
   }
@@ -29,7 +29,7 @@ Error permute_copy_out_impl(KernelContext& /*ctx*/, Args args) {
     sizes[i] = self.sizes[d];
     src_strides[i] = strides[d];
   }
-  Error err = check_shape(kOp, "out", out, sizes, self.dim);
+  Error err = resize_output(kOp, out, sizes, self.dim);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   strided_copy(self.data, 0, src_strides, out.data, sizes, self.dim, element_size(out.dtype));

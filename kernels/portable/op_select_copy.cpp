@@ -10,7 +10,7 @@ constexpr char kOp[] = "aten::select_copy.int_out";
 
 Error select_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
-  const Tensor& out = *args[3]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
   if (self.dim == 0) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot select from a 0-d tensor", kOp);
   int32_t dim = 0;
   Error err = normalize_dim(kOp, args[1]->as_int, self.dim, &dim);
@@ -31,7 +31,7 @@ Error select_copy_out_impl(KernelContext& /*ctx*/, Args args) {
     sizes[rank] = self.sizes[d];
     src_strides[rank++] = strides[d];
   }
-  if (!(err = check_shape(kOp, "out", out, sizes, rank)).ok()) return err;
+  if (!(err = resize_output(kOp, out, sizes, rank)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   strided_copy(self.data, index * strides[dim], src_strides, out.data, sizes, rank, element_size(out.dtype));
   return Error();

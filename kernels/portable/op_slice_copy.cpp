@@ -17,7 +17,7 @@ int64_t clamp_bound(int64_t v, int64_t size) {
 
 Error slice_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
-  const Tensor& out = *args[5]->as_tensor;
+  Tensor& out = *args[5]->as_tensor;
   if (self.dim == 0) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot slice a 0-d tensor", kOp);
   int32_t dim = 0;
   Error err = normalize_dim(kOp, args[1]->as_int, self.dim, &dim);
@@ -31,7 +31,7 @@ Error slice_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   int64_t sizes[kMaxDims];
   for (int32_t d = 0; d < self.dim; ++d) sizes[d] = self.sizes[d];
   sizes[dim] = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for any step
-  if (!(err = check_shape(kOp, "out", out, sizes, self.dim)).ok()) return err;
+  if (!(err = resize_output(kOp, out, sizes, self.dim)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   copy_slice(self, dim, start, step, out);
   return Error();

@@ -12,12 +12,12 @@ constexpr char kOp[] = "aten::_softmax.out";
 
 Error softmax_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
-  const Tensor& out = *args[3]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
   int32_t dim = 0;
   Error err = normalize_dim(kOp, args[1]->as_int, self.dim, &dim);
   if (!err.ok()) return err;
   if (args[2]->as_bool) return Error::make(ErrorCode::kNotSupported, "%s: half_to_float is not supported", kOp);
-  if (!(err = check_same_shape(kOp, "out", out, self)).ok()) return err;
+  if (!(err = resize_output_like(kOp, out, self)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
 
   const int64_t outer = size_product(self, 0, dim);

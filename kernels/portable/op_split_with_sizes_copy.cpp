@@ -34,7 +34,7 @@ Error split_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   // Validate every output before writing any.
   for (size_t i = 0; i < outs.size(); ++i) {
     sizes[dim] = split[i];
-    if (!(err = check_shape(kOp, "out", *outs[i], sizes, self.dim)).ok()) return err;
+    if (!(err = resize_output(kOp, *outs[i], sizes, self.dim)).ok()) return err;
     if (!(err = check_dtype(kOp, "out", *outs[i], self.dtype)).ok()) return err;
   }
   int64_t start = 0;

@@ -10,7 +10,7 @@ constexpr char kOp[] = "aten::squeeze_copy.dims_out";
 
 Error squeeze_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
-  const Tensor& out = *args[2]->as_tensor;
+  Tensor& out = *args[2]->as_tensor;
   bool drop[kMaxDims] = {};
   for (int64_t d : args[1]->as_int_list) {
     int32_t nd = 0;
@@ -23,7 +23,7 @@ Error squeeze_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   for (int32_t d = 0; d < self.dim; ++d) {
     if (!drop[d]) sizes[rank++] = self.sizes[d];
   }
-  Error err = check_shape(kOp, "out", out, sizes, rank);
+  Error err = resize_output(kOp, out, sizes, rank);
   if (!err.ok()) return err;
   return copy_same_numel(kOp, self, out);
 }

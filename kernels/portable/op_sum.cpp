@@ -12,11 +12,11 @@ constexpr char kOp[] = "aten::sum.IntList_out";
 Error sum_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const int64_t> dims = args[1]->is_none() ? Span<const int64_t>() : args[1]->as_int_list;
-  const Tensor& out = *args[4]->as_tensor;
+  Tensor& out = *args[4]->as_tensor;
   ReducePlan plan;
   Error err = plan_reduction(kOp, self, dims, args[2]->as_bool, &plan);
   if (!err.ok()) return err;
-  if (!(err = check_shape(kOp, "out", out, plan.out_sizes, plan.out_rank)).ok()) return err;
+  if (!(err = resize_output(kOp, out, plan.out_sizes, plan.out_rank)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   if (!args[3]->is_none() && args[3]->as_int != static_cast<int64_t>(out.dtype)) {
     return Error::make(ErrorCode::kNotSupported, "%s: dtype conversion is not supported", kOp);

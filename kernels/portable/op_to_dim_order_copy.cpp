@@ -13,10 +13,10 @@ constexpr char kOp[] = "dim_order_ops::_to_dim_order_copy.out";
 
 Error to_dim_order_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
-  const Tensor& out = *args[3]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
   Error err = check_contiguous_dim_order(kOp, *args[2], out.dim);
   if (!err.ok()) return err;
-  if (!(err = check_same_shape(kOp, "out", out, self)).ok()) return err;
+  if (!(err = resize_output_like(kOp, out, self)).ok()) return err;
   return convert_copy<kOp>(self, out);
 }
 

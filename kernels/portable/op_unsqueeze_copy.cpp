@@ -10,7 +10,7 @@ constexpr char kOp[] = "aten::unsqueeze_copy.out";
 
 Error unsqueeze_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
-  const Tensor& out = *args[2]->as_tensor;
+  Tensor& out = *args[2]->as_tensor;
   if (self.dim >= kMaxDims) return Error::make(ErrorCode::kInvalidArgument, "%s: too many dims", kOp);
   int32_t dim = 0;
   // The new dim may be one past the end.
@@ -18,7 +18,7 @@ Error unsqueeze_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   if (!err.ok()) return err;
   int64_t sizes[kMaxDims];
   for (int32_t d = 0, s = 0; d <= self.dim; ++d) sizes[d] = d == dim ? 1 : self.sizes[s++];
-  if (!(err = check_shape(kOp, "out", out, sizes, self.dim + 1)).ok()) return err;
+  if (!(err = resize_output(kOp, out, sizes, self.dim + 1)).ok()) return err;
   return copy_same_numel(kOp, self, out);
 }
 

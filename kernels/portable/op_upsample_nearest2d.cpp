@@ -18,7 +18,7 @@ int64_t source_index(int64_t dst, float scale, int64_t in_size) {
 
 Error upsample_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& in = *args[0]->as_tensor;
-  const Tensor& out = *args[3]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
   if (in.dim != 4) return Error::make(ErrorCode::kInvalidArgument, "%s: input must be 4-D", kOp);
   int64_t oh = 0, ow = 0;
   float scale_h = 0, scale_w = 0;
@@ -41,7 +41,7 @@ Error upsample_out_impl(KernelContext& /*ctx*/, Args args) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: needs output_size or scale_factors", kOp);
   }
   const int64_t sizes[] = {in.sizes[0], in.sizes[1], oh, ow};
-  Error err = check_shape(kOp, "out", out, sizes, 4);
+  Error err = resize_output(kOp, out, sizes, 4);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "input", in, out.dtype)).ok()) return err;
   if (oh < 1 || ow < 1 || in.sizes[2] < 1 || in.sizes[3] < 1) return Error();

@@ -11,7 +11,7 @@ constexpr char kOp[] = "aten::view_copy.out";
 Error view_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const int64_t> size = args[1]->as_int_list;
-  const Tensor& out = *args[2]->as_tensor;
+  Tensor& out = *args[2]->as_tensor;
   if (size.size() > static_cast<size_t>(kMaxDims)) return Error::make(ErrorCode::kInvalidArgument, "%s: too many dims", kOp);
   // Resolve the one allowed -1 from the element count.
   int64_t sizes[kMaxDims];
@@ -28,7 +28,7 @@ Error view_copy_out_impl(KernelContext& /*ctx*/, Args args) {
     }
   }
   if (inferred >= 0) sizes[inferred] = known == 0 ? 0 : self.numel() / known;
-  Error err = check_shape(kOp, "out", out, sizes, static_cast<int32_t>(size.size()));
+  Error err = resize_output(kOp, out, sizes, static_cast<int32_t>(size.size()));
   if (!err.ok()) return err;
   return copy_same_numel(kOp, self, out);
 }

@@ -12,7 +12,7 @@ Error where_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& cond = *args[0]->as_tensor;
   const Tensor& self = *args[1]->as_tensor;
   const Tensor& other = *args[2]->as_tensor;
-  const Tensor& out = *args[3]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
 
   int64_t pair[kMaxDims];
   int32_t pair_rank = 0;

@@ -55,7 +55,11 @@ void map_binary(const Tensor& a, const Tensor& b, const Tensor& out, F f) {
   for (int64_t i = 0; i < n; ++i) z[i] = static_cast<Out>(f(x[ia(i)], y[ib(i)]));
 }
 
-// Checks that out has the broadcast shape of a and b.
+// Gives out the broadcast shape of a and b (through resize_output; out is
+// always the program's tensor, taken const here for the callers' sake).
 Error check_broadcast_out(const char* op, const Tensor& a, const Tensor& b, const Tensor& out);
+
+// Checks that `in` broadcasts to `out`'s shape as it is (copy_'s src).
+Error check_broadcasts_to(const char* op, const Tensor& in, const Tensor& out);
 
 }  // namespace sb::kernels

@@ -17,7 +17,8 @@ Error check_no_overlap(const char* op, const Tensor& out, const Tensor& a, const
 
 Error check_product(const char* op, const Tensor& a, const Tensor& b, const Tensor& out, const int64_t* out_sizes,
                     int32_t rank) {
-  Error err = check_shape(op, "out", out, out_sizes, rank);
+  // The out tensor is the program's (never a const object): it takes the product's shape.
+  Error err = resize_output(op, const_cast<Tensor&>(out), out_sizes, rank);
   if (!err.ok()) return err;
   if (!(err = check_dtype(op, "self", a, out.dtype)).ok()) return err;
   if (!(err = check_dtype(op, "mat2", b, out.dtype)).ok()) return err;

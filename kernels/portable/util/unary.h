@@ -11,7 +11,8 @@ namespace sb::kernels {
 // out = f(in) element-wise; f is a generic callable invoked with T.
 template <const char* Op, DtypeMask Types, typename F>
 Error unary_op(const Tensor& in, const Tensor& out, F f) {
-  Error err = check_same_shape(Op, "out", out, in);
+  // The out tensor is the program's (never a const object): it takes in's shape.
+  Error err = resize_output_like(Op, const_cast<Tensor&>(out), in);
   if (!err.ok()) return err;
   if (!(err = check_dtype(Op, "self", in, out.dtype)).ok()) return err;
   return switch_dtype<Op, Types>(out.dtype, [&](auto zero) {

@@ -22,23 +22,14 @@ Error normalize_dim(const char* op, int64_t d, int32_t rank, int32_t* out) {
   return Error();
 }
 
-static void format_sizes(char* buf, size_t cap, const int64_t* sizes, int32_t rank) {
-  size_t used = static_cast<size_t>(snprintf(buf, cap, "["));
-  for (int32_t i = 0; i < rank && used < cap; ++i) {
-    used += static_cast<size_t>(
-        snprintf(buf + used, cap - used, i ? ", %lld" : "%lld", static_cast<long long>(sizes[i])));
-  }
-  if (used < cap) snprintf(buf + used, cap - used, "]");
-}
-
 Error check_shape(const char* op, const char* what, const Tensor& t, const int64_t* sizes, int32_t rank) {
   bool same = t.dim == rank;
   for (int32_t i = 0; same && i < rank; ++i) same = t.sizes[i] == sizes[i];
   if (same) return Error();
   char want[64];
   char got[64];
-  format_sizes(want, sizeof want, sizes, rank);
-  format_sizes(got, sizeof got, t.sizes, t.dim);
+  format_shape(want, sizeof want, sizes, rank);
+  format_shape(got, sizeof got, t.sizes, t.dim);
   return Error::make(ErrorCode::kInvalidArgument, "%s: %s has shape %s, expected %s", op, what, got, want);
 }
 
@@ -47,8 +38,9 @@ Error check_same_shape(const char* op, const char* what, const Tensor& t, const 
 }
 
 Error resize_output(const char* op, Tensor& out, const int64_t* sizes, int32_t rank) {
-  // Static shapes only, until the core knows a tensor's dynamic bound.
-  return check_shape(op, "out", out, sizes, rank);
+  Error err = resize(out, sizes, rank);
+  if (err.ok()) return err;
+  return Error::make(err.code(), "%s: out %s", op, err.message());
 }
 
 Error resize_output_like(const char* op, Tensor& out, const Tensor& like) {
@@ -88,6 +80,14 @@ Error check_broadcast_out(const char* op, const Tensor& a, const Tensor& b, cons
   int64_t sizes[kMaxDims];
   int32_t rank = 0;
   Error err = broadcast_shape(op, a, b, sizes, &rank);
+  if (!err.ok()) return err;
+  return resize_output(op, const_cast<Tensor&>(out), sizes, rank);
+}
+
+Error check_broadcasts_to(const char* op, const Tensor& in, const Tensor& out) {
+  int64_t sizes[kMaxDims];
+  int32_t rank = 0;
+  Error err = broadcast_shape(op, in, out, sizes, &rank);
   if (!err.ok()) return err;
   return check_shape(op, "out", out, sizes, rank);
 }

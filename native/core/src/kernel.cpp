@@ -10,7 +10,8 @@ namespace {
 
 bool tag_matches(char kind, Tag tag) {
   switch (kind) {
-    case 'T': return tag == Tag::kTensor;
+    case 'T':
+    case 'W': return tag == Tag::kTensor;
     case 't': return tag == Tag::kTensor || tag == Tag::kNone;
     case 'L': return tag == Tag::kTensorList;
     case 'O': return tag == Tag::kOptionalTensorList || tag == Tag::kTensorList;
@@ -33,6 +34,7 @@ bool tag_matches(char kind, Tag tag) {
 const char* kind_name(char kind) {
   switch (kind) {
     case 'T': return "tensor";
+    case 'W': return "tensor";
     case 't': return "optional tensor";
     case 'L': return "tensor list";
     case 'O': return "optional tensor list";
@@ -56,37 +58,59 @@ const char* kind_name(char kind) {
 
 size_t arity(const KernelDef& def) {
   size_t n = 0;
-  for (const char* p = def.signature; *p; ++p) n += *p != '|';
+  for (const char* p = def.signature; *p && *p != '>'; ++p) n += *p != '|';
   return n;
 }
 
+char returned_kind(const KernelDef& def) {
+  const char* ret = strchr(def.signature, '>');
+  return ret == nullptr ? 'R' : ret[1];
+}
+
+namespace {
+
+// Kind letter of argument i (i < arity).
+char kind_at(const KernelDef& def, size_t i) {
+  for (const char* p = def.signature; *p && *p != '>'; ++p) {
+    if (*p == '|') continue;
+    if (i-- == 0) return *p;
+  }
+  return '\0';
+}
+
+}  // namespace
+
 bool is_output(const KernelDef& def, size_t i) {
+  const size_t n = arity(def);
+  if (i >= n) return true;  // the returned value
   const char* bar = strchr(def.signature, '|');
-  const size_t first_out = bar ? static_cast<size_t>(bar - def.signature) : arity(def);
-  return i >= first_out;
+  const char* ret = strchr(def.signature, '>');
+  if (bar != nullptr && (ret == nullptr || bar < ret) && i >= static_cast<size_t>(bar - def.signature)) return true;
+  return kind_at(def, i) == 'W';
 }
 
 Error check_signature(const KernelDef& def, Args args, CallSite site) {
   const size_t expected = arity(def);
-  const size_t returned = site == CallSite::kProgram ? 1 : 0;
+  const char ret = returned_kind(def);
+  const size_t returned = site == CallSite::kProgram && ret != '\0' ? 1 : 0;
   if (args.size() != expected + returned) {
     return Error::make(ErrorCode::kInvalidProgram, "%s takes %zu arguments, the call passes %zu", def.op,
                        expected + returned, args.size());
   }
   if (returned != 0) {
     const Tag tag = args[expected] ? args[expected]->tag : Tag::kNone;
-    if (tag != Tag::kTensor && tag != Tag::kTensorList) {
-      return Error::make(ErrorCode::kInvalidProgram, "%s returns into a %s, expected a tensor or tensor list", def.op,
-                         tag_name(tag));
+    const bool fits = ret == 'R' ? tag == Tag::kTensor || tag == Tag::kTensorList : tag_matches(ret, tag);
+    if (!fits) {
+      return Error::make(ErrorCode::kInvalidProgram, "%s returns into a %s, expected a %s", def.op, tag_name(tag),
+                         ret == 'R' ? "tensor or tensor list" : kind_name(ret));
     }
   }
-  const char* kinds = def.signature;
-  for (size_t i = 0; i < expected; ++i, ++kinds) {
-    if (*kinds == '|') ++kinds;
+  for (size_t i = 0; i < expected; ++i) {
+    const char kind = kind_at(def, i);
     const Tag tag = args[i] ? args[i]->tag : Tag::kNone;
-    if (!tag_matches(*kinds, tag)) {
+    if (!tag_matches(kind, tag)) {
       return Error::make(ErrorCode::kInvalidProgram, "%s argument %zu is a %s, expected a %s", def.op, i,
-                         tag_name(tag), kind_name(*kinds));
+                         tag_name(tag), kind_name(kind));
     }
   }
   return Error();

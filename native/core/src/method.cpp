@@ -7,17 +7,25 @@
 
 #include "flatbuffer.h"
 #include "sb/checked.h"
+#include "sb/prim_ops.h"
 #include "schema.h"
 
 namespace sb {
 
 struct Method::Instruction {
   uint8_t type;
+  uint8_t flags;            // kRecheck, kRefreshLists
   const KernelDef* kernel;  // kKernelCall
   Value** args;             // kKernelCall
   uint32_t num_args;
   uint32_t a;  // move source / jump condition
   uint32_t b;  // move destination / jump target
+};
+
+struct Method::DynamicList {
+  int64_t* storage;      // the list's values, as kernels read them
+  const uint32_t* items;  // the values they come from
+  uint32_t length;
 };
 
 uint64_t monotonic_ns() {
@@ -27,6 +35,16 @@ uint64_t monotonic_ns() {
 }
 
 namespace {
+
+// Method::value_flags_
+constexpr uint8_t kRetaggable = 1;  // a prim op returns into it: int, double or bool by turns
+constexpr uint8_t kWritten = 2;     // set while running (by a prim op, a move or set_input)
+// Instruction::flags
+constexpr uint8_t kRecheck = 1;       // reads a retaggable value: check the signature again
+constexpr uint8_t kRefreshLists = 2;  // takes an int list with written items: re-read it
+constexpr uint32_t kNoList = UINT32_MAX;
+
+bool is_scalar_tag(Tag t) { return t == Tag::kInt || t == Tag::kDouble || t == Tag::kBool; }
 
 Error invalid(const char* format, unsigned a, unsigned b = 0) {
   char what[128];
@@ -181,9 +199,11 @@ class Method::Loader {
   Error load(const char* method_name) {
     Error err;
     if (!(err = find_plan(method_name)).ok() || !(err = load_memory_plan()).ok() || !(err = load_values()).ok() ||
-        !(err = load_io()).ok() || !(err = load_operators()).ok() || !(err = load_instructions()).ok()) {
+        !(err = load_io()).ok() || !(err = load_operators()).ok() || !(err = load_instructions()).ok() ||
+        !(err = resolve_views()).ok() || !(err = check_outputs()).ok() || !(err = load_dynamic_lists()).ok()) {
       return err;
     }
+    mark_calls();
     m_.memory_used_ = budget_.used();
     // Every tensor a kernel touches must have memory by now.
     for (size_t k = 0; k < m_.num_values_; ++k) {
@@ -309,6 +329,12 @@ class Method::Loader {
       if (t.sizes[d] < 0) return invalid("tensor value %u has a negative size in dim %u", i, d);
     }
     if (shape_numel(t.sizes, t.dim) == kSaturated) return invalid("tensor value %u is impossibly large", i);
+    // A dynamic tensor's sizes in the program are its upper bound: planned
+    // memory (or the input buffer) holds that many elements.
+    const int8_t dynamism = r_.scalar<int8_t>(val, schema::tensor::kShapeDynamism, 0);
+    if (dynamism < 0 || dynamism > 2) return invalid("tensor value %u has unknown shape dynamism %u", i, dynamism);
+    t.dynamism = static_cast<ShapeDynamism>(dynamism);
+    t.capacity = t.numel();
     if (dim_order.length != 0) {
       if (dim_order.length != sizes.length) return invalid("tensor value %u has a dim order of the wrong length", i);
       for (uint32_t d = 0; d < dim_order.length; ++d) {
@@ -475,6 +501,7 @@ class Method::Loader {
     m_.num_operators_ = ops.length;
     Error err = budget_.alloc(&m_.operators_, ops.length, "the operator table");
     if (!err.ok()) return err;
+    MissingOps missing;
     for (uint32_t k = 0; k < ops.length; ++k) {
       const fb::Table op = r_.table_element(ops, k);
       const fb::String name = r_.string(op, schema::operator_::kName);
@@ -491,12 +518,13 @@ class Method::Loader {
       }
       const KernelDef* def = registry_.find(base, over);
       if (def == nullptr) {
-        return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", full, label_);
+        missing.add(full, nullptr);
+        continue;
       }
-      if (!(err = registry_.check_closure(*def, label_)).ok()) return err;
+      if (!(err = registry_.collect_missing_calls(*def, missing)).ok()) return err;
       m_.operators_[k] = def;
     }
-    return Error();
+    return missing.error(label_);
   }
 
   // The operator a KernelCall instruction calls, checked.
@@ -531,15 +559,20 @@ class Method::Loader {
       if (!(err = kernel_of(k, args, &def)).ok()) return err;
       const uint32_t passed = r_.vector(args, schema::kernel_call::kArgs, 4).length;
       if (r_.failed()) break;
-      if (passed != arity(*def) + 1) {
+      const size_t takes = arity(*def) + (returned_kind(*def) != '\0' ? 1 : 0);
+      if (passed != takes) {
         return Error::make(ErrorCode::kInvalidProgram,
                            "invalid program: instruction %u: %s takes %zu arguments, the call passes %u", k, def->op,
-                           arity(*def) + 1, passed);
+                           takes, passed);
       }
       total_args = sat_add(total_args, passed);
     }
     if (r_.failed()) return invalid("instruction table is out of bounds", 0);
-    if (!(err = budget_.alloc(&m_.arg_storage_, total_args, "the argument table")).ok()) return err;
+    if (!(err = budget_.alloc(&m_.arg_storage_, total_args, "the argument table")).ok() ||
+        !(err = budget_.alloc(&m_.value_flags_, m_.num_values_, "the value flags")).ok()) {
+      return err;
+    }
+    for (size_t k = 0; k < m_.num_inputs_; ++k) m_.value_flags_[m_.input_index_[k]] |= kWritten;
 
     Value** next_arg = m_.arg_storage_;
     const fb::Vector delegates = r_.vector(plan_, schema::plan::kDelegates, 4);
@@ -565,10 +598,8 @@ class Method::Loader {
           if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
             return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", k, err.message());
           }
-          for (uint32_t a = 0; a < out.num_args; ++a) {
-            if (is_output(*out.kernel, a) && writes_constant(*out.args[a])) {
-              return invalid("instruction %u would write into constant data (argument %u)", k, a);
-            }
+          if (returned_kind(*out.kernel) == 's') {
+            m_.value_flags_[out.args[out.num_args - 1] - m_.values_] |= kRetaggable | kWritten;
           }
           break;
         }
@@ -591,6 +622,8 @@ class Method::Loader {
           if (out.a >= m_.num_values_ || out.b >= m_.num_values_ || m_.values_[out.a].tag != m_.values_[out.b].tag) {
             return invalid("move instruction %u has bad value indices", k);
           }
+          // A scalar moved may come from a prim op's result of another type.
+          m_.value_flags_[out.b] |= kWritten | (is_scalar_tag(m_.values_[out.b].tag) ? kRetaggable : 0);
           break;
         }
         case schema::kJumpFalseCall: {
@@ -609,6 +642,108 @@ class Method::Loader {
       if (r_.failed()) return invalid("instruction %u is out of bounds", k);
     }
     return Error();
+  }
+
+  // et_view makes its out a view of self's memory when it runs; before that
+  // the out already points there (the planner often gives it no memory of its
+  // own), so every tensor has memory behind it from load on, and a view of a
+  // constant counts as constant. Views of views resolve over a few passes.
+  Error resolve_views() {
+    const KernelDef* view = find_prim_op("executorch_prim::et_view.default");
+    for (int pass = 0; pass < 16; ++pass) {
+      bool changed = false;
+      for (size_t k = 0; k < m_.num_instructions_; ++k) {
+        const Instruction& ins = m_.instructions_[k];
+        if (ins.type != schema::kKernelCall || ins.kernel != view) continue;
+        const Tensor& self = *ins.args[0]->as_tensor;
+        Tensor& out = *ins.args[2]->as_tensor;
+        if (&self == &out || self.data == nullptr || out.data == self.data || out.dtype != self.dtype) continue;
+        if (out.data != nullptr && !is_constant(&self, program_)) continue;  // planned; repointed when it runs
+        const int64_t held = self.capacity > self.numel() ? self.capacity : self.numel();
+        if (out.numel() > held) return invalid("view value %u is larger than the tensor it views", static_cast<unsigned>(ins.args[2] - m_.values_));
+        out.data = self.data;
+        out.capacity = held;
+        changed = true;
+      }
+      if (!changed) break;
+    }
+    return Error();
+  }
+
+  // No instruction writes into constant data (checked once views are known).
+  Error check_outputs() {
+    for (size_t k = 0; k < m_.num_instructions_; ++k) {
+      Instruction& ins = m_.instructions_[k];
+      if (ins.type != schema::kKernelCall) continue;
+      for (uint32_t a = 0; a < ins.num_args; ++a) {
+        if (is_output(*ins.kernel, a) && writes_constant(*ins.args[a])) {
+          return invalid("instruction %u would write into constant data (argument %u)", static_cast<unsigned>(k), a);
+        }
+      }
+    }
+    return Error();
+  }
+
+  // Int lists with an item some instruction (or set_input) writes.
+  Error load_dynamic_lists() {
+    uint64_t num_items = 0;
+    size_t count = 0;
+    for (size_t k = 0; k < num_lists_; ++k) {
+      if (lists_[k].type != schema::kIntList || (k > 0 && same_items(lists_[k - 1], lists_[k]))) continue;
+      if (has_written_item(lists_[k])) {
+        ++count;
+        num_items = sat_add(num_items, lists_[k].length);
+      }
+    }
+    if (count == 0) return Error();
+    Error err;
+    if (!(err = budget_.alloc(&m_.dynamic_lists_, count, "the dynamic list table")).ok() ||
+        !(err = budget_.alloc(&m_.dynamic_items_, num_items, "the dynamic list table")).ok() ||
+        !(err = budget_.alloc(&m_.dynamic_list_of_, m_.num_values_, "the dynamic list table")).ok()) {
+      return err;
+    }
+    for (size_t v = 0; v < m_.num_values_; ++v) m_.dynamic_list_of_[v] = kNoList;
+    uint32_t* items = m_.dynamic_items_;
+    for (size_t k = 0; k < num_lists_;) {
+      const ListRef& list = lists_[k];
+      const bool dynamic = list.type == schema::kIntList && has_written_item(list);
+      const uint32_t index = static_cast<uint32_t>(m_.num_dynamic_lists_);
+      if (dynamic) {
+        const fb::Vector vec{list.items_pos, list.length};
+        for (uint32_t i = 0; i < list.length; ++i) items[i] = static_cast<uint32_t>(r_.element<int64_t>(vec, i));
+        const Value& v = m_.values_[list.value];
+        m_.dynamic_lists_[m_.num_dynamic_lists_++] =
+            DynamicList{const_cast<int64_t*>(v.as_int_list.data()), items, list.length};
+        items += list.length;
+      }
+      for (; k < num_lists_ && same_items(lists_[k], list); ++k) {
+        if (dynamic) m_.dynamic_list_of_[lists_[k].value] = index;
+      }
+    }
+    return r_.failed() ? invalid("list value is out of bounds", 0) : Error();
+  }
+
+  // Calls that take a dynamic list re-read it first; calls that read a
+  // retaggable value have their signature checked again.
+  void mark_calls() {
+    for (size_t k = 0; k < m_.num_instructions_; ++k) {
+      Instruction& ins = m_.instructions_[k];
+      if (ins.type != schema::kKernelCall) continue;
+      for (uint32_t a = 0; a < ins.num_args; ++a) {
+        const size_t idx = static_cast<size_t>(ins.args[a] - m_.values_);
+        if (m_.value_flags_[idx] & kRetaggable) ins.flags |= kRecheck;
+        if (m_.dynamic_list_of_ != nullptr && m_.dynamic_list_of_[idx] != kNoList) ins.flags |= kRefreshLists;
+      }
+    }
+  }
+
+  bool has_written_item(const ListRef& list) {
+    const fb::Vector vec{list.items_pos, list.length};
+    for (uint32_t i = 0; i < list.length; ++i) {
+      const int64_t idx = r_.element<int64_t>(vec, i);  // checked in range when the list loaded
+      if (m_.value_flags_[idx] & kWritten) return true;
+    }
+    return false;
   }
 
   // Outputs must be planned memory; constants live in the caller's program bytes.
@@ -646,6 +781,15 @@ void Method::release() {
   free(arg_storage_);
   free(input_index_);
   free(output_index_);
+  free(value_flags_);
+  free(dynamic_list_of_);
+  free(dynamic_lists_);
+  free(dynamic_items_);
+  value_flags_ = nullptr;
+  dynamic_list_of_ = nullptr;
+  dynamic_lists_ = nullptr;
+  num_dynamic_lists_ = 0;
+  dynamic_items_ = nullptr;
   planned_ = nullptr;
   num_planned_ = 0;
   input_buffers_ = nullptr;
@@ -686,7 +830,10 @@ Error Method::set_input(size_t i, const Tensor& src) {
     return Error::make(ErrorCode::kInvalidArgument, "input %zu has dtype %s, the model expects %s", i,
                        scalar_type_name(src.dtype), scalar_type_name(dst.dtype));
   }
-  if (!same_shape(src, dst)) return Error::make(ErrorCode::kInvalidArgument, "input %zu has the wrong shape", i);
+  if (!same_shape(src, dst)) {
+    Error err = resize(dst, src.sizes, src.dim);
+    if (!err.ok()) return Error::make(ErrorCode::kInvalidArgument, "input %zu %s", i, err.message());
+  }
   if (dst.nbytes() != 0) memcpy(dst.data, src.data, dst.nbytes());
   return Error();
 }
@@ -698,6 +845,29 @@ Error Method::set_input(size_t i, const Value& scalar) {
     return Error::make(ErrorCode::kInvalidArgument, "input %zu is a %s, got a %s", i, tag_name(v.tag), tag_name(scalar.tag));
   }
   v = scalar;
+  return Error();
+}
+
+Error Method::prepare_call(size_t pc, const Instruction& ins) {
+  if (ins.flags & kRefreshLists) {
+    for (uint32_t a = 0; a < ins.num_args; ++a) {
+      const uint32_t list = dynamic_list_of_[ins.args[a] - values_];
+      if (list == kNoList) continue;
+      const DynamicList& l = dynamic_lists_[list];
+      for (uint32_t k = 0; k < l.length; ++k) {
+        const Value& item = values_[l.items[k]];
+        if (item.tag != Tag::kInt) {
+          return Error::make(ErrorCode::kInvalidArgument, "instruction %zu: item %u of an int list is a %s, not an int",
+                             pc, k, tag_name(item.tag));
+        }
+        l.storage[k] = item.as_int;
+      }
+    }
+  }
+  if (ins.flags & kRecheck) {
+    Error err = check_signature(*ins.kernel, Args(ins.args, ins.num_args), CallSite::kProgram);
+    if (!err.ok()) return Error::make(ErrorCode::kInvalidArgument, "instruction %zu: %s", pc, err.message());
+  }
   return Error();
 }
 
@@ -730,7 +900,8 @@ Error Method::execute() {
     }
     switch (ins.type) {
       case schema::kKernelCall: {
-        Error err = invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args));
+        Error err = ins.flags != 0 ? prepare_call(pc, ins) : Error();
+        if (err.ok()) err = invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args));
         if (!err.ok()) return err;
         ++pc;
         break;

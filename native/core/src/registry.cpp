@@ -1,6 +1,9 @@
 #include "sb/registry.h"
 
+#include <cstdio>
 #include <cstring>
+
+#include "sb/prim_ops.h"
 
 namespace sb {
 namespace {
@@ -16,22 +19,31 @@ bool name_matches(const char* full, const char* name, const char* overload) {
   return *rest == '.' && strcmp(rest + 1, overload) == 0;
 }
 
-Error check_callees(const OpRegistry& registry, const KernelDef& def, const char* model, int depth, bool lenient) {
+Error check_callees(const OpRegistry& registry, const KernelDef& def, MissingOps& missing, int depth,
+                    bool lenient) {
   if (depth > kMaxCallDepth) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: kernel calls nest deeper than %d (a cycle?)", def.op,
                        kMaxCallDepth);
   }
   for (const char* callee : def.calls) {
     const KernelDef* found = registry.find(callee);
-    if (found == nullptr && lenient) continue;
     if (found == nullptr) {
-      return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s, called by %s)", callee,
-                         model, def.op);
+      if (!lenient) missing.add(callee, def.op);
+      continue;
     }
-    Error err = check_callees(registry, *found, model, depth + 1, lenient);
+    Error err = check_callees(registry, *found, missing, depth + 1, lenient);
     if (!err.ok()) return err;
   }
   return Error();
+}
+
+// Appends `text` to buf[used..cap), keeping the terminator; false if cut.
+bool append(char* buf, size_t cap, size_t* used, const char* text) {
+  const size_t n = strlen(text);
+  if (*used + n + 1 > cap) return false;
+  memcpy(buf + *used, text, n + 1);
+  *used += n;
+  return true;
 }
 
 }  // namespace
@@ -51,18 +63,65 @@ const KernelDef* OpRegistry::find(const char* op) const {
   for (size_t i = 0; i < count_; ++i) {
     if (strcmp(defs_[i]->op, op) == 0) return defs_[i];
   }
-  return nullptr;
+  return find_prim_op(op);
 }
 
 const KernelDef* OpRegistry::find(const char* name, const char* overload) const {
   for (size_t i = 0; i < count_; ++i) {
     if (name_matches(defs_[i]->op, name, overload)) return defs_[i];
   }
+  for (const KernelDef* def : prim_ops()) {
+    if (name_matches(def->op, name, overload)) return def;
+  }
   return nullptr;
 }
 
-Error OpRegistry::check_closure(const KernelDef& def, const char* model) const {
-  return check_callees(*this, def, model, 0, lenient_calls_);
+Error OpRegistry::collect_missing_calls(const KernelDef& def, MissingOps& missing) const {
+  return check_callees(*this, def, missing, 0, lenient_calls_);
+}
+
+bool MissingOps::listed(const char* entry) const {
+  const size_t n = strlen(entry);
+  for (const char* p = list_; (p = strstr(p, entry)) != nullptr; ++p) {
+    const bool starts = p == list_ || (p >= list_ + 2 && p[-2] == ',' && p[-1] == ' ');
+    const bool ends = p[n] == '\0' || (p[n] == ',' && p[n + 1] == ' ');
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+void MissingOps::add(const char* op, const char* caller) {
+  char entry[200];
+  snprintf(entry, sizeof entry, caller ? "%s (called by %s)" : "%s%s", op, caller ? caller : "");
+  if (listed(entry)) return;
+  if (count_ == 0) {
+    snprintf(first_op_, sizeof first_op_, "%s", op);
+    snprintf(first_caller_, sizeof first_caller_, "%s", caller ? caller : "");
+  }
+  ++count_;
+  if (truncated_) return;
+  // Room is kept for ", …" so a cut list still says it was cut.
+  const size_t keep = kCapacity - 6;
+  size_t used = used_;
+  if ((used == 0 || append(list_, keep, &used, ", ")) && append(list_, keep, &used, entry)) {
+    used_ = used;
+    return;
+  }
+  list_[used_] = '\0';
+  append(list_, kCapacity, &used_, used_ == 0 ? "…" : ", …");
+  truncated_ = true;
+}
+
+Error MissingOps::error(const char* model) const {
+  if (count_ == 0) return Error();
+  if (count_ == 1) {
+    if (first_caller_[0] != '\0') {
+      return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s, called by %s)", first_op_,
+                         model, first_caller_);
+    }
+    return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", first_op_, model);
+  }
+  return Error::make(ErrorCode::kMissingOperator, "missing operators %s (needed by %s)", list_, model);
 }
 
 }  // namespace sb

@@ -34,7 +34,7 @@ class Error {
   const char* message() const { return ok() ? "ok" : message_; }
 
  private:
-  static constexpr size_t kMaxMessage = 192;
+  static constexpr size_t kMaxMessage = 256;
   ErrorCode code_;
   char message_[kMaxMessage];
 };

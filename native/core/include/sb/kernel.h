@@ -15,6 +15,13 @@
 //   i int             n optional int      I int list      J optional int list
 //   d double          b bool              D double list   E optional double list
 //   s scalar          S optional scalar   z string        Z optional string
+//   W tensor the op writes in place, before any '|' (schema `Tensor(a!)`)
+//
+// Prim ops (the core's sym-int arithmetic and views, see prim_ops.h) return
+// something other than their out tensor; a '>' ends their argument kinds and
+// gives the kind of the value the program passes last, or nothing when the
+// call passes no returned value: "Ti>s" (sym_size: the returned value is an
+// int, double or bool, which the kernel overwrites), "TI>T", "WTs>".
 //
 // `calls` names every op the kernel may invoke through KernelContext::call.
 // The loader resolves them transitively, so a build that lacks one fails at
@@ -49,8 +56,13 @@ enum class CallSite : uint8_t {
 // Checks `args` against `def.signature`; the message names the op and argument.
 Error check_signature(const KernelDef& def, Args args, CallSite site);
 
-// Number of arguments `def` takes (the signature without its '|').
+// Number of arguments `def` takes (the signature without its '|' and return).
 size_t arity(const KernelDef& def);
+
+// Kind of the value a program call passes after the arguments: 'R' (an out
+// tensor or tensor list: every out variant), a kind letter after '>', or '\0'
+// when the call passes none.
+char returned_kind(const KernelDef& def);
 
 // Whether argument `i` of a call is written (an out argument, or the
 // returned value a program call passes last).

@@ -32,7 +32,9 @@ class Method {
   const Value& input(size_t i) const { return values_[input_index_[i]]; }
   const Value& output(size_t i) const { return values_[output_index_[i]]; }
 
-  // Copies `src` into input i; shape and dtype must match the program's.
+  // Copies `src` into input i. The dtype must match the program's; so must
+  // the shape, unless the input is dynamic: then it takes src's shape, which
+  // must keep its rank and fit its bound (the program's sizes).
   Error set_input(size_t i, const Tensor& src);
   Error set_input(size_t i, const Value& scalar);
 
@@ -54,10 +56,12 @@ class Method {
 
  private:
   struct Instruction;
+  struct DynamicList;
   class Loader;
 
   void release();
   uint64_t instruction_cost(const Instruction& ins) const;
+  Error prepare_call(size_t pc, const Instruction& ins);
 
   const OpRegistry* registry_ = nullptr;
   TraceSink* trace_ = nullptr;
@@ -80,6 +84,16 @@ class Method {
   Instruction* instructions_ = nullptr;
   size_t num_instructions_ = 0;
   Value** arg_storage_ = nullptr;
+
+  // Symbolic sizes: int lists whose items a prim op (or set_input) writes are
+  // re-read from their items before each call that takes them; values a prim
+  // op returns into may change between int, double and bool, so a call that
+  // reads one has its signature checked again before it runs.
+  uint8_t* value_flags_ = nullptr;        // per value: kRetaggable, kWritten
+  uint32_t* dynamic_list_of_ = nullptr;   // per value: index into dynamic_lists_, or kNoList
+  DynamicList* dynamic_lists_ = nullptr;
+  size_t num_dynamic_lists_ = 0;
+  uint32_t* dynamic_items_ = nullptr;     // value indices of their items
 
   uint32_t* input_index_ = nullptr;
   size_t num_inputs_ = 0;
