@@ -15,6 +15,13 @@ written for it). ExecuTorch's runtime then runs the program: its outputs become
 rejects a case, the program is lowered without that check so that ExecuTorch's
 runtime still decides (case.json records the check's verdict).
 
+Each computed case is also run by eager PyTorch (ATen). Where ExecuTorch's
+runtime and ATen disagree by the suite's own rules, ATen's outputs are kept as
+`aten<i>.npy` and case.json says how they differ: the wheel's runtime registers
+ExecuTorch's optimized kernels over some portable ones, and those do not always
+keep ATen's semantics (its optimized sum.IntList_out accumulates every dtype,
+int64 and double included, in float).
+
 Fixture layout and dtype encoding: `layout.py`. Re-exporting an unchanged case
 writes identical bytes. Exits non-zero when a case is mislabelled or fails to
 export.
@@ -154,6 +161,29 @@ def operator_names(program: Any) -> list[str]:
     return sorted(set(names))
 
 
+def aten_outputs(case: Any) -> list[torch.Tensor] | None:
+    """The case run by eager PyTorch (ATen), or None when ATen does not run it."""
+    try:
+        with torch.no_grad():
+            result = case.fn(*(t.clone() for t in case.inputs))
+    except Exception:
+        return None
+    return [t for t in torch.utils._pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
+
+
+def differences(executorch: list[torch.Tensor], aten: list[torch.Tensor]) -> str:
+    """Where ExecuTorch's runtime and ATen disagree by the suite's own rules (check.compare), or ""."""
+    from tests.conformance.check import compare
+
+    if len(executorch) != len(aten):
+        return f"{len(executorch)} outputs, ATen {len(aten)}"
+    for i, (ours, theirs) in enumerate(zip(executorch, aten, strict=True)):
+        why = compare(to_numpy(theirs), to_numpy(ours), dtype_name(ours.dtype))
+        if why is not None:
+            return f"output {i}: ATen {why}"[:MAX_REASON_CHARS]
+    return ""
+
+
 def _outputs_meta(exported: Any) -> list[dict[str, Any]]:
     outputs = []
     for node in exported.graph.nodes:
@@ -214,6 +244,10 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
             outputs = [o for o in method.execute([t.clone() for t in inputs]) if isinstance(o, torch.Tensor)]
         except Exception as exc:
             refused = exc
+    aten = aten_outputs(case) if refused is None else None
+    aten_differs = ""
+    if aten is not None:
+        aten_differs = differences(outputs, aten)
     meta = {
         "op": case.op,
         "name": case.name,
@@ -225,6 +259,7 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
         "outputs": _outputs_meta(exported),
         "unsupported_by_executorch": case.unsupported_by_executorch,
         "edge_dtype_check": edge_check,
+        "aten_differs": aten_differs,
     }
 
     work = Path(tempfile.mkdtemp(prefix=f".{case.id}.", dir=out_root))
@@ -239,6 +274,9 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
             meta["outputs"] = [{"dtype": dtype_name(o.dtype), "shape": list(o.shape)} for o in outputs]
             for i, tensor in enumerate(outputs):
                 np.save(work / f"expected{i}.npy", to_numpy(tensor))
+            if aten is not None and aten_differs and len(aten) == len(outputs):
+                for i, tensor in enumerate(aten):
+                    np.save(work / f"aten{i}.npy", to_numpy(tensor))
         (work / "case.json").write_text(json.dumps(meta, sort_keys=True) + "\n")
         final = out_root / case.id
         if final.exists():
@@ -313,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
             outcome = future.result()
             outcomes.append(outcome)
             size = f"  {outcome.bytes} bytes" if outcome.bytes else ""
-            print(f"{outcome.status:<11} {outcome.id}{size}{'  ' + outcome.message if outcome.message else ''}")
+            message = f"  {outcome.message}" if outcome.message else ""
+            print(f"{outcome.status:<11} {outcome.id}{size}{message}", flush=True)
             if outcome.status in ("mislabelled", "error") and (out_root / outcome.id).exists():
                 shutil.rmtree(out_root / outcome.id)
     for removed in prune(chosen, args.only, out_root):

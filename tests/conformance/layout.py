@@ -5,6 +5,7 @@
     fixtures/<case id>/input<i>.npy   the inputs
     fixtures/<case id>/expected<i>.npy  ExecuTorch's runtime's outputs
     fixtures/<case id>/refused.txt    instead of expected*.npy: ExecuTorch's runtime refused, its one-line reason
+    fixtures/<case id>/aten<i>.npy    only where eager PyTorch (ATen) disagrees with ExecuTorch's runtime
 
 dtypes in .npy: Half as `<f2`, bool as `|b1`, integers as themselves; NumPy has no
 bfloat16, so BFloat16 tensors are stored as float32 holding exactly representable
@@ -60,6 +61,11 @@ class Fixture:
 
     def expected(self) -> list[Path]:
         return [self.path / f"expected{i}.npy" for i in range(len(self.meta["outputs"]))]
+
+    def aten(self) -> list[Path]:
+        """ATen's outputs where they differ from ExecuTorch's runtime's (else empty)."""
+        paths = [self.path / f"aten{i}.npy" for i in range(len(self.meta["outputs"]))]
+        return paths if paths and all(p.is_file() for p in paths) else []
 
 
 def fixtures(root: Path = FIXTURES_DIR) -> list[Fixture]:

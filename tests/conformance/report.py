@@ -48,6 +48,11 @@ def yaml_ops(path: Path) -> list[str]:
     return ops
 
 
+def cell_text(text: str) -> str:
+    """One table cell: no line breaks, pipes escaped, capped."""
+    return text.replace("\n", " ").replace("|", "\\|")[:REASON_CHARS]
+
+
 def _cell(results: list[tuple[Fixture, check.Result]]) -> tuple[str, str]:
     """(cell text, status class) for one op and dtype."""
     statuses = Counter(r.status for _, r in results)
@@ -57,9 +62,9 @@ def _cell(results: list[tuple[Fixture, check.Result]]) -> tuple[str, str]:
         return f"**fail** {len(failing)}/{n}", "fail"
     if statuses[check.BOTH_REFUSE] == n:
         return "ET n/a", "both refuse"
-    if statuses[check.OURS_ONLY]:
-        return f"pass {n} (ours only {statuses[check.OURS_ONLY]})", "pass"
-    return f"pass {n}", "pass"
+    notes = [f"{label} {statuses[status]}" for status, label in ((check.OURS_ONLY, "ours only"), (check.ATEN, "ATen"))]
+    notes = [note for note in notes if not note.endswith(" 0")]
+    return f"pass {n}" + (f" ({', '.join(notes)})" if notes else ""), "pass"
 
 
 def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dict[str, check.Result]) -> str:
@@ -86,8 +91,7 @@ def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dic
                 text, kind = _cell(entries)
                 for fixture, result in entries:
                     if not result.passed:
-                        reason = result.message.replace("|", "\\|").replace("\n", " ")[:REASON_CHARS]
-                        failures.append(f"| `{fixture.id}` | {result.status} | {reason} |")
+                        failures.append(f"| `{fixture.id}` | {result.status} | {cell_text(result.message)} |")
             cell_counts[kind] += 1
             cells.append(text)
         rows.append(f"| `{op}` | " + " | ".join(cells) + " |")
@@ -108,13 +112,15 @@ def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dic
         f"- Fixtures: {len(found)}: {status_counts[check.PASS]} pass, "
         f"{status_counts[check.BOTH_REFUSE]} refused by both runtimes, "
         f"{status_counts[check.OURS_ONLY]} computed by ours only (ExecuTorch refuses), "
+        f"{status_counts[check.ATEN]} match ATen where ExecuTorch's runtime differs from it, "
         f"{status_counts[check.FAIL]} fail, {status_counts[check.MISSING]} missing operator",
         f"- Cells (op x dtype): {cell_counts['pass']} pass, {cell_counts['both refuse']} not supported by "
         f"ExecuTorch either, {cell_counts['fail']} fail, {cell_counts['no kernel']} no kernel yet, "
         f"{cell_counts['no case']} no case yet",
         "",
-        "Legend: `pass N` all N cases match ExecuTorch (`(ours only k)`: ExecuTorch's runtime refuses k",
-        "and ours computes them); `ET n/a` ExecuTorch's runtime refuses this dtype and so does ours;",
+        "Legend: `pass N` all N cases match ExecuTorch (`ours only k`: ExecuTorch's runtime refuses k",
+        "and ours computes them; `ATen k`: k match eager PyTorch where ExecuTorch's runtime differs from",
+        "it, listed below); `ET n/a` ExecuTorch's runtime refuses this dtype and so does ours;",
         "`**fail** k/N` k of N cases fail (reasons below); `no kernel` we have no kernel for the op yet;",
         "`no case` we have the kernel but no case in this dtype yet.",
         "",
@@ -138,6 +144,10 @@ def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dic
     if extra:
         lines += ["", "## Ops with cases outside ExecuTorch's portable list", ""]
         lines += [f"- `{op}`" for op in extra]
+    differ = [f for f in found if f.meta.get("aten_differs")]
+    if differ:
+        lines += ["", "## Where ExecuTorch's runtime differs from ATen", "", "| case | difference |", "|---|---|"]
+        lines += [f"| `{f.id}` | {cell_text(f.meta['aten_differs'])} |" for f in differ]
     if failures:
         lines += ["", "## Failing cases", "", "| case | status | reason |", "|---|---|---|", *failures]
     return "\n".join(lines) + "\n"

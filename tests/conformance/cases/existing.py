@@ -832,14 +832,46 @@ add(
 
 # --- what ExecuTorch's runtime refuses (read from its portable kernels, checked by the export) ---
 
-REFUSED: dict[str, tuple[tuple[torch.dtype, ...], str]] = {}
+_NOT_BOOL = ((torch.bool,), "takes real, Half and BFloat16 dtypes, not Bool")
+_NOT_INT = ((*INT_DTYPES, torch.bool), "takes floating dtypes only")
+REFUSED: dict[str, tuple[tuple[torch.dtype, ...], str]] = {
+    **dict.fromkeys(
+        (
+            "aten::addmm.out",
+            "aten::bmm.out",
+            "aten::mm.out",
+            "aten::relu.out",
+            "aten::hardtanh.out",
+            "aten::convolution.out",
+            "aten::max_pool2d_with_indices.out",
+            "aten::upsample_nearest2d.vec_out",
+        ),
+        _NOT_BOOL,
+    ),
+    **dict.fromkeys(
+        (
+            "aten::elu.out",
+            "aten::gelu.out",
+            "aten::leaky_relu.out",
+            "aten::_softmax.out",
+            "aten::_log_softmax.out",
+            "aten::native_layer_norm.out",
+            "aten::_native_batch_norm_legit_no_training.out",
+        ),
+        _NOT_INT,
+    ),
+    "aten::avg_pool2d.out": (
+        tuple(d for d in (*INT_DTYPES, torch.bool) if d != torch.int64),
+        "takes floating dtypes and Long only",
+    ),
+}
 
 
 def _declare(c: Case) -> Case:
     refused = REFUSED.get(c.op)
     dtype = next((d for d, short in SHORT.items() if c.name.startswith(short + "_")), None)
     if refused is not None and dtype in refused[0]:
-        return replace(c, unsupported_by_executorch=refused[1])
+        return replace(c, unsupported_by_executorch=f"ExecuTorch's portable {c.op} {refused[1]}")
     return c
 
 
