@@ -1,0 +1,283 @@
+"""Indexing: advanced indexing (index, index_put), gather/scatter along a dim, index_select,
+masked_select/scatter, nonzero, select/slice_scatter, padding, upsampling, grid sampling and
+pixel (un)shuffle — ops that move elements by computed positions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from tests.conformance.spec import ALL_DTYPES, Case, per_dtype, sample
+
+LONG = torch.int64
+INT = torch.int32
+
+
+def _idx(values: list, dtype: torch.dtype = LONG) -> torch.Tensor:
+    return torch.tensor(values, dtype=dtype)
+
+
+def _all(
+    op: str,
+    name: str,
+    fn: Callable[..., torch.Tensor],
+    make: Callable[[torch.dtype], tuple[torch.Tensor, ...]],
+    dtypes: tuple[torch.dtype, ...] = ALL_DTYPES,
+    tags: tuple[str, ...] = (),
+    refuse: str = "",
+    refused: tuple[torch.dtype, ...] = (),
+) -> list[Case]:
+    """One case per dtype; `refused` dtypes are expected to be refused by ExecuTorch with reason `refuse`."""
+    return per_dtype(
+        op,
+        name,
+        dtypes,
+        lambda t: Case(op, "", fn, make(t), tags=tags, unsupported_by_executorch=refuse if t in refused else ""),
+    )
+
+
+def _one(
+    op: str,
+    name: str,
+    fn: Callable[..., torch.Tensor],
+    *inputs: torch.Tensor,
+    tags: tuple[str, ...] = (),
+    also: tuple[str, ...] = (),
+) -> Case:
+    """A single case; one tagged "error" has an invalid argument (an index out of range, a value the dtype cannot
+    hold) that ExecuTorch's kernel refuses in one line, and so must ours, without touching memory out of bounds."""
+    refuse = "invalid argument (refused by ExecuTorch's kernel too)" if "error" in tags else ""
+    return Case(op, name, fn, tuple(inputs), tags=tags, also=also, unsupported_by_executorch=refuse)
+
+
+# --- index.Tensor ---------------------------------------------------------------------------------
+INDEX = "aten::index.Tensor_out"
+CASES: list[Case] = []
+CASES += _all(INDEX, "rows", lambda x, i: x[i], lambda t: (sample((4, 3), t), _idx([3, 0, -1, 2, 0])))
+CASES += [
+    _one(INDEX, "i32_index", lambda x, i: x[i], sample((4, 3), torch.float32), _idx([1, -4, 3], INT)),
+    _one(INDEX, "middle_dim", lambda x, i: x[:, i], sample((2, 5, 3), torch.float32, seed=1), _idx([[4, 0], [-2, 1]])),
+    _one(
+        INDEX,
+        "two_adjacent",
+        lambda x, i, j: x[:, i, j],
+        sample((2, 4, 3, 2), torch.float32, seed=2),
+        _idx([[0], [3], [-1]]),
+        _idx([2, 0]),
+    ),
+    _one(
+        INDEX,
+        "two_apart",
+        lambda x, i, j: x[i, :, j],
+        sample((3, 2, 4), torch.float32, seed=3),
+        _idx([2, 0, 1]),
+        _idx([[3], [-4]]),
+        tags=("broadcast",),
+    ),
+    _one(INDEX, "last_dim", lambda x, i: x[..., i], sample((2, 3, 4), torch.int64, seed=4), _idx([3, 3, 0])),
+    _one(
+        INDEX,
+        "0d_index",
+        lambda x, i: torch.ops.aten.index.Tensor(x, [i]),
+        sample((4, 3), torch.float32, seed=5),
+        _idx(2),
+        tags=("0-d",),
+    ),
+    _one(INDEX, "empty_index", lambda x, i: x[i], sample((4, 3), torch.float32, seed=6), _idx([]), tags=("empty",)),
+    _one(INDEX, "empty_self", lambda x, i: x[:, i], torch.zeros((0, 3)), _idx([2, 0]), tags=("empty",)),
+    _one(
+        INDEX,
+        "all_dims",
+        lambda x, i, j: x[i, j],
+        sample((3, 4), torch.float32, seed=7),
+        _idx([0, 2, -1]),
+        _idx([3, 0, 1]),
+    ),
+]
+CASES += [
+    _one(INDEX, "oob", lambda x, i: x[i], sample((4, 3), torch.float32), _idx([1, 4]), tags=("error",)),
+]
+
+# --- gather / scatter / scatter_add / index_select ------------------------------------------------
+GATHER = "aten::gather.out"
+GIDX = _idx([[0, 2, 1], [3, 3, 0]])  # picks along dim 0 of a 4x3 (or dim 1 of a 2x4)
+CASES += _all(GATHER, "dim0", lambda x, i: torch.gather(x, 0, i), lambda t: (sample((4, 3), t), GIDX))
+CASES += [
+    _one(
+        GATHER,
+        "dim1_smaller",
+        lambda x, i: torch.gather(x, 1, i),
+        sample((3, 5), torch.float32, seed=1),
+        _idx([[4, 0], [1, 1]]),
+    ),
+    _one(
+        GATHER,
+        "negdim_3d",
+        lambda x, i: torch.gather(x, -1, i),
+        sample((2, 3, 4), torch.int32, seed=2),
+        _idx([[[3, 0, 1, 2, 2]], [[0, 0, 3, 1, 1]]]).expand(2, 1, 5).contiguous()[:, :, :4],
+        tags=("negative-dim",),
+    ),
+    _one(GATHER, "0d", lambda x, i: torch.gather(x, 0, i), torch.tensor(3.5), _idx(0), tags=("0-d",)),
+    _one(
+        GATHER,
+        "empty_index",
+        lambda x, i: torch.gather(x, 1, i),
+        sample((2, 3), torch.float32),
+        torch.zeros((2, 0), dtype=LONG),
+        tags=("empty",),
+    ),
+    _one(
+        GATHER,
+        "oob",
+        lambda x, i: torch.gather(x, 0, i),
+        sample((4, 3), torch.float32),
+        _idx([[0, -1, 1]]),
+        tags=("error",),
+    ),
+]
+
+SCATTER = "aten::scatter.src_out"
+SIDX = _idx([[0, 2, 1], [3, 1, 0]])  # distinct targets per column (scatter's result is then defined)
+CASES += _all(
+    SCATTER,
+    "dim0",
+    lambda x, i, s: torch.scatter(x, 0, i, s),
+    lambda t: (sample((4, 3), t), SIDX, sample((2, 3), t, seed=9)),
+)
+CASES += [
+    _one(
+        SCATTER,
+        "dim1_src_larger",
+        lambda x, i, s: torch.scatter(x, 1, i, s),
+        sample((2, 5), torch.float32),
+        _idx([[4, 0], [2, 3]]),
+        sample((3, 4), torch.float32, seed=1),
+    ),
+    _one(
+        SCATTER,
+        "negdim",
+        lambda x, i, s: torch.scatter(x, -2, i, s),
+        sample((3, 2), torch.int64),
+        _idx([[2], [0]]),
+        sample((2, 1), torch.int64, seed=3),
+        tags=("negative-dim",),
+    ),
+    _one(
+        SCATTER,
+        "empty_index",
+        lambda x, i, s: torch.scatter(x, 0, i, s),
+        sample((2, 3), torch.float32),
+        torch.zeros((0, 3), dtype=LONG),
+        sample((2, 3), torch.float32, seed=4),
+        tags=("empty",),
+    ),
+]
+
+SCATTER_VALUE = "aten::scatter.value_out"
+CASES += _all(SCATTER_VALUE, "dim0", lambda x, i: torch.scatter(x, 0, i, 1), lambda t: (sample((4, 3), t), SIDX))
+CASES += [
+    _one(
+        SCATTER_VALUE,
+        "float_value",
+        lambda x, i: torch.scatter(x, 1, i, -2.5),
+        sample((2, 4), torch.float32),
+        _idx([[3, 0], [1, 1]]),
+    ),
+    _one(
+        SCATTER_VALUE, "i8_edge", lambda x, i: torch.scatter(x, 0, i, -128), sample((3, 2), torch.int8), _idx([[2, 0]])
+    ),
+    _one(
+        SCATTER_VALUE,
+        "u8_overflow",
+        lambda x, i: torch.scatter(x, 0, i, 300),
+        sample((3, 2), torch.uint8),
+        _idx([[2, 0]]),
+        tags=("overflow", "error"),
+    ),
+]
+
+SCATTER_ADD = "aten::scatter_add.out"
+AIDX = _idx([[0, 2, 0], [0, 1, 0], [3, 2, 0]])  # repeated targets accumulate
+CASES += _all(
+    SCATTER_ADD,
+    "dim0_repeats",
+    lambda x, i, s: torch.scatter_add(x, 0, i, s),
+    lambda t: (sample((4, 3), t), AIDX, sample((3, 3), t, seed=9)),
+)
+CASES += [
+    _one(
+        SCATTER_ADD,
+        "dim1",
+        lambda x, i, s: torch.scatter_add(x, 1, i, s),
+        sample((2, 4), torch.float32),
+        _idx([[3, 3, 0], [1, 2, 1]]),
+        sample((2, 5), torch.float32, seed=1),
+    ),
+    _one(
+        SCATTER_ADD,
+        "i32_overflow",
+        lambda x, i, s: torch.scatter_add(x, 0, i, s),
+        torch.tensor([2**31 - 1, -(2**31)], dtype=INT),
+        _idx([0, 1, 1]),
+        torch.tensor([1, -1, 5], dtype=INT),
+        tags=("overflow",),
+    ),
+    _one(
+        SCATTER_ADD,
+        "nan",
+        lambda x, i, s: torch.scatter_add(x, 0, i, s),
+        torch.tensor([1.0, float("inf"), 0.0]),
+        _idx([1, 2, 2]),
+        torch.tensor([float("-inf"), float("nan"), 1.0]),
+        tags=("nan",),
+    ),
+]
+
+INDEX_SELECT = "aten::index_select.out"
+CASES += _all(
+    INDEX_SELECT, "dim1", lambda x, i: torch.index_select(x, 1, i), lambda t: (sample((2, 4), t), _idx([3, 0, 0, 2]))
+)
+CASES += [
+    _one(
+        INDEX_SELECT,
+        "i32_negdim",
+        lambda x, i: torch.index_select(x, -3, i),
+        sample((3, 2, 2), torch.float32),
+        _idx([2, 1], INT),
+        tags=("negative-dim",),
+    ),
+    _one(
+        INDEX_SELECT,
+        "0d_index",
+        lambda x, i: torch.index_select(x, 0, i),
+        sample((3, 2), torch.float32),
+        _idx(1),
+        tags=("0-d",),
+    ),
+    _one(
+        INDEX_SELECT,
+        "0d_self",
+        lambda x, i: torch.index_select(x, 0, i),
+        torch.tensor(7, dtype=LONG),
+        _idx([0]),
+        tags=("0-d",),
+    ),
+    _one(
+        INDEX_SELECT,
+        "empty",
+        lambda x, i: torch.index_select(x, 0, i),
+        sample((3, 2), torch.float32),
+        _idx([]),
+        tags=("empty",),
+    ),
+    _one(
+        INDEX_SELECT,
+        "oob",
+        lambda x, i: torch.index_select(x, 0, i),
+        sample((3, 2), torch.float32),
+        _idx([0, -1]),
+        tags=("error",),
+    ),
+]
