@@ -1,0 +1,29 @@
+// dim_order_ops::_empty_dim_order.out(int[] size, *, int[]? dim_order=None, Tensor(a!) out)
+//
+// empty.out with ExecuTorch's dim order (only the contiguous order exists
+// here). The contents are unspecified.
+#include "sb/kernel.h"
+#include "util/convert.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "dim_order_ops::_empty_dim_order.out";
+
+Error empty_dim_order_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Span<const int64_t> size = args[0]->as_int_list;
+  if (size.size() > static_cast<size_t>(kMaxDims)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: size has too many dims", kOp);
+  }
+  const int32_t rank = static_cast<int32_t>(size.size());
+  Error err = check_contiguous_dim_order(kOp, *args[1], rank);
+  if (!err.ok()) return err;
+  return resize_output(kOp, *args[2]->as_tensor, size.data(), rank);
+}
+
+}  // namespace
+
+extern const KernelDef _empty_dim_order_out{kOp, "IJ|T", &empty_dim_order_out_impl, {}};
+
+}  // namespace sb::kernels

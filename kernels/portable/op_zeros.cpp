@@ -1,0 +1,30 @@
+// aten::zeros.out(SymInt[] size, *, Tensor(a!) out)
+//
+// Zero is all-zero bytes in every dtype.
+#include <cstring>
+
+#include "sb/kernel.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::zeros.out";
+
+Error zeros_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Span<const int64_t> size = args[0]->as_int_list;
+  Tensor& out = *args[1]->as_tensor;
+  if (size.size() > static_cast<size_t>(kMaxDims)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: size has too many dims", kOp);
+  }
+  Error err = resize_output(kOp, out, size.data(), static_cast<int32_t>(size.size()));
+  if (!err.ok()) return err;
+  if (out.nbytes() != 0) memset(out.data, 0, out.nbytes());
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef zeros_out{kOp, "I|T", &zeros_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,110 @@
+#include "util/strided.h"
+
+#include <cstring>
+
+#include "sb/checked.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+// One row along the last dim; `elem` is a compile-time size where it matters.
+template <size_t Elem>
+void copy_row(const uint8_t* from, int64_t from_step, uint8_t* to, int64_t to_step, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) memcpy(to + j * to_step * Elem, from + j * from_step * Elem, Elem);
+}
+
+void copy_row_any(const uint8_t* from, int64_t from_step, uint8_t* to, int64_t to_step, int64_t n, size_t elem) {
+  if (from_step == 1 && to_step == 1) {
+    memcpy(to, from, static_cast<size_t>(n) * elem);
+    return;
+  }
+  switch (elem) {
+    case 1: return copy_row<1>(from, from_step, to, to_step, n);
+    case 2: return copy_row<2>(from, from_step, to, to_step, n);
+    case 4: return copy_row<4>(from, from_step, to, to_step, n);
+    case 8: return copy_row<8>(from, from_step, to, to_step, n);
+    default:
+      for (int64_t j = 0; j < n; ++j) {
+        memcpy(to + j * to_step * static_cast<int64_t>(elem), from + j * from_step * static_cast<int64_t>(elem), elem);
+      }
+  }
+}
+
+}  // namespace
+
+Layout contiguous_layout(const int64_t* sizes, int32_t rank) {
+  Layout l;
+  int64_t s = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    l.strides[d] = s;
+    s *= sizes[d];
+  }
+  return l;
+}
+
+Layout layout_of(const Tensor& t) { return contiguous_layout(t.sizes, t.dim); }
+
+void walk_copy(const void* src, const Layout& from, void* dst, const Layout& to, const int64_t* sizes, int32_t rank,
+               size_t elem) {
+  for (int32_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0) return;
+  }
+  const auto* in = static_cast<const uint8_t*>(src);
+  auto* out = static_cast<uint8_t*>(dst);
+  const int64_t e = static_cast<int64_t>(elem);
+  const int64_t row = rank > 0 ? sizes[rank - 1] : 1;
+  const int64_t from_step = rank > 0 ? from.strides[rank - 1] : 1;
+  const int64_t to_step = rank > 0 ? to.strides[rank - 1] : 1;
+  int64_t coord[kMaxWalkDims] = {};
+  int64_t from_at = from.offset;
+  int64_t to_at = to.offset;
+  for (;;) {
+    copy_row_any(in + from_at * e, from_step, out + to_at * e, to_step, row, elem);
+    // Odometer over all but the last dim.
+    int32_t d = rank - 2;
+    for (; d >= 0; --d) {
+      from_at += from.strides[d];
+      to_at += to.strides[d];
+      if (++coord[d] < sizes[d]) break;
+      from_at -= coord[d] * from.strides[d];
+      to_at -= coord[d] * to.strides[d];
+      coord[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+bool layout_within(const Layout& layout, const int64_t* sizes, int32_t rank, int64_t numel) {
+  // The lowest and highest element addressed, with saturating arithmetic on
+  // magnitudes: any overflow is out of range.
+  uint64_t low = 0;   // how far below `offset` the walk reaches
+  uint64_t high = 0;  // how far above
+  for (int32_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0) return true;
+    if (sizes[d] < 0) return false;
+    const int64_t s = layout.strides[d];
+    const uint64_t mag = s < 0 ? 0 - static_cast<uint64_t>(s) : static_cast<uint64_t>(s);
+    const uint64_t reach = sat_mul(mag, static_cast<uint64_t>(sizes[d] - 1));
+    if (s < 0) {
+      low = sat_add(low, reach);
+    } else {
+      high = sat_add(high, reach);
+    }
+  }
+  if (layout.offset < 0 || numel <= 0) return false;
+  const uint64_t off = static_cast<uint64_t>(layout.offset);
+  return low <= off && sat_add(off, high) < static_cast<uint64_t>(numel);
+}
+
+Error copy_view(const char* op, const Tensor& self, const Layout& from, const int64_t* sizes, int32_t rank,
+                Tensor& out) {
+  if (rank > kMaxDims) return Error::make(ErrorCode::kInvalidArgument, "%s: out would have %d dims", op, rank);
+  Error err = check_dtype(op, "out", out, self.dtype);
+  if (!err.ok()) return err;
+  if (!(err = resize_output(op, out, sizes, rank)).ok()) return err;
+  walk_copy(self.data, from, out.data, contiguous_layout(sizes, rank), sizes, rank, element_size(self.dtype));
+  return Error();
+}
+
+}  // namespace sb::kernels
