@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.kernel_library import KernelEntry
-from bot.oplist import SelectedOps
+from bot.oplist import PRIM_OPS, SelectedOps
 
 
 class ResolveError(ValueError):
@@ -23,15 +23,16 @@ def resolve(library: dict[str, KernelEntry], selection: SelectedOps) -> Resoluti
 
     Only what the selection names is registered: ops that kernels reach
     through the dispatcher must be in the selection too (tracing puts them
-    there), otherwise the runtime refuses the model at load.
+    there), otherwise the runtime refuses the model at load. The prim ops are
+    the core's, in every runtime: selected or not, they need no kernel.
     """
     if selection.include_all_operators:
         return Resolution(tuple(library[op] for op in sorted(library)), ())
-    missing = sorted(op for op in selection.operators if op not in library)
+    missing = sorted(op for op in selection.operators if op not in library and op not in PRIM_OPS)
     if missing:
         more = f" (and {len(missing) - 1} more: {', '.join(missing[1:])})" if len(missing) > 1 else ""
         users = ", ".join(selection.operators[missing[0]].models()) or "the selection"
         raise ResolveError(f"no kernel library implements {missing[0]} (selected by {users}){more}")
-    chosen = tuple(library[op] for op in sorted(selection.operators))
+    chosen = tuple(library[op] for op in sorted(selection.operators) if op in library)
     left_out = tuple(sorted(set(library) - set(selection.operators)))
     return Resolution(chosen, left_out)

@@ -8,6 +8,10 @@ For every model this writes `<name>.pte`, `<name>.input<i>.npy` and
 `<name>.expected<i>.npy`. The expected outputs come from ExecuTorch's own
 Python runtime on the same `.pte`, so the native runtime is compared against
 ExecuTorch rather than against eager PyTorch.
+
+Models in DYNAMIC are exported with `torch.export.Dim` dimensions (their
+tensors are DYNAMIC_BOUND, sized in the program by the dims' maxima); their
+saved inputs have a shape other than the example the export traced.
 """
 
 from __future__ import annotations
@@ -253,6 +257,51 @@ class TinyUNet(nn.Module):
         return torch.clamp(self.out(d), -1.0, 1.0)
 
 
+class DynamicBatchCnn(nn.Module):
+    """Conv, batch norm, pooling and a linear head over a batch of any size."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            ConvBnAct(3, 12, 3, act=nn.ReLU()),
+            nn.MaxPool2d(2),
+            ConvBnAct(12, 16, 3, 2, act=nn.Hardtanh(-2.0, 2.0)),
+        )
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x).mean((2, 3)))
+
+
+class DynamicSeqEncoder(nn.Module):
+    """A transformer encoder over a sequence of any length (sym_size and et_view in the program)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(40, 16)
+        self.layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+        self.norm = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 6)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.norm(self.layer(self.embed(tokens))))
+
+
+class PairPooler(nn.Module):
+    """Sizes computed from a dynamic length (executorch_prim floordiv, sub, mul in the program):
+    pairs of steps are joined, all but the last pair summed, the last added back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, d = x.shape
+        pairs = self.proj(x).reshape(b, n // 2, 2 * d)
+        head = pairs[:, : n // 2 - 1]
+        return torch.cat([head, pairs[:, -1:]], 1).sum(1) + pairs.mean(1) * 0.5
+
+
 def image(shape: tuple[int, ...]) -> Callable[[torch.Generator], tuple[torch.Tensor, ...]]:
     return lambda g: (torch.randn(shape, generator=g),)
 
@@ -278,6 +327,18 @@ ZOO: dict[str, tuple[Callable[[], nn.Module], Callable[[torch.Generator], tuple[
     "gru": (GruClassifier, image((2, 7, 8))),
     "lstm_tagger": (LstmTagger, tokens(30, (2, 9))),
     "unet": (TinyUNet, image((1, 1, 16, 16))),
+    "cnn_dynamic_batch": (DynamicBatchCnn, image((2, 3, 16, 16))),
+    "encoder_dynamic_seq": (DynamicSeqEncoder, tokens(40, (1, 8))),
+    "pair_pooler_dynamic": (PairPooler, image((2, 6, 8))),
+}
+
+Dims = Callable[[], tuple[dict[int, object], ...]]
+# Dynamic models: their dims (per input, as torch.export takes them) and the
+# inputs their saved example runs at, of a shape other than the traced one.
+DYNAMIC: dict[str, tuple[Dims, Callable[[torch.Generator], tuple[torch.Tensor, ...]]]] = {
+    "cnn_dynamic_batch": (lambda: ({0: torch.export.Dim("batch", min=1, max=8)},), image((3, 3, 16, 16))),
+    "encoder_dynamic_seq": (lambda: ({1: torch.export.Dim("seq", min=2, max=32)},), tokens(40, (1, 5))),
+    "pair_pooler_dynamic": (lambda: ({1: 2 * torch.export.Dim("pairs", min=1, max=16)},), image((2, 10, 8))),
 }
 
 
@@ -295,11 +356,11 @@ def build(name: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return model, make_inputs(torch.Generator().manual_seed(1234))
 
 
-def to_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
+def to_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...], dynamic_shapes: object = None) -> bytes:
     from executorch.exir import to_edge
 
     with torch.no_grad():
-        exported = torch.export.export(model, inputs)
+        exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
     return to_edge(exported).to_executorch().buffer
 
 
@@ -320,11 +381,20 @@ def reference_outputs(pte: Path, inputs: tuple[torch.Tensor, ...]) -> list[np.nd
     return [out.detach().numpy() for out in method.execute(list(inputs))]
 
 
+def run_inputs(name: str) -> tuple[torch.Tensor, ...]:
+    """The inputs a dynamic model's saved example runs at."""
+    return DYNAMIC[name][1](torch.Generator().manual_seed(4321))
+
+
 def export(name: str, out_dir: Path) -> Path:
     model, inputs = build(name)
     out_dir.mkdir(parents=True, exist_ok=True)
     pte = out_dir / f"{name}.pte"
-    pte.write_bytes(to_pte(model, inputs))
+    if name in DYNAMIC:
+        pte.write_bytes(to_pte(model, inputs, DYNAMIC[name][0]()))
+        inputs = run_inputs(name)
+    else:
+        pte.write_bytes(to_pte(model, inputs))
     for i, tensor in enumerate(inputs):
         np.save(out_dir / f"{name}.input{i}.npy", tensor.numpy())
     for i, array in enumerate(reference_outputs(pte, inputs)):

@@ -3,12 +3,13 @@
 //   executor_runner --model M.pte [--input x.npy ...] [--output-dir D]
 //                   [--method forward] [--repeat N] [--trace-out T]
 //                   [--max-memory BYTES] [--max-work BYTES] [--max-seconds S]
-//   executor_runner --list-kernels
+//   executor_runner --list-kernels | --list-prim-ops
 //
 // --trace-out (tracing builds only) writes every operator the run invoked,
 // root or reached through the dispatcher, with the dtypes it saw.
 // --list-kernels prints each registered op and the ops it declares it may
-// call: "<op>\t<callee>,<callee>".
+// call: "<op>\t<callee>,<callee>". --list-prim-ops prints the core's prim
+// ops, which every build registers, one per line.
 //
 // Without --input, each input is a deterministic generated tensor of the
 // program's input shape. Outputs are written as D/output<i>.npy. Any error
@@ -33,6 +34,7 @@
 #include "sb/checked.h"
 #include "sb/limits.h"
 #include "sb/method.h"
+#include "sb/prim_ops.h"
 #include "sb/program.h"
 #include "sb/registry.h"
 #if SB_TRACING
@@ -55,6 +57,7 @@ struct Options {
   std::string trace_out;
   int repeat = 0;
   bool list_kernels = false;
+  bool list_prim_ops = false;
   sb::RuntimeLimits limits;
   double max_seconds = 0;  // 0: no time limit
 };
@@ -62,7 +65,7 @@ struct Options {
 const char kUsage[] =
     "usage: executor_runner --model M.pte [--input x.npy ...] [--output-dir D] [--method NAME] [--repeat N]"
     " [--trace-out FILE]\n                       [--max-memory BYTES] [--max-work BYTES] [--max-seconds S]\n"
-    "       executor_runner --list-kernels";
+    "       executor_runner --list-kernels | --list-prim-ops";
 
 // A whole decimal number, nothing else.
 bool parse_u64(const char* text, uint64_t* out) {
@@ -99,6 +102,8 @@ bool parse_args(int argc, char** argv, Options* opt) {
       opt->method = argv[++i];
     } else if (arg == "--list-kernels") {
       opt->list_kernels = true;
+    } else if (arg == "--list-prim-ops") {
+      opt->list_prim_ops = true;
     } else if (arg == "--trace-out" && has_value) {
       opt->trace_out = argv[++i];
     } else if (arg == "--repeat" && has_value) {
@@ -113,7 +118,7 @@ bool parse_args(int argc, char** argv, Options* opt) {
       return false;
     }
   }
-  return (!opt->model.empty() || opt->list_kernels) && opt->repeat >= 0;
+  return (!opt->model.empty() || opt->list_kernels || opt->list_prim_ops) && opt->repeat >= 0;
 }
 
 Error read_file(const std::string& path, std::vector<uint8_t>* out) {
@@ -190,6 +195,10 @@ int main(int argc, char** argv) {
       for (size_t c = 0; c < def.calls.size(); ++c) printf(c ? ",%s" : "%s", def.calls[c]);
       printf("\n");
     }
+    return 0;
+  }
+  if (opt.list_prim_ops) {
+    for (const sb::KernelDef* def : sb::prim_ops()) printf("%s\n", def->op);
     return 0;
   }
 

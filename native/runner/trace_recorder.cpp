@@ -26,6 +26,7 @@ void TraceRecorder::on_invoke(const KernelDef& def, const KernelDef* caller, Arg
       append_tensor(&key, v->as_tensor_list[0]);
     }
   }
+  if (key == "v1/") key = "v1";  // no tensor arguments (a prim op on sym ints), as gen_oplist writes it
   records_.insert(std::string(def.op) + '\t' + (caller ? caller->op : "-") + '\t' + key);
 }
 
