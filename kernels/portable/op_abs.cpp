@@ -1,0 +1,29 @@
+// aten::abs.out(Tensor self, *, Tensor(a!) out)
+#include <cmath>
+#include <type_traits>
+
+#include "sb/kernel.h"
+#include "util/unary_ufunc.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::abs.out";
+
+Error abs_out_impl(KernelContext& /*ctx*/, Args args) {
+  return unary_same<kOp, kRealHBF16>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
+    using T = decltype(x);
+    if constexpr (is_integer_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return x < T(0) ? static_cast<T>(U(0) - static_cast<U>(x)) : x;  // abs(INT_MIN) wraps to INT_MIN
+    } else {
+      return static_cast<T>(std::fabs(static_cast<float_compute_t<T>>(x)));
+    }
+  });
+}
+
+}  // namespace
+
+extern const KernelDef abs_out{kOp, "T|T", &abs_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,23 @@
+// aten::alias_copy.out(Tensor self, *, Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/copy.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::alias_copy.out";
+
+Error alias_copy_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& self = *args[0]->as_tensor;
+  Tensor& out = *args[1]->as_tensor;
+  Error err = resize_output_like(kOp, out, self);
+  if (!err.ok()) return err;
+  return copy_same_numel(kOp, self, out);
+}
+
+}  // namespace
+
+extern const KernelDef alias_copy_out{kOp, "T|T", &alias_copy_out_impl, {}};
+
+}  // namespace sb::kernels

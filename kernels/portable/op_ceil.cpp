@@ -1,0 +1,27 @@
+// aten::ceil.out(Tensor self, *, Tensor(a!) out)
+#include <cmath>
+
+#include "sb/kernel.h"
+#include "util/unary_ufunc.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::ceil.out";
+
+Error ceil_out_impl(KernelContext& /*ctx*/, Args args) {
+  return unary_same<kOp, kRealHBF16>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
+    using T = decltype(x);
+    if constexpr (is_integer_v<T>) {
+      return x;  // integers are already whole
+    } else {
+      return static_cast<T>(std::ceil(static_cast<float_compute_t<T>>(x)));
+    }
+  });
+}
+
+}  // namespace
+
+extern const KernelDef ceil_out{kOp, "T|T", &ceil_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,23 @@
+// aten::erf.out(Tensor self, *, Tensor(a!) out)
+//
+// Floating out; an integer or bool input is read as float (ATen's int-to-float promotion).
+#include <cmath>
+
+#include "sb/kernel.h"
+#include "util/unary_ufunc.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::erf.out";
+
+Error erf_out_impl(KernelContext& /*ctx*/, Args args) {
+  return unary_to_float<kOp>(*args[0]->as_tensor, *args[1]->as_tensor,
+                               [](auto x) { return std::erf(x); });
+}
+
+}  // namespace
+
+extern const KernelDef erf_out{kOp, "T|T", &erf_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,29 @@
+// aten::round.out(Tensor self, *, Tensor(a!) out)
+//
+// Halfway cases round to even (nearbyint in the default rounding mode), as ATen's do.
+#include <cmath>
+
+#include "sb/kernel.h"
+#include "util/unary_ufunc.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::round.out";
+
+Error round_out_impl(KernelContext& /*ctx*/, Args args) {
+  return unary_same<kOp, kRealHBF16>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
+    using T = decltype(x);
+    if constexpr (is_integer_v<T>) {
+      return x;  // integers are already whole
+    } else {
+      return static_cast<T>(std::nearbyint(static_cast<float_compute_t<T>>(x)));
+    }
+  });
+}
+
+}  // namespace
+
+extern const KernelDef round_out{kOp, "T|T", &round_out_impl, {}};
+
+}  // namespace sb::kernels
