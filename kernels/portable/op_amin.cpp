@@ -1,0 +1,16 @@
+// aten::amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/extreme.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::amin.out";
+
+Error impl(KernelContext& /*ctx*/, Args args) { return extreme_over_dims<kOp, false, kRealHBBF16>(args); }
+
+}  // namespace
+
+extern const KernelDef amin_out{kOp, "TIb|T", &impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,149 @@
+"""Reductions: max/min (amax, argmax, max.dim, max()), any, mean, prod, var, cumsum, norms,
+topk, pooling and distances — every op that folds elements of its input together."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from tests.conformance.spec import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, Case, per_dtype, sample
+
+REAL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES)
+NAN = math.nan
+INF = math.inf
+F32 = (torch.float32,)
+F32_I32 = (torch.float32, torch.int32)
+F32_I64 = (torch.float32, torch.int64)
+F32_F64 = (torch.float32, torch.float64)
+
+# What ExecuTorch's portable kernel takes, per op (its ET_SWITCH sets), and why it refuses the rest.
+ACCEPTS: dict[str, tuple[tuple[torch.dtype, ...], str]] = {
+    "aten::argmax.out": (REAL_DTYPES, "argmax takes real, Half and BFloat16 inputs, not Bool"),
+    "aten::argmin.out": (REAL_DTYPES, "argmin takes real, Half and BFloat16 inputs, not Bool"),
+}
+
+
+def cases(
+    op: str,
+    name: str,
+    dtypes: tuple[torch.dtype, ...],
+    fn: Callable[..., Any],
+    inputs: Callable[[torch.dtype], tuple[torch.Tensor, ...]],
+    tags: tuple[str, ...] = (),
+) -> list[Case]:
+    """One case per dtype; dtypes outside ACCEPTS[op] are expected to be refused by ExecuTorch."""
+    accepted, why = ACCEPTS.get(op, (ALL_DTYPES, ""))
+
+    def make(dtype: torch.dtype) -> Case:
+        refused = "" if dtype in accepted else why
+        return Case(op, "", fn, inputs(dtype), unsupported_by_executorch=refused, tags=tags)
+
+    return per_dtype(op, name, dtypes, make)
+
+
+def _with_nan(dtype: torch.dtype) -> torch.Tensor:
+    """A 3x4 input with NaN and +-Inf in some rows (float dtypes only)."""
+    x = sample((3, 4), dtype, seed=7)
+    x[0, 2] = NAN
+    x[1, 0] = INF
+    x[1, 3] = -INF
+    x[2, 1] = NAN
+    x[2, 3] = NAN
+    return x
+
+
+def _ties(dtype: torch.dtype) -> tuple[torch.Tensor]:
+    """Repeated extremes: the first index must win."""
+    return (torch.tensor([[1, 3, 3, 0], [2, 2, 0, 2], [0, 0, 0, 0]]).to(dtype),)
+
+
+def _s(*shape: int, seed: int = 0) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
+    return lambda dtype: (sample(shape, dtype, seed=seed),)
+
+
+def _t(values: Any) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
+    return lambda dtype: (torch.tensor(values, dtype=dtype),)
+
+
+def _nan(dtype: torch.dtype) -> tuple[torch.Tensor]:
+    return (_with_nan(dtype),)
+
+
+def _extreme_dims_cases(op: str, fn: Callable[..., torch.Tensor]) -> list[Case]:
+    """amax / amin: a dim list, keepdim, every dim, negative dims, 0-d, NaN."""
+    return [
+        *cases(op, "dim1", ALL_DTYPES, lambda x: fn(x, [1]), _s(3, 4)),
+        *cases(op, "dims02_keepdim", ALL_DTYPES, lambda x: fn(x, [0, 2], True), _s(2, 3, 4, seed=1), ("keepdim",)),
+        *cases(op, "all", F32_I64, lambda x: fn(x, []), _s(2, 3, 2, seed=2)),
+        *cases(op, "negdim", F32_I32, lambda x: fn(x, [-1, -3]), _s(2, 2, 3, seed=3), ("negative-dim",)),
+        *cases(op, "0d", F32, lambda x: fn(x, [0]), _t(2.5), ("0-d",)),
+        *cases(op, "nan", FLOAT_DTYPES, lambda x: fn(x, [1]), _nan, ("nan",)),
+        *cases(op, "nan_dim0", F32, lambda x: fn(x, [0], True), _nan, ("nan", "keepdim")),
+    ]
+
+
+def _arg_cases(op: str, fn: Callable[..., torch.Tensor]) -> list[Case]:
+    """argmax / argmin: one dim or none, keepdim, ties, NaN, 0-d."""
+    return [
+        *cases(op, "dim1", ALL_DTYPES, lambda x: fn(x, 1), _s(3, 4)),
+        *cases(op, "none", F32_I64, lambda x: fn(x), _s(2, 3, 2, seed=2)),
+        *cases(op, "none_keepdim", F32, lambda x: fn(x, None, True), _s(2, 3, seed=4), ("keepdim",)),
+        *cases(op, "negdim_keepdim", F32_I32, lambda x: fn(x, -2, True), _s(2, 3, 2, seed=3),
+               ("negative-dim", "keepdim")),
+        *cases(op, "ties", F32_I64, lambda x: fn(x, 1), _ties),
+        *cases(op, "0d", F32, lambda x: fn(x, 0), _t(-1.5), ("0-d",)),
+        *cases(op, "nan", F32_F64, lambda x: fn(x, 1), _nan, ("nan",)),
+    ]  # fmt: skip
+
+
+def _dim_cases(op: str, fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) -> list[Case]:
+    """max.dim / min.dim: values and indices along one dim."""
+    return [
+        *cases(op, "dim1", ALL_DTYPES, lambda x: fn(x, 1), _s(3, 4)),
+        *cases(op, "negdim_keepdim", F32_I32, lambda x: fn(x, -3, True), _s(2, 3, 2, seed=5),
+               ("negative-dim", "keepdim")),
+        *cases(op, "ties", F32_I64, lambda x: fn(x, 1), _ties),
+        *cases(op, "0d", F32, lambda x: fn(x, 0), _t(3.0), ("0-d",)),
+        *cases(op, "empty_kept", F32, lambda x: fn(x, 1), lambda t: (torch.zeros((0, 3), dtype=t),), ("empty",)),
+        *cases(op, "nan", F32_F64, lambda x: fn(x, 1), _nan, ("nan",)),
+    ]  # fmt: skip
+
+
+def _all_cases(op: str, fn: Callable[[torch.Tensor], torch.Tensor]) -> list[Case]:
+    """max() / min() of every element."""
+    return [
+        *cases(op, "2d", ALL_DTYPES, fn, _s(3, 4)),
+        *cases(op, "0d", F32, fn, _t(-2.0), ("0-d",)),
+        *cases(op, "nan", F32_F64, fn, _nan, ("nan",)),
+        *cases(op, "inf", F32, fn, _t([-INF, 1.0, INF]), ("inf",)),
+    ]
+
+
+def _cumsum_cases(op: str) -> list[Case]:
+    """cumsum: integers and bools sum into Long, an explicit dtype, wrap-around, empty. (No 0-d case:
+    ExecuTorch refuses dim 0 of a 0-d tensor, which ATen and this runtime take.)"""
+    return [
+        *cases(op, "dim1", ALL_DTYPES, lambda x: torch.cumsum(x, 1), _s(3, 4)),
+        *cases(op, "dim0", F32_I32, lambda x: torch.cumsum(x, 0), _s(3, 2, 2, seed=1)),
+        *cases(op, "negdim", F32, lambda x: torch.cumsum(x, -1), _s(2, 5, seed=2), ("negative-dim",)),
+        *cases(op, "to_f64", (*F32_I32, torch.bool), lambda x: torch.cumsum(x, 1, dtype=torch.double), _s(2, 4)),
+        *cases(op, "wraps", (torch.int8,), lambda x: torch.cumsum(x, 0, dtype=torch.int8),
+               _t([100, 100, 100, -128, -128]), ("overflow",)),
+        *cases(op, "empty", F32, lambda x: torch.cumsum(x, 1), lambda t: (torch.zeros((2, 0), dtype=t),), ("empty",)),
+        *cases(op, "nan", (torch.float32, torch.float16), lambda x: torch.cumsum(x, 1), _nan, ("nan",)),
+    ]  # fmt: skip
+
+
+CASES: list[Case] = [
+    *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
+    *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
+    *_arg_cases("aten::argmax.out", lambda x, d=None, k=False: torch.argmax(x, d, k)),
+    *_arg_cases("aten::argmin.out", lambda x, d=None, k=False: torch.argmin(x, d, k)),
+    *_dim_cases("aten::max.dim_max", lambda x, d, k=False: tuple(torch.max(x, d, k))),
+    *_dim_cases("aten::min.dim_min", lambda x, d, k=False: tuple(torch.min(x, d, k))),
+    *_all_cases("aten::max.unary_out", lambda x: torch.max(x)),
+    *_all_cases("aten::min.unary_out", lambda x: torch.min(x)),
+]
