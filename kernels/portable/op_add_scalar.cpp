@@ -1,0 +1,29 @@
+// aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/arith.h"
+#include "util/arith_ops.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::add.Scalar_out";
+
+Error add_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& self = *args[0]->as_tensor;
+  using Rule = ArithRule<kRealB, kRealHBBF16, kRealHBBF16, kOutIsCommon>;
+  // alpha must cast to the result's dtype; a bool result also takes an integer alpha.
+  const ScalarType common = arith_scalar_common<Rule>(self, *args[1]);
+  const ScalarType alpha = scalar_dtype(*args[2]);
+  if (!can_cast(alpha, common) && !(common == ScalarType::kBool && alpha == ScalarType::kLong)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: alpha's dtype %s does not cast to %s", kOp,
+                       scalar_type_name(alpha), scalar_type_name(common));
+  }
+  return arith_scalar_alpha<kOp, Rule>(self, *args[1], *args[2], *args[3]->as_tensor,
+                                       [](auto x, auto s, auto a) { return arith::add(x, arith::mul(a, s)); });
+}
+
+}  // namespace
+
+extern const KernelDef add_Scalar_out{kOp, "Tss|T", &add_scalar_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,19 @@
+// aten::bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/arith.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::bitwise_and.Scalar_out";
+
+Error bitwise_and_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
+  return arith_scalar<kOp, BitwiseRule>(*args[0]->as_tensor, *args[1], *args[2]->as_tensor,
+                                        [](auto x, auto y) { return static_cast<decltype(x)>(x & y); });
+}
+
+}  // namespace
+
+extern const KernelDef bitwise_and_Scalar_out{kOp, "Ts|T", &bitwise_and_scalar_out_impl, {}};
+
+}  // namespace sb::kernels

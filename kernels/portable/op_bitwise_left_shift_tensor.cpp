@@ -1,0 +1,20 @@
+// aten::bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/arith.h"
+#include "util/arith_ops.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::bitwise_left_shift.Tensor_out";
+
+Error bitwise_left_shift_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
+  return arith_tensor<kOp, BitwiseRule>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2]->as_tensor,
+                                        [](auto x, auto y) { return arith::shift_left(x, y); });
+}
+
+}  // namespace
+
+extern const KernelDef bitwise_left_shift_Tensor_out{kOp, "TT|T", &bitwise_left_shift_tensor_out_impl, {}};
+
+}  // namespace sb::kernels

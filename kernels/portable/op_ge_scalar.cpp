@@ -1,0 +1,19 @@
+// aten::ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -- out may have any dtype
+#include "sb/kernel.h"
+#include "util/compare.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::ge.Scalar_out";
+
+Error ge_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
+  return compare_scalar<kOp>(*args[0]->as_tensor, *args[1], *args[2]->as_tensor,
+                             [](auto x, auto y) { return x >= y; });
+}
+
+}  // namespace
+
+extern const KernelDef ge_Scalar_out{kOp, "Ts|T", &ge_scalar_out_impl, {}};
+
+}  // namespace sb::kernels

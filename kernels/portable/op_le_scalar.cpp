@@ -1,0 +1,19 @@
+// aten::le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -- out may have any dtype
+#include "sb/kernel.h"
+#include "util/compare.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::le.Scalar_out";
+
+Error le_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
+  return compare_scalar<kOp>(*args[0]->as_tensor, *args[1], *args[2]->as_tensor,
+                             [](auto x, auto y) { return x <= y; });
+}
+
+}  // namespace
+
+extern const KernelDef le_Scalar_out{kOp, "Ts|T", &le_scalar_out_impl, {}};
+
+}  // namespace sb::kernels

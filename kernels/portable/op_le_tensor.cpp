@@ -1,0 +1,19 @@
+// aten::le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -- out may have any dtype
+#include "sb/kernel.h"
+#include "util/compare.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::le.Tensor_out";
+
+Error le_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
+  return compare_tensor<kOp>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2]->as_tensor,
+                             [](auto x, auto y) { return x <= y; });
+}
+
+}  // namespace
+
+extern const KernelDef le_Tensor_out{kOp, "TT|T", &le_tensor_out_impl, {}};
+
+}  // namespace sb::kernels

@@ -1,0 +1,19 @@
+// aten::logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -- any dtypes
+#include "sb/kernel.h"
+#include "util/compare.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::logical_xor.out";
+
+Error logical_xor_out_impl(KernelContext& /*ctx*/, Args args) {
+  return logical_tensor<kOp>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2]->as_tensor,
+                             [](bool x, bool y) { return x != y; });
+}
+
+}  // namespace
+
+extern const KernelDef logical_xor_out{kOp, "TT|T", &logical_xor_out_impl, {}};
+
+}  // namespace sb::kernels

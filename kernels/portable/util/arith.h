@@ -1,0 +1,201 @@
+// The shared body of ExecuTorch's mixed-dtype binary kernels (arithmetic,
+// bitwise, comparisons, min/max): a dtype rule picks the common and compute
+// dtypes, out gets the broadcast shape, and the element function runs in the
+// compute type with inputs converted on load and the result on store
+// (util/promote.h). Each kernel is then its rule and its element function:
+//
+//   using Rule = ArithRule<kRealTypes, kRealHBBF16, kRealHBF16, kNoBool>;
+//   return arith_tensor<kOp, Rule>(a, b, out, [](auto x, auto y) { return ...; });
+//
+// The element function is generic: it is called with two values of the
+// compute type C (for a Scalar argument, the Scalar converted to C is the
+// second one) and returns C, or bool for comparisons.
+#pragma once
+
+#include <cstdint>
+
+#include "sb/tensor.h"
+#include "sb/value.h"
+#include "util/dtype_switch.h"
+#include "util/elementwise.h"
+#include "util/promote.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+
+// Flags of an ArithRule.
+enum : uint32_t {
+  kNoBool = 1u << 0,         // a Bool common dtype is refused (pow, division, remainder)
+  kFloatMath = 1u << 1,      // computes in Float when the common dtype is Float/Half/BFloat16, else Double
+  kIntToFloat = 1u << 2,     // integer and bool operands promote to Float (true division, atan2)
+  kOutIsCommon = 1u << 3,    // out must have exactly the common dtype (add/sub/rsub.Scalar_out)
+  kAnyOut = 1u << 4,         // out may have any dtype (comparisons, logical ops)
+  kMixedFloatIsFloat = 1u << 5,  // two different floating dtypes compare in Float (ExecuTorch's comparisons)
+};
+
+// What an ExecuTorch portable kernel accepts: the dtypes it computes in, the
+// input and output storage dtypes it reads and writes, and flags above.
+template <DtypeMask Compute, DtypeMask Inputs, DtypeMask Outputs, uint32_t Flags = 0>
+struct ArithRule {
+  static constexpr DtypeMask kCompute = Compute;
+  static constexpr DtypeMask kInputs = Inputs;
+  static constexpr DtypeMask kOutputs = Outputs;
+  static constexpr uint32_t kFlags = Flags;
+};
+
+// Rules several kernels share (ExecuTorch's dtype sets for them).
+// Bitwise ops and shifts: integers and bool.
+using BitwiseRule = ArithRule<kIntBTypes, kIntBTypes, kRealHBBF16>;
+// maximum, minimum, clamp: any real or bool dtype.
+using MinMaxRule = ArithRule<kRealB, kRealHBBF16, kRealHBBF16>;
+// Rounding division, floor_divide, remainder: no bool, no bool out.
+using DivisionRule = ArithRule<kRealTypes, kRealHBBF16, kRealHBF16, kNoBool>;
+// pow, fmod: computed in Float or Double whatever the operands.
+using FloatMathRule = ArithRule<kFloatTypes, kRealHBBF16, kRealHBF16, kNoBool | kFloatMath>;
+
+namespace arith_detail {
+
+template <typename Rule>
+constexpr bool has(uint32_t flag) {
+  return (Rule::kFlags & flag) != 0;
+}
+
+// The common dtype of two tensors under Rule.
+template <typename Rule>
+ScalarType common_of(ScalarType a, ScalarType b) {
+  if constexpr (has<Rule>(kIntToFloat)) {
+    const bool fa = is_floating_type(a);
+    const bool fb = is_floating_type(b);
+    if (fa && fb) return promote_types(a, b);
+    if (fa || fb) return fa ? a : b;
+    return ScalarType::kFloat;
+  } else {
+    const ScalarType common = promote_types(a, b);
+    if constexpr (has<Rule>(kMixedFloatIsFloat)) {
+      if (a != b && is_floating_type(common)) return ScalarType::kFloat;
+    }
+    return common;
+  }
+}
+
+template <typename Rule>
+ScalarType common_with_scalar(ScalarType t, const Value& s) {
+  const ScalarType common = promote_with_scalar(t, s);
+  if constexpr (has<Rule>(kIntToFloat)) {
+    if (!is_floating_type(common)) return ScalarType::kFloat;
+  }
+  return common;
+}
+
+Error check_common(const char* op, uint32_t flags, ScalarType common, const Tensor& out);
+
+// The compute types a dtype-selective build keeps: those of selected dtypes
+// (compute_enabled), and the three a Scalar argument or the rule itself can
+// introduce without any tensor of that dtype (Float: an integer tensor with a
+// floating Scalar, or two floating dtypes compared; Double: float math on
+// integers; Long: a bool tensor with an integer Scalar).
+template <const char* Op, DtypeMask Implemented>
+struct ComputeTypesPolicy {
+  static constexpr DtypeMask kImplemented = Implemented;
+  static constexpr bool enabled(ScalarType t) {
+    return (Implemented & dtype_bit(t)) != 0 &&
+           (compute_enabled<Op, Implemented>(t) || t == ScalarType::kFloat || t == ScalarType::kDouble ||
+            t == ScalarType::kLong);
+  }
+};
+
+template <const char* Op, DtypeMask Implemented, typename Fn>
+Error switch_compute(ScalarType t, Fn&& fn) {
+  return detail::dispatch<ComputeTypesPolicy<Op, Implemented>>(Op, t, fn);
+}
+
+template <typename Rule>
+ScalarType compute_of(ScalarType common) {
+  const ScalarType c = compute_type(common);
+  if constexpr (has<Rule>(kFloatMath)) return c == ScalarType::kFloat ? c : ScalarType::kDouble;
+  return c;
+}
+
+}  // namespace arith_detail
+
+// Resizes out to the broadcast shape of a and b.
+Error resize_to_broadcast(const char* op, const Tensor& a, const Tensor& b, Tensor& out);
+
+// out = f(a, b) element-wise with broadcasting, under Rule.
+template <const char* Op, typename Rule, typename F>
+Error arith_tensor(const Tensor& a, const Tensor& b, Tensor& out, F f) {
+  const ScalarType common = arith_detail::common_of<Rule>(a.dtype, b.dtype);
+  Error err = arith_detail::check_common(Op, Rule::kFlags, common, out);
+  if (!err.ok() || !(err = resize_to_broadcast(Op, a, b, out)).ok()) return err;
+  return arith_detail::switch_compute<Op, Rule::kCompute>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
+    using C = decltype(zero);
+    return map_binary_as<Op, Rule::kInputs, Rule::kOutputs, C>(a, b, out, [&](C x, C y) { return f(x, y); });
+  });
+}
+
+// out = f(a, s) element-wise, with the Scalar s converted to the compute type, under Rule.
+template <const char* Op, typename Rule, typename F>
+Error arith_scalar(const Tensor& a, const Value& s, Tensor& out, F f) {
+  const ScalarType common = arith_detail::common_with_scalar<Rule>(a.dtype, s);
+  Error err = arith_detail::check_common(Op, Rule::kFlags, common, out);
+  if (!err.ok() || !(err = resize_output_like(Op, out, a)).ok()) return err;
+  return arith_detail::switch_compute<Op, Rule::kCompute>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
+    using C = decltype(zero);
+    const C sc = scalar_to<C>(s);
+    return map_unary_as<Op, Rule::kInputs, Rule::kOutputs, C>(a, out, [&](C x) { return f(x, sc); });
+  });
+}
+
+// out = f(a, s, alpha) element-wise with s and alpha converted to the compute
+// type (add/sub/rsub.Scalar_out); alpha must be representable in it, as
+// ExecuTorch's extract_scalar requires. The caller checks alpha's dtype.
+template <const char* Op, typename Rule, typename F>
+Error arith_scalar_alpha(const Tensor& a, const Value& s, const Value& alpha, Tensor& out, F f) {
+  const ScalarType common = arith_detail::common_with_scalar<Rule>(a.dtype, s);
+  Error err = arith_detail::check_common(Op, Rule::kFlags, common, out);
+  if (!err.ok() || !(err = resize_output_like(Op, out, a)).ok()) return err;
+  return arith_detail::switch_compute<Op, Rule::kCompute>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
+    using C = decltype(zero);
+    const C sc = scalar_to<C>(s);
+    C ac{};
+    if (!extract_scalar<C>(alpha, &ac)) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: alpha does not fit the result's dtype", Op);
+    }
+    return map_unary_as<Op, Rule::kInputs, Rule::kOutputs, C>(a, out, [&](C x) { return f(x, sc, ac); });
+  });
+}
+
+// out = f(a, b, c) computed in C, with a, b and c broadcast to out's shape
+// (checked by the caller), converted on load and store as map_binary_as does.
+template <const char* Op, DtypeMask InTypes, DtypeMask OutTypes, typename C, typename F>
+Error map_ternary_as(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& out, F f) {
+  using R = decltype(f(C{}, C{}, C{}));
+  LoadFn<C> load_a = nullptr;
+  LoadFn<C> load_b = nullptr;
+  LoadFn<C> load_c = nullptr;
+  StoreFn<R> store = nullptr;
+  Error err = get_load<Op, InTypes, C>(a, &load_a);
+  if (!err.ok() || !(err = get_load<Op, InTypes, C>(b, &load_b)).ok()) return err;
+  if (!(err = get_load<Op, InTypes, C>(c, &load_c)).ok()) return err;
+  if (!(err = get_store<Op, OutTypes, R>(out, &store)).ok()) return err;
+  const BroadcastIndex ia(a, out);
+  const BroadcastIndex ib(b, out);
+  const BroadcastIndex ic(c, out);
+  const int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    store(out.data, i, f(load_a(a.data, ia(i)), load_b(b.data, ib(i)), load_c(c.data, ic(i))));
+  }
+  return Error();
+}
+
+// The common dtype arith_scalar computes with, for kernels that check the
+// Scalar against it first (division by an integer zero).
+template <typename Rule>
+ScalarType arith_scalar_common(const Tensor& a, const Value& s) {
+  return arith_detail::common_with_scalar<Rule>(a.dtype, s);
+}
+
+// A refused integer division by zero, as ATen refuses it.
+Error integer_division_by_zero(const char* op);
+
+}  // namespace sb::kernels
