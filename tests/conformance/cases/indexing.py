@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+from torch.nn import functional as F
 
-from tests.conformance.spec import ALL_DTYPES, Case, per_dtype, sample
+from tests.conformance.spec import ALL_DTYPES, FLOAT_DTYPES, Case, per_dtype, sample
 
+A = torch.ops.aten
 LONG = torch.int64
 INT = torch.int32
 
@@ -281,3 +283,70 @@ CASES += [
         tags=("error",),
     ),
 ]
+
+PAD_DTYPES = (*FLOAT_DTYPES, torch.uint8, torch.int8, torch.int32, torch.int64)  # ATen pads no bool
+
+# --- padding ----------------------------------------------------------------------------------------
+CPAD = "aten::constant_pad_nd.out"
+CASES += _all(CPAD, "last2", lambda x: F.pad(x, (1, 2, 0, 1), value=3), lambda t: (sample((2, 3, 2), t),))
+CASES += [
+    _one(CPAD, "f32_neg_value", lambda x: F.pad(x, (2, 0), value=-1.5), sample((2, 2), torch.float32)),
+    _one(CPAD, "f32_all_dims", lambda x: F.pad(x, (0, 1, 1, 0, 1, 1)), sample((1, 2, 2), torch.float32, seed=1)),
+    _one(
+        CPAD,
+        "f32_nan_value",
+        lambda x: F.pad(x, (1, 1), value=float("nan")),
+        sample((2,), torch.float32),
+        tags=("nan",),
+    ),
+    _one(CPAD, "f32_empty", lambda x: F.pad(x, (1, 1)), torch.zeros((0, 2)), tags=("empty",)),
+    _one(
+        CPAD,
+        "u8_overflow",
+        lambda x: F.pad(x, (1, 1), value=256),
+        sample((2,), torch.uint8),
+        tags=("overflow", "error"),
+    ),
+]
+for _kind in ("reflection", "replication"):
+    for _n, _shape, _pad in ((1, (2, 4), (2, 3)), (2, (1, 3, 4), (1, 2, 3, 0)), (3, (1, 2, 3, 3), (2, 1, 0, 2, 1, 1))):
+        _op = f"aten::{_kind}_pad{_n}d.out"
+        _fn = getattr(A, f"{_kind}_pad{_n}d")
+        _p = list(_pad) if _kind == "replication" else [min(v, 2) for v in _pad]
+        _keep = (f"preserve=aten.{_kind}_pad{_n}d.default",)
+        CASES += _all(
+            _op,
+            "pad",
+            lambda x, f=_fn, p=_p: f(x, p),
+            lambda t, s=_shape: (sample(s, t, seed=len(s)),),
+            dtypes=PAD_DTYPES,
+            tags=_keep,
+        )
+        CASES.append(
+            _one(
+                _op,
+                "f32_batched",
+                lambda x, f=_fn, p=_p: f(x, p),
+                sample((2, *_shape), torch.float32, seed=5),
+                tags=_keep,
+            )
+        )
+    _f1, _f2 = getattr(A, f"{_kind}_pad1d"), getattr(A, f"{_kind}_pad2d")
+    CASES.append(
+        _one(
+            f"aten::{_kind}_pad2d.out",
+            "f32_negative",
+            lambda x, f=_f2: f(x, [-1, 2, 1, -1]),
+            sample((1, 3, 4), torch.float32, seed=6),
+            tags=(f"preserve=aten.{_kind}_pad2d.default",),
+        )
+    )
+    CASES.append(
+        _one(
+            f"aten::{_kind}_pad1d.out",
+            "f32_nan",
+            lambda x, f=_f1: f(x, [1, 1]),
+            torch.tensor([[float("nan"), 1.0, float("inf")]]),
+            tags=("nan", f"preserve=aten.{_kind}_pad1d.default"),
+        )
+    )
