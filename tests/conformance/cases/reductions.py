@@ -137,6 +137,23 @@ def _cumsum_cases(op: str) -> list[Case]:
     ]  # fmt: skip
 
 
+def _group_norm_cases(op: str) -> list[Case]:
+    """native_group_norm: affine or not, 4-D / 3-D / 2-D inputs, one group per channel (floating
+    dtypes only: torch cannot trace it for integers)."""
+    gn = torch.nn.functional.group_norm
+
+    def affine(*shape: int) -> Callable[[torch.dtype], tuple[torch.Tensor, ...]]:
+        c = shape[1]
+        return lambda t: (sample(shape, t), sample((c,), t, seed=1, low=0.5, high=2), sample((c,), t, seed=2))
+
+    return [
+        *cases(op, "affine", FLOAT_DTYPES, lambda x, w, b: gn(x, 2, w, b, 1e-5), affine(2, 4, 2, 3)),
+        *cases(op, "plain", F32_F64, lambda x: gn(x, 3, eps=1e-3), _s(2, 6, 3, seed=3)),
+        *cases(op, "per_channel_2d", F32, lambda x, w, b: gn(x, 4, w, b), affine(3, 4)),
+        *cases(op, "one_group", (torch.float32, torch.float16), lambda x, w, b: gn(x, 1, w, b), affine(1, 3, 2, 2)),
+    ]
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -146,4 +163,6 @@ CASES: list[Case] = [
     *_dim_cases("aten::min.dim_min", lambda x, d, k=False: tuple(torch.min(x, d, k))),
     *_all_cases("aten::max.unary_out", lambda x: torch.max(x)),
     *_all_cases("aten::min.unary_out", lambda x: torch.min(x)),
+    *_cumsum_cases("aten::cumsum.out"),
+    *_group_norm_cases("aten::native_group_norm.out"),
 ]
