@@ -68,6 +68,10 @@ def _t(values: Any) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
     return lambda dtype: (torch.tensor(values, dtype=dtype),)
 
 
+def _z(*shape: int) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
+    return lambda dtype: (torch.zeros(shape, dtype=dtype),)
+
+
 def _nan(dtype: torch.dtype) -> tuple[torch.Tensor]:
     return (_with_nan(dtype),)
 
@@ -107,7 +111,7 @@ def _dim_cases(op: str, fn: Callable[..., tuple[torch.Tensor, torch.Tensor]]) ->
                ("negative-dim", "keepdim")),
         *cases(op, "ties", F32_I64, lambda x: fn(x, 1), _ties),
         *cases(op, "0d", F32, lambda x: fn(x, 0), _t(3.0), ("0-d",)),
-        *cases(op, "empty_kept", F32, lambda x: fn(x, 1), lambda t: (torch.zeros((0, 3), dtype=t),), ("empty",)),
+        *cases(op, "empty_kept", F32, lambda x: fn(x, 1), _z(0, 3), ("empty",)),
         *cases(op, "nan", F32_F64, lambda x: fn(x, 1), _nan, ("nan",)),
     ]  # fmt: skip
 
@@ -132,7 +136,7 @@ def _cumsum_cases(op: str) -> list[Case]:
         *cases(op, "to_f64", (*F32_I32, torch.bool), lambda x: torch.cumsum(x, 1, dtype=torch.double), _s(2, 4)),
         *cases(op, "wraps", (torch.int8,), lambda x: torch.cumsum(x, 0, dtype=torch.int8),
                _t([100, 100, 100, -128, -128]), ("overflow",)),
-        *cases(op, "empty", F32, lambda x: torch.cumsum(x, 1), lambda t: (torch.zeros((2, 0), dtype=t),), ("empty",)),
+        *cases(op, "empty", F32, lambda x: torch.cumsum(x, 1), _z(2, 0), ("empty",)),
         *cases(op, "nan", (torch.float32, torch.float16), lambda x: torch.cumsum(x, 1), _nan, ("nan",)),
     ]  # fmt: skip
 
@@ -154,6 +158,31 @@ def _group_norm_cases(op: str) -> list[Case]:
     ]
 
 
+def _any_cases() -> list[Case]:
+    """any(): every element; any(dim=(...)): a dim list, keepdim, none; u8 answers in u8."""
+    op_all, op_dims = "aten::any.all_out", "aten::any.dims_out"
+
+    def sparse(*shape: int) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
+        def make(dtype: torch.dtype) -> tuple[torch.Tensor]:
+            x = torch.zeros(shape, dtype=dtype)
+            x.view(-1)[::5] = torch.ones((), dtype=dtype)
+            return (x,)
+
+        return make
+
+    return [
+        *cases(op_all, "2d", ALL_DTYPES, lambda x: torch.any(x), sparse(3, 4)),
+        *cases(op_all, "zeros", F32_I32, lambda x: torch.any(x), _z(2, 3)),
+        *cases(op_all, "nan", F32, lambda x: torch.any(x), _t([0.0, NAN, 0.0]), ("nan",)),
+        *cases(op_all, "empty", (torch.float32, torch.bool), lambda x: torch.any(x), _z(0, 2), ("empty",)),
+        *cases(op_all, "0d", F32, lambda x: torch.any(x), _t(0.5), ("0-d",)),
+        *cases(op_dims, "dims02", ALL_DTYPES, lambda x: torch.any(x, dim=(0, 2)), sparse(2, 3, 4)),
+        *cases(op_dims, "negdims_keepdim", F32_I64, lambda x: torch.any(x, dim=(-1, -2), keepdim=True), sparse(2, 3, 2),
+               ("negative-dim", "keepdim")),
+        *cases(op_dims, "empty_kept", F32, lambda x: torch.any(x, dim=(0, 1)), _z(0, 2, 3), ("empty",)),
+    ]  # fmt: skip
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -165,4 +194,5 @@ CASES: list[Case] = [
     *_all_cases("aten::min.unary_out", lambda x: torch.min(x)),
     *_cumsum_cases("aten::cumsum.out"),
     *_group_norm_cases("aten::native_group_norm.out"),
+    *_any_cases(),
 ]
