@@ -1,12 +1,18 @@
 // Proves that Method::execute does not touch the heap: malloc and friends
 // are interposed and counted while execute() runs.
 //
-//   execute_alloc_test M.pte [M2.pte ...]
+//   execute_alloc_test M.pte[=in0.npy,in1.npy] [M2.pte ...]
 //
-// Prints one line per model and exits non-zero if any execute allocated.
+// With input files, the inputs are set from them first (a dynamic model's may
+// have any shape within its bounds: kernels then resize their outputs), and
+// set_input is counted too. Prints one line per model and exits non-zero if
+// any execute (or set_input) allocated.
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
+
+#include "npy.h"
 
 #include "sb/method.h"
 #include "sb/program.h"
@@ -72,26 +78,41 @@ int main(int argc, char** argv) {
   }
   int failures = 0;
   for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const size_t eq = arg.find('=');
+    const std::string model = arg.substr(0, eq);
+    std::vector<sb::runner::NpyArray> inputs;
+    for (size_t at = eq; at != std::string::npos && at < arg.size();) {
+      const size_t comma = arg.find(',', at + 1);
+      inputs.emplace_back();
+      const std::string path = arg.substr(at + 1, comma == std::string::npos ? std::string::npos : comma - at - 1);
+      if (!(err = sb::runner::read_npy(path, &inputs.back())).ok()) {
+        fprintf(stderr, "error: %s\n", err.message());
+        return 2;
+      }
+      at = comma;
+    }
     std::vector<uint8_t> file;
-    if (!read_file(argv[i], &file)) {
-      fprintf(stderr, "error: cannot read %s\n", argv[i]);
+    if (!read_file(model.c_str(), &file)) {
+      fprintf(stderr, "error: cannot read %s\n", model.c_str());
       return 2;
     }
     sb::Result<sb::Program> program = sb::Program::load(file.data(), file.size());
     sb::Method method;
-    if (!program.ok() || !(err = method.load(program.value, "forward", registry, argv[i])).ok()) {
+    if (!program.ok() || !(err = method.load(program.value, "forward", registry, model.c_str())).ok()) {
       fprintf(stderr, "error: %s\n", program.ok() ? err.message() : program.error.message());
       return 2;
     }
     g_allocations = 0;
     g_counting = true;
-    err = method.execute();
+    for (size_t k = 0; k < inputs.size() && err.ok(); ++k) err = method.set_input(k, inputs[k].tensor);
+    if (err.ok()) err = method.execute();
     g_counting = false;
     if (!err.ok()) {
       fprintf(stderr, "error: %s\n", err.message());
       return 2;
     }
-    printf("%s allocations_during_execute=%zu\n", argv[i], g_allocations);
+    printf("%s allocations_during_execute=%zu\n", model.c_str(), g_allocations);
     failures += g_allocations != 0;
   }
   return failures == 0 ? 0 : 1;

@@ -830,6 +830,13 @@ Error Method::set_input(size_t i, const Tensor& src) {
     return Error::make(ErrorCode::kInvalidArgument, "input %zu has dtype %s, the model expects %s", i,
                        scalar_type_name(src.dtype), scalar_type_name(dst.dtype));
   }
+  if (!same_shape(src, dst) && !dst.is_dynamic()) {
+    char given[80];
+    char expected[80];
+    format_shape(given, sizeof given, src.sizes, src.dim);
+    format_shape(expected, sizeof expected, dst.sizes, dst.dim);
+    return Error::make(ErrorCode::kInvalidArgument, "input %zu has shape %s, the model expects %s", i, given, expected);
+  }
   if (!same_shape(src, dst)) {
     Error err = resize(dst, src.sizes, src.dim);
     if (!err.ok()) return Error::make(ErrorCode::kInvalidArgument, "input %zu %s", i, err.message());

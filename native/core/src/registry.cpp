@@ -121,7 +121,24 @@ Error MissingOps::error(const char* model) const {
     }
     return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", first_op_, model);
   }
-  return Error::make(ErrorCode::kMissingOperator, "missing operators %s (needed by %s)", list_, model);
+  // Whole entries that fit beside the prefix and the suffix, then "…".
+  char suffix[128];
+  snprintf(suffix, sizeof suffix, " (needed by %s)", model);
+  const size_t prefix = strlen("missing operators ");
+  const size_t room = kMaxErrorMessage - 1 > prefix + strlen(suffix) ? kMaxErrorMessage - 1 - prefix - strlen(suffix) : 0;
+  char list[kCapacity];
+  memcpy(list, list_, kCapacity);
+  if (strlen(list) > room) {
+    const char* const kCut = ", …";
+    size_t keep = 0;
+    for (const char* p = list; (p = strstr(p, ", ")) != nullptr; ++p) {
+      const size_t at = static_cast<size_t>(p - list);
+      if (at + strlen(kCut) <= room) keep = at;
+    }
+    list[keep] = '\0';
+    strcat(list, keep == 0 ? "…" : kCut);  // fits: keep + strlen(kCut) <= room < kCapacity
+  }
+  return Error::make(ErrorCode::kMissingOperator, "missing operators %s%s", list, suffix);
 }
 
 }  // namespace sb

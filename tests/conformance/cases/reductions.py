@@ -60,8 +60,8 @@ def _ties(dtype: torch.dtype) -> tuple[torch.Tensor]:
     return (torch.tensor([[1, 3, 3, 0], [2, 2, 0, 2], [0, 0, 0, 0]]).to(dtype),)
 
 
-def _s(*shape: int, seed: int = 0) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
-    return lambda dtype: (sample(shape, dtype, seed=seed),)
+def _s(*shape: int, seed: int = 0, low: float = -4, high: float = 4) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
+    return lambda dtype: (sample(shape, dtype, seed=seed, low=low, high=high),)
 
 
 def _t(values: Any) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
@@ -183,6 +183,31 @@ def _any_cases() -> list[Case]:
     ]  # fmt: skip
 
 
+def _mean_prod_cases() -> list[Case]:
+    """mean(x, dtype=): every dim; prod over everything or one dim: integers and bools into Long
+    (wrapping), dtype=, empty folds give 1."""
+    mean, prod, prod_dim = "aten::mean.dtype_out", "aten::prod.out", "aten::prod.int_out"
+    big = _t([[3_000_000_000, 5_000_000_000], [7, -9_000_000_000]])
+    return [
+        *cases(mean, "2d", FLOAT_DTYPES, lambda x: torch.mean(x), _s(3, 4)),
+        *cases(mean, "to_f64", F32, lambda x: torch.mean(x, dtype=torch.float64), _s(2, 3, seed=1)),
+        *cases(mean, "0d", F32, lambda x: torch.mean(x), _t(1.25), ("0-d",)),
+        *cases(prod, "2d", ALL_DTYPES, lambda x: torch.prod(x), _s(2, 3, low=-2, high=2)),
+        *cases(prod, "to_f64", F32_I32, lambda x: torch.prod(x, dtype=torch.float64), _s(2, 3, seed=1)),
+        *cases(prod, "wraps", (torch.int64,), lambda x: torch.prod(x), big, ("overflow",)),
+        *cases(prod, "empty", F32_I32, lambda x: torch.prod(x), _z(0, 3), ("empty",)),
+        *cases(prod, "nan", F32, lambda x: torch.prod(x), _t([2.0, NAN, 0.0]), ("nan",)),
+        *cases(prod_dim, "dim1", ALL_DTYPES, lambda x: torch.prod(x, 1), _s(3, 4, low=-3, high=3)),
+        *cases(prod_dim, "negdim_keepdim", F32_I64, lambda x: torch.prod(x, -2, keepdim=True), _s(2, 3, 2, seed=2),
+               ("negative-dim", "keepdim")),
+        *cases(prod_dim, "wraps", (torch.int16,), lambda x: torch.prod(x, 0, dtype=torch.int16),
+               _t([[300, -300], [300, 200], [2, 2]]), ("overflow",)),
+        *cases(prod_dim, "wraps", (torch.int64,), lambda x: torch.prod(x, 1), big, ("overflow",)),
+        *cases(prod_dim, "empty_dim", F32, lambda x: torch.prod(x, 0), _z(0, 3), ("empty",)),
+        *cases(prod_dim, "0d", F32, lambda x: torch.prod(x, 0), _t(-3.0), ("0-d",)),
+    ]  # fmt: skip
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -195,4 +220,5 @@ CASES: list[Case] = [
     *_cumsum_cases("aten::cumsum.out"),
     *_group_norm_cases("aten::native_group_norm.out"),
     *_any_cases(),
+    *_mean_prod_cases(),
 ]

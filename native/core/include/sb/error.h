@@ -20,6 +20,9 @@ enum class ErrorCode : uint8_t {
   kDeadline,      // execute() ran past RuntimeLimits::deadline_ns
 };
 
+// Longest message an Error holds (with its terminator); longer ones are cut.
+constexpr size_t kMaxErrorMessage = 256;
+
 class Error {
  public:
   // Success is cheap: the message buffer is left untouched.
@@ -34,7 +37,7 @@ class Error {
   const char* message() const { return ok() ? "ok" : message_; }
 
  private:
-  static constexpr size_t kMaxMessage = 256;
+  static constexpr size_t kMaxMessage = kMaxErrorMessage;
   ErrorCode code_;
   char message_[kMaxMessage];
 };

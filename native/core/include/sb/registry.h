@@ -16,7 +16,8 @@ namespace sb {
 //   missing operator X (needed by M)                       one op
 //   missing operator X (needed by M, called by K)          one op a kernel K calls
 //   missing operators X, Y (called by K), Z (needed by M)  several
-// The list lives in a fixed buffer and ends in "…" when it does not fit.
+// The list lives in a fixed buffer; when it does not fit in the message, it
+// ends in "…" (whole entries only) and the model's name stays.
 class MissingOps {
  public:
   // `caller` is the kernel that dispatches to `op`, or nullptr for an op the
@@ -27,7 +28,7 @@ class MissingOps {
   Error error(const char* model) const;
 
  private:
-  static constexpr size_t kCapacity = 160;
+  static constexpr size_t kCapacity = 240;  // error() cuts the list to what its message holds
   bool listed(const char* entry) const;
 
   char list_[kCapacity] = {};
