@@ -208,6 +208,30 @@ def _mean_prod_cases() -> list[Case]:
     ]  # fmt: skip
 
 
+def _var_cases() -> list[Case]:
+    """var / var_mean: dim lists or every dim, corrections 0, 1 and 2.5, keepdim, a single element (NaN)."""
+    var, var_dim, var_mean = "aten::var.correction_out", "aten::var.out", "aten::var_mean.correction_out"
+    aten = torch.ops.aten
+    keep_var = "preserve=aten.var.dim"
+    return [
+        *cases(var, "dim1", FLOAT_DTYPES, lambda x: torch.var(x, 1), _s(3, 4)),
+        *cases(var, "all", F32_F64, lambda x: torch.var(x), _s(2, 3, 2, seed=1)),
+        *cases(var, "biased_keepdim", F32, lambda x: torch.var(x, (0, 2), correction=0, keepdim=True),
+               _s(2, 3, 2, seed=2), ("keepdim",)),
+        *cases(var, "correction_2_5", F32, lambda x: torch.var(x, -1, correction=2.5), _s(2, 5, seed=3),
+               ("negative-dim",)),
+        *cases(var, "one_element", F32, lambda x: torch.var(x, 1), _s(3, 1, seed=4)),
+        *cases(var, "nan", F32, lambda x: torch.var(x, 1), _nan, ("nan",)),
+        # to_edge turns var.dim into var.correction unless told to keep it
+        *cases(var_dim, "dim1", FLOAT_DTYPES, lambda x: aten.var.dim(x, [1], True), _s(3, 4), (keep_var,)),
+        *cases(var_dim, "biased_keepdim", F32_F64, lambda x: aten.var.dim(x, [-1, 0], False, True), _s(2, 3, seed=5),
+               ("keepdim", "negative-dim", keep_var)),
+        *cases(var_mean, "dim1", FLOAT_DTYPES, lambda x: torch.var_mean(x, 1), _s(3, 4)),
+        *cases(var_mean, "all_biased", F32_F64, lambda x: torch.var_mean(x, correction=0), _s(2, 3, 2, seed=6)),
+        *cases(var_mean, "keepdim", F32, lambda x: torch.var_mean(x, (0,), keepdim=True), _s(3, 2), ("keepdim",)),
+    ]  # fmt: skip
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -221,4 +245,5 @@ CASES: list[Case] = [
     *_group_norm_cases("aten::native_group_norm.out"),
     *_any_cases(),
     *_mean_prod_cases(),
+    *_var_cases(),
 ]

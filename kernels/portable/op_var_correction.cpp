@@ -1,0 +1,20 @@
+// aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False,
+//     Tensor(a!) out)
+#include "sb/kernel.h"
+#include "util/variance.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::var.correction_out";
+
+Error var_correction_out_impl(KernelContext& /*ctx*/, Args args) {
+  return variance_fold<kOp>(*args[0]->as_tensor, *args[1], args[3]->as_bool, correction_of(*args[2]),
+                            *args[4]->as_tensor, nullptr);
+}
+
+}  // namespace
+
+extern const KernelDef var_correction_out{kOp, "TJSb|T", &var_correction_out_impl, {}};
+
+}  // namespace sb::kernels
