@@ -232,6 +232,24 @@ def _var_cases() -> list[Case]:
     ]  # fmt: skip
 
 
+def _batch_norm_cases() -> list[Case]:
+    """_native_batch_norm_legit.no_stats: each channel normalized by the batch's own statistics.
+    (No case for _native_batch_norm_legit.out: torch.export functionalizes it into
+    _native_batch_norm_legit_functional, which has no out variant, so no program holds it.)"""
+    no_stats = "aten::_native_batch_norm_legit.no_stats_out"
+    bn = torch.ops.aten._native_batch_norm_legit
+
+    def affine(*shape: int) -> Callable[[torch.dtype], tuple[torch.Tensor, ...]]:
+        c = shape[1]
+        return lambda t: (sample(shape, t), sample((c,), t, seed=1, low=0.5, high=2), sample((c,), t, seed=2))
+
+    return [
+        *cases(no_stats, "train", FLOAT_DTYPES, lambda x, w, b: bn(x, w, b, True, 0.1, 1e-5), affine(2, 3, 2, 2)),
+        *cases(no_stats, "plain_3d", F32_F64, lambda x: bn(x, None, None, True, 0.1, 1e-3), _s(3, 2, 4, seed=5)),
+        *cases(no_stats, "2d", F32, lambda x, w, b: bn(x, w, b, True, 0.0, 1e-5), affine(4, 3)),
+    ]
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -246,4 +264,5 @@ CASES: list[Case] = [
     *_any_cases(),
     *_mean_prod_cases(),
     *_var_cases(),
+    *_batch_norm_cases(),
 ]
