@@ -350,3 +350,126 @@ for _kind in ("reflection", "replication"):
             tags=("nan", f"preserve=aten.{_kind}_pad1d.default"),
         )
     )
+
+# --- masked_select / masked_scatter / nonzero (data-dependent output shapes) / index_put -------------
+MSELECT = "aten::masked_select.out"
+
+
+def _sized(fn: Callable[..., torch.Tensor], *inputs: torch.Tensor) -> Callable[..., torch.Tensor]:
+    """fn with its data-dependent output length pinned to the one these inputs give (torch._check), so the
+    program plans a static out; the kernel still computes the length and sets it through resize_output."""
+    n = fn(*inputs).shape[0]
+
+    def pinned(*args: torch.Tensor) -> torch.Tensor:
+        out = fn(*args)
+        torch._check(out.shape[0] == n)
+        return out
+
+    return pinned
+
+
+def _select(name: str, *inputs: torch.Tensor, tags: tuple[str, ...] = ()) -> Case:
+    return _one(MSELECT, name, _sized(torch.masked_select, *inputs), *inputs, tags=tags)
+
+
+CASES += per_dtype(
+    MSELECT, "same_shape", ALL_DTYPES, lambda t: _select("", sample((3, 4), t), sample((3, 4), torch.bool, seed=1))
+)
+CASES += [
+    _select("f32_broadcast", sample((2, 3), torch.float32), _idx([True, False, True], torch.bool), tags=("broadcast",)),
+    _select(
+        "i64_broadcast_self", sample((3, 1), torch.int64), sample((2, 3, 4), torch.bool, seed=2), tags=("broadcast",)
+    ),
+    _select("f32_none", sample((2, 3), torch.float32), torch.zeros((2, 3), dtype=torch.bool), tags=("empty",)),
+]
+
+MSCATTER = "aten::masked_scatter.out"
+CASES += _all(
+    MSCATTER,
+    "same_shape",
+    lambda x, m, s: x.masked_scatter(m, s),
+    lambda t: (sample((3, 4), t), sample((3, 4), torch.bool, seed=1), sample((12,), t, seed=2)),
+)
+CASES += [
+    _one(
+        MSCATTER,
+        "f32_broadcast_mask",
+        lambda x, m, s: x.masked_scatter(m, s),
+        sample((2, 3), torch.float32),
+        _idx([False, True, True], torch.bool),
+        sample((2, 4), torch.float32, seed=3),
+        tags=("broadcast",),
+    ),
+    _one(
+        MSCATTER,
+        "f32_none",
+        lambda x, m, s: x.masked_scatter(m, s),
+        sample((2, 3), torch.float32),
+        torch.zeros((2, 3), dtype=torch.bool),
+        sample((1,), torch.float32, seed=4),
+    ),
+]
+
+# nonzero.out: no cases yet. ExecuTorch plans its out with dim order [1, 0] (ATen's meta gives nonzero a
+# transposed layout), which this runtime's loader refuses; the kernel writes row-major [count, rank].
+
+INDEX_PUT = "aten::index_put.out"
+CASES += _all(
+    INDEX_PUT,
+    "rows",
+    lambda x, i, v: torch.index_put(x, (i,), v),
+    lambda t: (sample((4, 3), t), _idx([2, -4]), sample((2, 3), t, seed=1)),
+)
+CASES += _all(
+    INDEX_PUT,
+    "accumulate_repeats",
+    lambda x, i, v: torch.index_put(x, (i,), v, True),
+    lambda t: (sample((4, 3), t), _idx([1, 3, 1, -3]), sample((4, 3), t, seed=1)),
+)
+CASES += [
+    _one(
+        INDEX_PUT,
+        "f32_two_indices",
+        lambda x, i, j, v: torch.index_put(x, (i, j), v),
+        sample((3, 4), torch.float32),
+        _idx([[0], [2]]),
+        _idx([3, 1, 0]),
+        sample((3,), torch.float32, seed=2),
+        tags=("broadcast",),
+    ),
+    _one(
+        INDEX_PUT,
+        "f32_middle_none",
+        lambda x, i, v: A.index_put(x, [None, i], v),
+        sample((2, 4, 2), torch.float32),
+        _idx([3, 0], INT),
+        sample((1, 2, 2), torch.float32, seed=3),
+        tags=("broadcast",),
+    ),
+    _one(
+        INDEX_PUT,
+        "i32_overflow",
+        lambda x, i, v: torch.index_put(x, (i,), v, True),
+        torch.tensor([2**31 - 1, 5], dtype=INT),
+        _idx([0, 0]),
+        torch.tensor([1, 1], dtype=INT),
+        tags=("overflow",),
+    ),
+    _one(
+        INDEX_PUT,
+        "f32_mask",
+        lambda x, m, v: torch.index_put(x, (m,), v),
+        sample((2, 3), torch.float32),
+        _idx([[True, False, True], [False, False, True]], torch.bool),
+        sample((3,), torch.float32, seed=4),
+    ),
+    _one(
+        INDEX_PUT,
+        "oob",
+        lambda x, i, v: torch.index_put(x, (i,), v),
+        sample((4, 3), torch.float32),
+        _idx([4]),
+        sample((1, 3), torch.float32),
+        tags=("error",),
+    ),
+]
