@@ -21,6 +21,7 @@ F32_F64 = (torch.float32, torch.float64)
 
 # What ExecuTorch's portable kernel takes, per op (its ET_SWITCH sets), and why it refuses the rest.
 ACCEPTS: dict[str, tuple[tuple[torch.dtype, ...], str]] = {
+    "aten::topk.values": (REAL_DTYPES, "topk takes real, Half and BFloat16 inputs, not Bool"),
     "aten::argmax.out": (REAL_DTYPES, "argmax takes real, Half and BFloat16 inputs, not Bool"),
     "aten::argmin.out": (REAL_DTYPES, "argmin takes real, Half and BFloat16 inputs, not Bool"),
 }
@@ -250,6 +251,34 @@ def _batch_norm_cases() -> list[Case]:
     ]
 
 
+def _topk_cases() -> list[Case]:
+    """topk (sorted): largest and smallest, along the last, a middle or a negative dim, k = 0 and k = n,
+    one NaN per row. Values are distinct: ExecuTorch's order among equal values is unspecified."""
+    op = "aten::topk.values"
+
+    def distinct(*shape: int, seed: int = 0) -> Callable[[torch.dtype], tuple[torch.Tensor]]:
+        n = math.prod(shape)
+        perm = torch.randperm(n, generator=torch.Generator().manual_seed(seed)) - n // 2
+        return lambda t: (perm.reshape(shape).to(t),)
+
+    def nan_rows(t: torch.dtype) -> tuple[torch.Tensor]:
+        (x,) = distinct(3, 5, seed=4)(t)
+        x[0, 1] = NAN
+        x[2, 4] = NAN
+        return (x,)
+
+    return [
+        *cases(op, "largest", ALL_DTYPES, lambda x: tuple(torch.topk(x, 2)), distinct(3, 5)),
+        *cases(op, "smallest_dim0", F32_I32, lambda x: tuple(torch.topk(x, 3, 0, False)), distinct(4, 3, seed=1)),
+        *cases(op, "negdim", F32, lambda x: tuple(torch.topk(x, 2, -2)), distinct(2, 4, 3, seed=2), ("negative-dim",)),
+        *cases(op, "k_all", F32_I64, lambda x: tuple(torch.topk(x, 6)), distinct(2, 6, seed=3)),
+        *cases(op, "k0", F32, lambda x: tuple(torch.topk(x, 0)), distinct(2, 3)),
+        *cases(op, "nan_largest", F32_F64, lambda x: tuple(torch.topk(x, 3)), nan_rows, ("nan",)),
+        *cases(op, "nan_smallest", F32, lambda x: tuple(torch.topk(x, 5, largest=False)), nan_rows, ("nan",)),
+        *cases(op, "0d", F32, lambda x: tuple(torch.topk(x, 1)), _t(2.0), ("0-d",)),
+    ]  # fmt: skip
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -265,4 +294,5 @@ CASES: list[Case] = [
     *_mean_prod_cases(),
     *_var_cases(),
     *_batch_norm_cases(),
+    *_topk_cases(),
 ]
