@@ -473,3 +473,64 @@ CASES += [
         tags=("error",),
     ),
 ]
+
+# --- select_scatter / slice_scatter -----------------------------------------------------------------
+SEL_SCATTER = "aten::select_scatter.out"
+_KEEP_SEL = ("preserve=aten.select_scatter.default",)
+CASES += _all(
+    SEL_SCATTER,
+    "dim1",
+    lambda x, s: torch.select_scatter(x, s, 1, 2),
+    lambda t: (sample((2, 4, 3), t), sample((2, 3), t, seed=1)),
+    tags=_KEEP_SEL,
+)
+CASES += [
+    _one(
+        SEL_SCATTER,
+        "f32_neg",
+        lambda x, s: torch.select_scatter(x, s, -1, -3),
+        sample((2, 3), torch.float32),
+        sample((2,), torch.float32, seed=2),
+        tags=("negative-dim", *_KEEP_SEL),
+    ),
+    _one(
+        SEL_SCATTER,
+        "f32_1d",
+        lambda x, s: torch.select_scatter(x, s, 0, 1),
+        sample((3,), torch.float32),
+        torch.tensor(9.0),
+        tags=("0-d", *_KEEP_SEL),
+    ),
+]
+SLICE_SCATTER = "aten::slice_scatter.out"
+CASES += _all(
+    SLICE_SCATTER,
+    "step2",
+    lambda x, s: torch.slice_scatter(x, s, 1, 1, 6, 2),
+    lambda t: (sample((2, 6), t), sample((2, 3), t, seed=1)),
+)
+CASES += [
+    _one(
+        SLICE_SCATTER,
+        "f32_negdim_bounds",
+        lambda x, s: torch.slice_scatter(x, s, -2, -3, 100),
+        sample((4, 2), torch.float32),
+        sample((3, 2), torch.float32, seed=2),
+        tags=("negative-dim",),
+    ),
+    _one(
+        SLICE_SCATTER,
+        "f32_whole",
+        lambda x, s: torch.slice_scatter(x, s),
+        sample((2, 2), torch.float32),
+        sample((2, 2), torch.float32, seed=3),
+    ),
+    _one(
+        SLICE_SCATTER,
+        "f32_empty",
+        lambda x, s: torch.slice_scatter(x, s, 0, 2, 2),
+        sample((3, 2), torch.float32),
+        torch.zeros((0, 2)),
+        tags=("empty",),
+    ),
+]
