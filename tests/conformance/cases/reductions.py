@@ -21,6 +21,7 @@ F32_F64 = (torch.float32, torch.float64)
 
 # What ExecuTorch's portable kernel takes, per op (its ET_SWITCH sets), and why it refuses the rest.
 ACCEPTS: dict[str, tuple[tuple[torch.dtype, ...], str]] = {
+    "aten::_adaptive_avg_pool2d.out": ((*FLOAT_DTYPES, torch.int64), "takes floating dtypes and Long"),
     "aten::topk.values": (REAL_DTYPES, "topk takes real, Half and BFloat16 inputs, not Bool"),
     "aten::argmax.out": (REAL_DTYPES, "argmax takes real, Half and BFloat16 inputs, not Bool"),
     "aten::argmin.out": (REAL_DTYPES, "argmin takes real, Half and BFloat16 inputs, not Bool"),
@@ -279,6 +280,19 @@ def _topk_cases() -> list[Case]:
     ]  # fmt: skip
 
 
+def _adaptive_avg_pool_cases() -> list[Case]:
+    """_adaptive_avg_pool2d: overlapping windows (sizes that do not divide), 3-D and 4-D, global pooling."""
+    op = "aten::_adaptive_avg_pool2d.out"
+    keep = ("preserve=aten._adaptive_avg_pool2d.default",)
+    pool = torch.ops.aten._adaptive_avg_pool2d
+    return [
+        *cases(op, "5x7_to_3x2", ALL_DTYPES, lambda x: pool(x, [3, 2]), _s(1, 2, 5, 7), keep),
+        *cases(op, "3d_to_4x3", F32_I64, lambda x: pool(x, [4, 3]), _s(2, 6, 5, seed=1), keep),
+        *cases(op, "global", F32, lambda x: pool(x, [1, 1]), _s(2, 3, 3, 4, seed=2), keep),
+        *cases(op, "upsample", F32, lambda x: pool(x, [3, 5]), _s(1, 1, 2, 3, seed=3), keep),
+    ]
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -295,4 +309,5 @@ CASES: list[Case] = [
     *_var_cases(),
     *_batch_norm_cases(),
     *_topk_cases(),
+    *_adaptive_avg_pool_cases(),
 ]
