@@ -534,3 +534,18 @@ CASES += [
         tags=("empty",),
     ),
 ]
+
+# --- pixel_shuffle / pixel_unshuffle ----------------------------------------------------------------
+SHUFFLE = "aten::pixel_shuffle.out"
+UNSHUFFLE = "aten::pixel_unshuffle.out"
+_KEEP_PS = ("preserve=aten.pixel_shuffle.default",)
+_KEEP_PU = ("preserve=aten.pixel_unshuffle.default",)
+CASES += _all(SHUFFLE, "r2", lambda x: F.pixel_shuffle(x, 2), lambda t: (sample((1, 8, 2, 3), t),), tags=_KEEP_PS)
+CASES += [
+    _one(SHUFFLE, "f32_3d_r3", lambda x: F.pixel_shuffle(x, 3), sample((9, 2, 1), torch.float32), tags=_KEEP_PS),
+    _one(SHUFFLE, "f32_5d", lambda x: F.pixel_shuffle(x, 2), sample((2, 1, 4, 1, 2), torch.float32), tags=_KEEP_PS),
+]
+CASES += _all(UNSHUFFLE, "r2", lambda x: F.pixel_unshuffle(x, 2), lambda t: (sample((1, 2, 4, 6), t),), tags=_KEEP_PU)
+CASES += [
+    _one(UNSHUFFLE, "f32_3d_r3", lambda x: F.pixel_unshuffle(x, 3), sample((1, 3, 6), torch.float32), tags=_KEEP_PU),
+]
