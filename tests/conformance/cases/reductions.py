@@ -293,6 +293,31 @@ def _adaptive_avg_pool_cases() -> list[Case]:
     ]
 
 
+def _distance_cases() -> list[Case]:
+    """_cdist_forward / _pdist_forward: p = 2, 1, 0, inf and 3, broadcast batch dims."""
+    cdist, pdist = "aten::_cdist_forward.out", "aten::_pdist_forward.out"
+
+    def pair(a: tuple[int, ...], b: tuple[int, ...]) -> Callable[[torch.dtype], tuple[torch.Tensor, ...]]:
+        return lambda t: (sample(a, t), sample(b, t, seed=1))
+
+    def whole(a: tuple[int, ...], b: tuple[int, ...]) -> Callable[[torch.dtype], tuple[torch.Tensor, ...]]:
+        """Small integers, so that some differences are exactly zero (p = 0 counts the others)."""
+        return lambda t: (sample(a, torch.int64, high=1).to(t), sample(b, torch.int64, seed=1, high=1).to(t))
+
+    return [
+        *cases(cdist, "p2", FLOAT_DTYPES, lambda a, b: torch.cdist(a, b), pair((3, 4), (2, 4))),
+        *cases(cdist, "p1_batched", F32, lambda a, b: torch.cdist(a, b, 1.0), pair((2, 3, 2), (2, 4, 2))),
+        *cases(cdist, "p0_broadcast", F32, lambda a, b: torch.cdist(a, b, 0.0), whole((2, 1, 2, 3), (3, 2, 3))),
+        *cases(cdist, "pinf", F32_F64, lambda a, b: torch.cdist(a, b, math.inf), pair((3, 2), (3, 2))),
+        *cases(cdist, "p3", F32, lambda a, b: torch.cdist(a, b, 3.0), pair((2, 3), (4, 3))),
+        *cases(pdist, "p2", FLOAT_DTYPES, lambda x: torch.nn.functional.pdist(x), _s(4, 3)),
+        *cases(pdist, "p1", F32, lambda x: torch.nn.functional.pdist(x, 1.0), _s(3, 2, seed=2)),
+        *cases(pdist, "pinf", F32, lambda x: torch.nn.functional.pdist(x, math.inf), _s(4, 2, seed=3)),
+        *cases(pdist, "p0_5", (torch.float64,), lambda x: torch.nn.functional.pdist(x, 0.5), _s(3, 3, seed=4)),
+        *cases(pdist, "one_row", F32, lambda x: torch.nn.functional.pdist(x), _s(1, 3), ("empty",)),
+    ]
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -310,4 +335,5 @@ CASES: list[Case] = [
     *_batch_norm_cases(),
     *_topk_cases(),
     *_adaptive_avg_pool_cases(),
+    *_distance_cases(),
 ]

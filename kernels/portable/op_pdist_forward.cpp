@@ -1,0 +1,48 @@
+// aten::_pdist_forward.out(Tensor self, float p=2., *, Tensor(a!) out)
+//
+// The p-norm distance between every pair of rows i < j of a 2-D input, in
+// row-major pair order: out has N*(N-1)/2 elements.
+#include "sb/kernel.h"
+#include "util/distance.h"
+#include "util/dtype_switch.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::_pdist_forward.out";
+
+Error pdist_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& self = *args[0]->as_tensor;
+  const double p = args[1]->as_double;
+  Tensor& out = *args[2]->as_tensor;
+  if (self.dim != 2) return Error::make(ErrorCode::kInvalidArgument, "%s: input must be 2-D", kOp);
+  Error err = check_norm_p(kOp, p);
+  if (!err.ok()) return err;
+  if (!(err = check_dtype(kOp, "out", out, self.dtype)).ok()) return err;
+  const int64_t n = self.sizes[0];
+  const int64_t m = self.sizes[1];
+  // n <= 2^40 (a tensor's extent), so n * (n - 1) fits in 128 bits; the pair count must fit a size.
+  const unsigned __int128 pairs = n < 2 ? 0 : static_cast<unsigned __int128>(n) * static_cast<unsigned __int128>(n - 1) / 2;
+  if (pairs > static_cast<unsigned __int128>(INT64_MAX)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: too many rows", kOp);
+  }
+  const int64_t size = static_cast<int64_t>(pairs);
+  if (!(err = resize_output(kOp, out, &size, 1)).ok()) return err;
+  return switch_dtype<kOp, kFloatHBF16>(self.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = self.data_as<T>();
+    T* y = out.data_as<T>();
+    int64_t o = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = i + 1; j < n; ++j) y[o++] = static_cast<T>(pnorm_distance(x + i * m, x + j * m, m, p));
+    }
+    return Error();
+  });
+}
+
+}  // namespace
+
+extern const KernelDef _pdist_forward_out{kOp, "Td|T", &pdist_impl, {}};
+
+}  // namespace sb::kernels
