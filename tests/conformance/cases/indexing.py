@@ -549,3 +549,32 @@ CASES += _all(UNSHUFFLE, "r2", lambda x: F.pixel_unshuffle(x, 2), lambda t: (sam
 CASES += [
     _one(UNSHUFFLE, "f32_3d_r3", lambda x: F.pixel_unshuffle(x, 3), sample((1, 3, 6), torch.float32), tags=_KEEP_PU),
 ]
+
+# --- upsample_bilinear2d ----------------------------------------------------------------------------
+BILINEAR = "aten::upsample_bilinear2d.vec_out"
+
+
+def _bilinear(**kw: object) -> Callable[[torch.Tensor], torch.Tensor]:
+    return lambda x: F.interpolate(x, mode="bilinear", **kw)
+
+
+CASES += _all(BILINEAR, "size", _bilinear(size=(5, 7)), lambda t: (sample((1, 2, 3, 4), t),), dtypes=FLOAT_DTYPES)
+CASES += [
+    _one(
+        BILINEAR, "f32_align_corners", _bilinear(size=(5, 7), align_corners=True), sample((2, 1, 3, 4), torch.float32)
+    ),
+    _one(BILINEAR, "f32_scale_1_5", _bilinear(scale_factor=1.5), sample((1, 2, 3, 4), torch.float32, seed=1)),
+    _one(
+        BILINEAR, "f32_scale_ac", _bilinear(scale_factor=2.0, align_corners=True), sample((1, 1, 2, 3), torch.float32)
+    ),
+    _one(BILINEAR, "f32_down", _bilinear(size=(2, 3)), sample((1, 2, 5, 6), torch.float32, seed=2)),
+    _one(BILINEAR, "f32_same_h", _bilinear(size=(3, 6)), sample((1, 1, 3, 4), torch.float32, seed=3)),
+    _one(BILINEAR, "f32_to_1", _bilinear(size=(1, 1), align_corners=True), sample((1, 1, 3, 4), torch.float32, seed=4)),
+    _one(
+        BILINEAR,
+        "f32_nan",
+        _bilinear(size=(4, 4)),
+        torch.tensor([[[[1.0, float("nan")], [float("inf"), 0.0]]]]),
+        tags=("nan",),
+    ),
+]
