@@ -342,9 +342,16 @@ DYNAMIC: dict[str, tuple[Dims, Callable[[torch.Generator], tuple[torch.Tensor, .
 }
 
 
+def all_models() -> dict[str, tuple[Callable[[], nn.Module], Callable[[torch.Generator], tuple[torch.Tensor, ...]]]]:
+    """The hand-written zoo and the real torchvision/transformers architectures."""
+    from models.architectures import ARCHITECTURES
+
+    return {**ZOO, **ARCHITECTURES}
+
+
 def build(name: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     """The model in eval mode with seeded weights (BatchNorm stats randomised so BN does real work)."""
-    make_model, make_inputs = ZOO[name]
+    make_model, make_inputs = all_models()[name]
     torch.manual_seed(sum(map(ord, name)))
     model = make_model().eval()
     for module in model.modules():
@@ -405,9 +412,10 @@ def export(name: str, out_dir: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ZOO_DIR)
-    parser.add_argument("--only", nargs="*", choices=sorted(ZOO), help="export just these models")
+    names = sorted(all_models())
+    parser.add_argument("--only", nargs="*", choices=names, help="export just these models")
     args = parser.parse_args(argv)
-    for name in args.only or sorted(ZOO):
+    for name in args.only or names:
         pte = export(name, args.out)
         print(f"{pte}  {pte.stat().st_size} bytes")
     return 0

