@@ -15,18 +15,12 @@ Error scatter_add_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& src = *args[3]->as_tensor;
   Tensor& out = *args[4]->as_tensor;
   DimIndex plan;
-  Error err = plan_dim_index(kOp, self, args[1]->as_int, index, &src, &plan);
+  Error err = begin_scatter(kOp, self, args[1]->as_int, index, &src, out, &plan);
   if (!err.ok()) return err;
-  if (!(err = resize_output_like(kOp, out, self)).ok()) return err;
-  if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
-  if (!(err = check_dtype(kOp, "src", src, out.dtype)).ok()) return err;
   return switch_dtype<kOp, kRealHBBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
-    const T* x = self.data_as<const T>();
     const T* s = src.data_as<const T>();
     T* y = out.data_as<T>();
-    const int64_t n = self.numel();
-    if (y != x) for (int64_t i = 0; i < n; ++i) y[i] = x[i];
     // Elements are added in index order, so repeated targets sum like ATen's serial loop.
     for_each_dim_index(plan, [&](int64_t to, int64_t from) { y[to] = wrapping_add(y[to], s[from]); });
     return Error();

@@ -14,10 +14,8 @@ Error scatter_value_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& index = *args[2]->as_tensor;
   Tensor& out = *args[4]->as_tensor;
   DimIndex plan;
-  Error err = plan_dim_index(kOp, self, args[1]->as_int, index, nullptr, &plan);
+  Error err = begin_scatter(kOp, self, args[1]->as_int, index, nullptr, out, &plan);
   if (!err.ok()) return err;
-  if (!(err = resize_output_like(kOp, out, self)).ok()) return err;
-  if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   return switch_dtype<kOp, kRealHBBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     T value;
@@ -25,10 +23,7 @@ Error scatter_value_out_impl(KernelContext& /*ctx*/, Args args) {
       return Error::make(ErrorCode::kInvalidArgument, "%s: value does not fit dtype %s", kOp,
                          scalar_type_name(out.dtype));
     }
-    const T* x = self.data_as<const T>();
     T* y = out.data_as<T>();
-    const int64_t n = self.numel();
-    if (y != x) for (int64_t i = 0; i < n; ++i) y[i] = x[i];
     for_each_dim_index(plan, [&](int64_t to, int64_t) { y[to] = value; });
     return Error();
   });

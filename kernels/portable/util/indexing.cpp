@@ -1,5 +1,7 @@
 #include "util/indexing.h"
 
+#include <cstring>
+
 #include "util/shape.h"
 
 namespace sb::kernels {
@@ -56,6 +58,17 @@ Error plan_dim_index(const char* op, const Tensor& self, int64_t dim, const Tens
   }
   strides_of(self, p.rank, p.self_strides);
   strides_of(src != nullptr ? *src : index, p.rank, p.src_strides);
+  return Error();
+}
+
+Error begin_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
+                    Tensor& out, DimIndex* plan) {
+  Error err = plan_dim_index(op, self, dim, index, src, plan);
+  if (!err.ok()) return err;
+  if (!(err = resize_output_like(op, out, self)).ok()) return err;
+  if (!(err = check_dtype(op, "self", self, out.dtype)).ok()) return err;
+  if (src != nullptr && !(err = check_dtype(op, "src", *src, out.dtype)).ok()) return err;
+  if (out.data != self.data && out.nbytes() != 0) memmove(out.data, self.data, out.nbytes());
   return Error();
 }
 

@@ -91,6 +91,13 @@ struct DimIndex {
 Error plan_dim_index(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                      DimIndex* plan);
 
+// What every scatter kernel does before it writes: plans the index (against
+// src when given), gives out self's shape, requires self (and src) to have
+// out's dtype, and starts out as a copy of self. The kernel then writes the
+// indexed elements with for_each_dim_index.
+Error begin_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
+                    Tensor& out, DimIndex* plan);
+
 // Calls fn(self_offset, src_offset) for each index element, row-major: the
 // self element at the index element's coordinate with the index value along
 // dim, and the src element at the index element's coordinate.
