@@ -1,6 +1,7 @@
 // aten::any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -- out is bool
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
+#include "util/promote.h"
 #include "util/shape.h"
 
 namespace sb::kernels {
@@ -15,7 +16,10 @@ Error any_out_impl(KernelContext& /*ctx*/, Args args) {
   int32_t dim = 0;
   Error err = normalize_dim(kOp, args[1]->as_int, self.dim, &dim);
   if (!err.ok()) return err;
-  if (!(err = check_dtype(kOp, "out", out, ScalarType::kBool)).ok()) return err;
+  if (out.dtype != ScalarType::kBool && out.dtype != ScalarType::kByte) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: out must be bool or uint8, not %s", kOp,
+                       scalar_type_name(out.dtype));
+  }
 
   int64_t sizes[kMaxDims];
   int32_t rank = 0;
@@ -28,18 +32,21 @@ Error any_out_impl(KernelContext& /*ctx*/, Args args) {
   const int64_t outer = size_product(self, 0, dim);
   const int64_t reduced = self.dim == 0 ? 1 : self.sizes[dim];
   const int64_t inner = size_product(self, dim + 1, self.dim);
-  return switch_dtype<kOp, kRealAndBool>(self.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kRealHBBF16>(self.dtype, [&](auto zero) {
     using T = decltype(zero);
-    const T* in = self.data_as<T>();
-    bool* y = out.data_as<bool>();
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = 0; i < inner; ++i) {
-        bool found = false;
-        for (int64_t r = 0; r < reduced && !found; ++r) found = in[(o * reduced + r) * inner + i] != T(0);
-        y[o * inner + i] = found;
+    return switch_dtype<kOp, kBoolType | kByteType>(out.dtype, [&](auto out_zero) {
+      using O = decltype(out_zero);
+      const T* in = self.data_as<T>();
+      O* y = out.data_as<O>();
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          bool found = false;
+          for (int64_t r = 0; r < reduced && !found; ++r) found = convert<bool>(in[(o * reduced + r) * inner + i]);
+          y[o * inner + i] = static_cast<O>(found);
+        }
       }
-    }
-    return Error();
+      return Error();
+    });
   });
 }
 

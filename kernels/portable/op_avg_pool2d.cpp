@@ -3,6 +3,7 @@
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
 #include "util/pool.h"
+#include "util/promote.h"
 #include "util/shape.h"
 
 namespace sb::kernels {
@@ -30,7 +31,7 @@ Error avg_pool_out_impl(KernelContext& /*ctx*/, Args args) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: divisor_override must be non-zero", kOp);
   }
 
-  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kFloatHBF16 | kLongType>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = in.data_as<T>();
     T* y = out.data_as<T>();
@@ -46,12 +47,12 @@ Error avg_pool_out_impl(KernelContext& /*ctx*/, Args args) {
           const int64_t hs = max64(h0, 0), ws = max64(w0, 0), he = min64(h1, g.h), we = min64(w1, g.w);
           double sum = 0.0;
           for (int64_t ih = hs; ih < he; ++ih) {
-            for (int64_t iw = ws; iw < we; ++iw) sum += plane[ih * g.w + iw];
+            for (int64_t iw = ws; iw < we; ++iw) sum += static_cast<double>(convert<compute_t<T>>(plane[ih * g.w + iw]));
           }
           const int64_t divisor = divisor_override ? divisor_override
                                   : count_include_pad ? padded
                                                       : (he - hs) * (we - ws);
-          y[(p * g.oh + oh) * g.ow + ow] = divisor > 0 ? static_cast<T>(sum / static_cast<double>(divisor)) : T(0);
+          y[(p * g.oh + oh) * g.ow + ow] = divisor > 0 ? convert<T>(sum / static_cast<double>(divisor)) : T(0);
         }
       }
     }

@@ -2,12 +2,30 @@
 #include <cstring>
 
 #include "sb/kernel.h"
+#include "util/promote.h"
 #include "util/shape.h"
 
 namespace sb::kernels {
 namespace {
 
 constexpr char kOp[] = "aten::cat.out";
+
+// block_elems elements of t per outer index, converted to out's dtype, into
+// out at element offset `at` of each out block of out_block elements.
+Error convert_blocks(const Tensor& t, const Tensor& out, int64_t outer, int64_t block_elems, int64_t out_block,
+                     int64_t at) {
+  return switch_dtype<kOp, kRealHBBF16>(out.dtype, [&](auto zero) {
+    using O = decltype(zero);
+    LoadFn<O> load = nullptr;
+    Error err = get_load<kOp, kRealHBBF16, O>(t, &load);
+    if (!err.ok()) return err;
+    O* y = out.data_as<O>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t j = 0; j < block_elems; ++j) y[o * out_block + at + j] = load(t.data, o * block_elems + j);
+    }
+    return Error();
+  });
+}
 
 // ATen skips legacy empty 1-D inputs of shape [0] whatever the other ranks.
 bool skipped(const Tensor& t) { return t.dim == 1 && t.sizes[0] == 0; }
@@ -37,7 +55,8 @@ Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
         return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in size in dim %d", kOp, d);
       }
     }
-    if (!(err = check_dtype(kOp, "input", *t, out.dtype)).ok()) return err;
+    // Inputs of other dtypes are converted to out's, when ATen allows the cast.
+    if (!(err = check_can_cast(kOp, t->dtype, out)).ok()) return err;
     if (__builtin_add_overflow(joined, t->sizes[dim], &joined)) {
       return Error::make(ErrorCode::kInvalidArgument, "%s: inputs join to more elements than fit", kOp);
     }
@@ -53,6 +72,13 @@ Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
   for (const Tensor* t : tensors) {
     if (skipped(*t)) continue;
     const size_t block = static_cast<size_t>(size_product(*t, dim, t->dim)) * elem;
+    if (t->dtype != out.dtype) {
+      err = convert_blocks(*t, out, outer, static_cast<int64_t>(block / elem), static_cast<int64_t>(out_block / elem),
+                           static_cast<int64_t>(offset / elem));
+      if (!err.ok()) return err;
+      offset += block;
+      continue;
+    }
     for (int64_t o = 0; o < outer; ++o) {
       memcpy(static_cast<uint8_t*>(out.data) + o * out_block + offset,
              static_cast<const uint8_t*>(t->data) + o * block, block);

@@ -6,6 +6,7 @@
 
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
+#include "util/promote.h"
 #include "util/shape.h"
 
 namespace sb::kernels {
@@ -77,8 +78,7 @@ void convolve(const Geometry& g, const T* x, const T* w, const T* bias, T* y) {
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t oc = 0; oc < g.c_out; ++oc) {
       T* out = y + (n * g.c_out + oc) * g.oh * g.ow;
-      const T init = bias ? bias[oc] : T(0);
-      for (int64_t i = 0; i < g.oh * g.ow; ++i) out[i] = init;
+      for (int64_t i = 0; i < g.oh * g.ow; ++i) out[i] = T(0);
       const int64_t group = oc / cout_g;
       for (int64_t icg = 0; icg < cin_g; ++icg) {
         const T* plane = x + (n * g.c_in + group * cin_g + icg) * g.h * g.w;
@@ -97,10 +97,14 @@ void convolve(const Geometry& g, const T* x, const T* w, const T* bias, T* y) {
               if (ih < 0 || ih >= g.h) continue;
               const int64_t row = ih * g.w + shift;
               T* dst = out + oh * g.ow;
-              for (int64_t ow = ow_begin; ow < ow_end; ++ow) dst[ow] += tap * plane[row + ow * g.sw];
+              for (int64_t ow = ow_begin; ow < ow_end; ++ow) dst[ow] = mul_add(dst[ow], tap, plane[row + ow * g.sw]);
             }
           }
         }
+      }
+      // The bias comes last, as ExecuTorch adds it.
+      if (bias) {
+        for (int64_t i = 0; i < g.oh * g.ow; ++i) out[i] = mul_add(out[i], bias[oc], T(1));
       }
     }
   }
@@ -124,7 +128,7 @@ Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
     if (args[2]->as_tensor->numel() != g.c_out) return Error::make(ErrorCode::kInvalidArgument, "%s: bias size", kOp);
     if (!(err = check_dtype(kOp, "bias", *args[2]->as_tensor, out.dtype)).ok()) return err;
   }
-  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kRealHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* bias = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<T>();
     convolve<T>(g, in.data_as<T>(), weight.data_as<T>(), bias, out.data_as<T>());

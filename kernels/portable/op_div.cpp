@@ -1,4 +1,6 @@
 // aten::div.out(Tensor self, Tensor other, *, Tensor(a!) out) -- true division
+//
+// Integer and bool operands divide as Float; out is any floating dtype.
 #include "sb/kernel.h"
 #include "util/binary.h"
 
@@ -7,9 +9,23 @@ namespace {
 
 constexpr char kOp[] = "aten::div.out";
 
+// ExecuTorch's rule: two floating dtypes promote, one floating dtype wins, else Float.
+ScalarType division_type(ScalarType a, ScalarType b) {
+  if (is_floating_type(a) && is_floating_type(b)) return promote_types(a, b);
+  if (is_floating_type(a)) return a;
+  return is_floating_type(b) ? b : ScalarType::kFloat;
+}
+
 Error div_out_impl(KernelContext& /*ctx*/, Args args) {
-  return binary_op<kOp, kFloatTypes>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2]->as_tensor,
-                                     [](auto x, auto y) { return x / y; });
+  const Tensor& a = *args[0]->as_tensor;
+  const Tensor& b = *args[1]->as_tensor;
+  const Tensor& out = *args[2]->as_tensor;
+  Error err = check_broadcast_out(kOp, a, b, out);
+  if (!err.ok()) return err;
+  return switch_compute_dtype<kOp, kFloatTypes>(compute_type(division_type(a.dtype, b.dtype)), [&](auto zero) {
+    using C = decltype(zero);
+    return map_binary_as<kOp, kRealHBBF16, kFloatHBF16, C>(a, b, out, [](C x, C y) { return x / y; });
+  });
 }
 
 }  // namespace

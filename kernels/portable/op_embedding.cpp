@@ -28,7 +28,7 @@ Error embedding_out_impl(KernelContext& /*ctx*/, Args args) {
   const size_t row_bytes = static_cast<size_t>(weight.sizes[1]) * element_size(weight.dtype);
   const int64_t n = indices.numel();
   // Indices index the weight: both their dtype and the table's are dispatched.
-  return switch_dtype<kOp, kIntTypes>(indices.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kIntType | kLongType>(indices.dtype, [&](auto zero) {
     using I = decltype(zero);
     const I* idx = indices.data_as<I>();
     for (int64_t i = 0; i < n; ++i) {
@@ -37,7 +37,7 @@ Error embedding_out_impl(KernelContext& /*ctx*/, Args args) {
                            static_cast<long long>(idx[i]), static_cast<long long>(rows));
       }
     }
-    return switch_dtype<kOp, kRealTypes>(out.dtype, [&](auto) {
+    return switch_dtype<kOp, kAllTypes>(out.dtype, [&](auto) {
       const uint8_t* table = static_cast<const uint8_t*>(weight.data);
       uint8_t* y = static_cast<uint8_t*>(out.data);
       for (int64_t i = 0; i < n; ++i) memcpy(y + i * row_bytes, table + idx[i] * row_bytes, row_bytes);

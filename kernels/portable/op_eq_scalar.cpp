@@ -1,9 +1,12 @@
-// aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -- out is bool
-#include <type_traits>
-
+// aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+//
+// Compares in the dtype self and the Scalar promote to (an integer tensor
+// with an integer Scalar exactly, with a floating one as float); out may
+// have any dtype and receives 0 or 1.
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
+#include "util/promote.h"
 
 namespace sb::kernels {
 namespace {
@@ -13,23 +16,14 @@ constexpr char kOp[] = "aten::eq.Scalar_out";
 Error eq_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Value& scalar = *args[1];
-  const double other = scalar.scalar_as_double();
-  // Integers compare exactly with an integer scalar; through double, large int64s would collide.
-  const bool exact = scalar.tag != Tag::kDouble;
-  const int64_t other_i = exact ? scalar.scalar_as_int() : 0;
   Tensor& out = *args[2]->as_tensor;
   Error err = resize_output_like(kOp, out, self);
   if (!err.ok()) return err;
-  if (!(err = check_dtype(kOp, "out", out, ScalarType::kBool)).ok()) return err;
-  return switch_dtype<kOp, kRealAndBool>(self.dtype, [&](auto zero) {
-    using T = decltype(zero);
-    map_unary<T, bool>(self, out, [=](T x) {
-      if constexpr (std::is_integral_v<T>) {
-        if (exact) return static_cast<int64_t>(x) == other_i;
-      }
-      return static_cast<double>(x) == other;
-    });
-    return Error();
+  const ScalarType common = compute_type(promote_with_scalar(self.dtype, scalar));
+  return switch_compute_dtype<kOp, kRealB>(common, [&](auto zero) {
+    using C = decltype(zero);
+    const C other = scalar_to<C>(scalar);
+    return map_unary_as<kOp, kRealHBBF16, kRealHBBF16, C>(self, out, [=](C x) { return x == other; });
   });
 }
 

@@ -19,13 +19,13 @@ Error gelu_out_impl(KernelContext& /*ctx*/, Args args) {
   const Span<const char> approximate = args[1]->as_string;
   const Tensor& out = *args[2]->as_tensor;
   if (equals(approximate, "none")) {
-    return unary_op<kOp, kFloatTypes>(self, out, [](auto x) {
+    return unary_op<kOp, kFloatHBF16>(self, out, [](auto x) {
       using T = decltype(x);
       return static_cast<T>(0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)));
     });
   }
   if (equals(approximate, "tanh")) {
-    return unary_op<kOp, kFloatTypes>(self, out, [](auto x) {
+    return unary_op<kOp, kFloatHBF16>(self, out, [](auto x) {
       using T = decltype(x);
       const double inner = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
       return static_cast<T>(0.5 * x * (1.0 + std::tanh(inner)));

@@ -9,7 +9,7 @@ constexpr char kOp[] = "aten::leaky_relu.out";
 
 Error leaky_relu_out_impl(KernelContext& /*ctx*/, Args args) {
   const double slope = args[1]->scalar_as_double();
-  return unary_op<kOp, kFloatTypes>(*args[0]->as_tensor, *args[2]->as_tensor, [=](auto x) {
+  return unary_op<kOp, kFloatHBF16>(*args[0]->as_tensor, *args[2]->as_tensor, [=](auto x) {
     using T = decltype(x);
     return x > T(0) ? x : static_cast<T>(static_cast<double>(x) * slope);
   });

@@ -10,9 +10,7 @@ namespace {
 constexpr char kOp[] = "aten::log.out";
 
 Error log_out_impl(KernelContext& /*ctx*/, Args args) {
-  return unary_op<kOp, kFloatTypes>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
-    return std::log(x);
-  });
+  return unary_float_op<kOp>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) { return std::log(x); });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
+#include "util/promote.h"
 
 namespace sb::kernels {
 namespace {
@@ -13,12 +14,8 @@ Error logical_not_out_impl(KernelContext& /*ctx*/, Args args) {
   Tensor& out = *args[1]->as_tensor;
   Error err = resize_output_like(kOp, out, self);
   if (!err.ok()) return err;
-  if (!(err = check_dtype(kOp, "out", out, ScalarType::kBool)).ok()) return err;
-  return switch_dtype<kOp, kRealAndBool>(self.dtype, [&](auto zero) {
-    using T = decltype(zero);
-    map_unary<T, bool>(self, out, [](T x) { return x == T(0); });
-    return Error();
-  });
+  // Any dtype in, any dtype out (0 or 1); NaN is true, so its negation is false.
+  return map_unary_as<kOp, kRealHBBF16, kRealHBBF16, bool>(self, out, [](bool x) { return !x; });
 }
 
 }  // namespace

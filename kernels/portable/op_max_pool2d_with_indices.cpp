@@ -25,7 +25,7 @@ Error max_pool_out_impl(KernelContext& /*ctx*/, Args args) {
   if (!(err = check_dtype(kOp, "indices", indices, ScalarType::kLong)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", in, out.dtype)).ok()) return err;
 
-  return switch_dtype<kOp, kRealTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kRealHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = in.data_as<T>();
     T* y = out.data_as<T>();

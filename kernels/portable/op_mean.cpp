@@ -17,6 +17,13 @@ Error mean_out_impl(KernelContext& ctx, Args args) {
   ReducePlan plan;
   Error err = plan_reduction(kOp, self, dims, args[2]->as_bool, &plan);
   if (!err.ok()) return err;
+  // A mean is floating: out's dtype (and dtype=, which must name it), and self's unless dtype= converts it.
+  const ScalarType out_type = args[4]->as_tensor->dtype;
+  if (!is_floating_type(out_type) || (args[3]->is_none() ? !is_floating_type(self.dtype)
+                                                          : args[3]->as_int != static_cast<int64_t>(out_type))) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: needs a floating input and out (or dtype= naming out's)",
+                       kOp);
+  }
 
   Value* sum_args[] = {args[0], args[1], args[2], args[3], args[4]};
   if (!(err = ctx.call("aten::sum.IntList_out", sum_args)).ok()) return err;

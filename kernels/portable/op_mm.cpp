@@ -19,7 +19,7 @@ Error mm_out_impl(KernelContext& /*ctx*/, Args args) {
   const int64_t sizes[] = {a.sizes[0], b.sizes[1]};
   Error err = check_product(kOp, a, b, out, sizes, 2);
   if (!err.ok()) return err;
-  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kRealHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     batched_matmul<T>(a.data_as<T>(), b.data_as<T>(), out.data_as<T>(), 1, a.sizes[0], a.sizes[1], b.sizes[1]);
     return Error();

@@ -1,6 +1,6 @@
 // aten::mul.out(Tensor self, Tensor other, *, Tensor(a!) out)
-#include <type_traits>
-
+//
+// In the promoted dtype's compute type; integer products wrap, bools "and".
 #include "sb/kernel.h"
 #include "util/binary.h"
 
@@ -9,22 +9,18 @@ namespace {
 
 constexpr char kOp[] = "aten::mul.out";
 
-template <typename T>
-T multiply(T x, T y) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return x && y;
-  } else if constexpr (std::is_integral_v<T>) {
-    // Integer products wrap like ATen's; unsigned arithmetic keeps that defined.
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
-  } else {
-    return x * y;
-  }
-}
-
 Error mul_out_impl(KernelContext& /*ctx*/, Args args) {
-  return binary_op<kOp, kRealAndBool>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2]->as_tensor,
-                                      [](auto x, auto y) { return multiply(x, y); });
+  const Tensor& a = *args[0]->as_tensor;
+  const Tensor& b = *args[1]->as_tensor;
+  const Tensor& out = *args[2]->as_tensor;
+  const ScalarType common = promote_types(a.dtype, b.dtype);
+  Error err = check_can_cast(kOp, common, out);
+  if (!err.ok() || !(err = check_broadcast_out(kOp, a, b, out)).ok()) return err;
+  return switch_compute_dtype<kOp, kRealB>(compute_type(common), [&](auto zero) {
+    using C = decltype(zero);
+    return map_binary_as<kOp, kRealHBBF16, kRealHBBF16, C>(a, b, out,
+                                                           [](C x, C y) { return binary_detail::mul(x, y); });
+  });
 }
 
 }  // namespace

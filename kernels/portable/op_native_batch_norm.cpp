@@ -38,7 +38,7 @@ Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
 
   const int64_t batch = input.sizes[0];
   const int64_t plane = size_product(input, 2, input.dim);
-  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kFloatHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = input.data_as<T>();
     const T* w = args[1]->is_none() ? nullptr : args[1]->as_tensor->data_as<T>();
@@ -47,12 +47,14 @@ Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
     const T* var = args[4]->as_tensor->data_as<T>();
     T* y = out.data_as<T>();
     for (int64_t c = 0; c < channels; ++c) {
-      // Folded into one multiply-add per element.
-      const T scale = static_cast<T>((w ? w[c] : T(1)) / std::sqrt(static_cast<double>(var[c]) + eps));
-      const T shift = static_cast<T>((b ? b[c] : T(0)) - mean[c] * scale);
+      // ExecuTorch's order, each step rounded to T (a no-op for float and double).
+      const T invstd = static_cast<T>(1.0 / std::sqrt(static_cast<double>(var[c]) + eps));
+      const T weight = w ? w[c] : T(1);
+      const T shift = b ? b[c] : T(0);
+      const T m = mean[c];
       for (int64_t n = 0; n < batch; ++n) {
         const int64_t base = (n * channels + c) * plane;
-        for (int64_t i = 0; i < plane; ++i) y[base + i] = x[base + i] * scale + shift;
+        for (int64_t i = 0; i < plane; ++i) y[base + i] = T(T(T(x[base + i] - m) * invstd) * weight) + shift;
       }
     }
     return Error();

@@ -51,7 +51,7 @@ Error layer_norm_out_impl(KernelContext& /*ctx*/, Args args) {
                      resize_output(kOp, rstd_out, stat_sizes, input.dim).ok() && mean_out.dtype == out.dtype &&
                      rstd_out.dtype == out.dtype;
 
-  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kFloatHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = input.data_as<T>();
     const T* w = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<T>();

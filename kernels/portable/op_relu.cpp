@@ -10,9 +10,9 @@ namespace {
 constexpr char kOp[] = "aten::relu.out";
 
 Error relu_out_impl(KernelContext& /*ctx*/, Args args) {
-  return unary_op<kOp, kRealTypes>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
+  return unary_op<kOp, kRealHBF16>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
     using T = decltype(x);
-    return x > T(0) ? x : T(0);
+    return x < T(0) ? T(0) : x;  // NaN passes through
   });
 }
 

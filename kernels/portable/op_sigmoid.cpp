@@ -10,7 +10,7 @@ namespace {
 constexpr char kOp[] = "aten::sigmoid.out";
 
 Error sigmoid_out_impl(KernelContext& /*ctx*/, Args args) {
-  return unary_op<kOp, kFloatTypes>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
+  return unary_float_op<kOp>(*args[0]->as_tensor, *args[1]->as_tensor, [](auto x) {
     using T = decltype(x);
     return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
   });

@@ -24,7 +24,7 @@ Error softmax_out_impl(KernelContext& /*ctx*/, Args args) {
   const int64_t n = self.dim == 0 ? 1 : self.sizes[dim];
   const int64_t inner = size_product(self, dim + 1, self.dim);
   if (n == 0) return Error();  // nothing to write, and no first element to start the max from
-  return switch_dtype<kOp, kFloatTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kFloatHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = self.data_as<T>();
     T* y = out.data_as<T>();  // may alias x: each element is read before it is written
@@ -40,7 +40,7 @@ Error softmax_out_impl(KernelContext& /*ctx*/, Args args) {
           sum += e;
         }
         const T scale = static_cast<T>(1.0 / sum);
-        for (int64_t k = 0; k < n; ++k) y[base + k * inner] *= scale;
+        for (int64_t k = 0; k < n; ++k) y[base + k * inner] = y[base + k * inner] * scale;
       }
     }
     return Error();

@@ -8,7 +8,7 @@ namespace {
 constexpr char kOp[] = "aten::sub.out";
 
 Error sub_out_impl(KernelContext& /*ctx*/, Args args) {
-  return add_scaled<kOp>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2], *args[3]->as_tensor, true);
+  return add_scaled<kOp, true>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2], *args[3]->as_tensor);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out)
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
+#include "util/promote.h"
 #include "util/reduce.h"
 #include "util/shape.h"
 
@@ -17,22 +18,32 @@ Error sum_out_impl(KernelContext& /*ctx*/, Args args) {
   Error err = plan_reduction(kOp, self, dims, args[2]->as_bool, &plan);
   if (!err.ok()) return err;
   if (!(err = resize_output(kOp, out, plan.out_sizes, plan.out_rank)).ok()) return err;
-  if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
+  // Any dtype in, any dtype out (ATen sums integers into int64); dtype=, when given, names out's.
   if (!args[3]->is_none() && args[3]->as_int != static_cast<int64_t>(out.dtype)) {
-    return Error::make(ErrorCode::kNotSupported, "%s: dtype conversion is not supported", kOp);
+    return Error::make(ErrorCode::kInvalidArgument, "%s: dtype= differs from out's dtype %s", kOp,
+                       scalar_type_name(out.dtype));
   }
 
-  return switch_dtype<kOp, kRealTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kRealHBBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
-    using Acc = double;
-    const T* x = self.data_as<T>();
+    using Acc = acc_t<T>;  // integer sums wrap like ATen's
+    LoadFn<Acc> load = nullptr;
+    Error e = get_load<kOp, kRealHBBF16, Acc>(self, &load);
+    if (!e.ok()) return e;
     T* y = out.data_as<T>();
     const int64_t n_out = out.numel();
     for (int64_t o = 0; o < n_out; ++o) {
-      const T* first = x + kept_offset(plan, o);
-      Acc acc = 0;
-      for (int64_t r = 0; r < plan.count; ++r) acc += static_cast<Acc>(first[folded_offset(plan, r)]);
-      y[o] = static_cast<T>(acc);
+      const int64_t first = kept_offset(plan, o);
+      Acc acc{};
+      for (int64_t r = 0; r < plan.count; ++r) {
+        const Acc v = load(self.data, first + folded_offset(plan, r));
+        if constexpr (std::is_same_v<Acc, bool>) {
+          acc = acc || v;
+        } else {
+          acc = static_cast<Acc>(acc + v);
+        }
+      }
+      y[o] = convert<T>(acc);
     }
     return Error();
   });

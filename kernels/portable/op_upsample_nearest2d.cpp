@@ -50,7 +50,7 @@ Error upsample_out_impl(KernelContext& /*ctx*/, Args args) {
     scale_w = static_cast<float>(in.sizes[3]) / static_cast<float>(ow);
   }
 
-  return switch_dtype<kOp, kRealTypes>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kRealHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const int64_t h = in.sizes[2], w = in.sizes[3];
     const int64_t planes = in.sizes[0] * in.sizes[1];

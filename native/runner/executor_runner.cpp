@@ -156,6 +156,13 @@ void fill_generated(sb::Tensor* t, uint32_t seed) {
       case sb::ScalarType::kLong: t->data_as<int64_t>()[i] = next() % 4; break;
       case sb::ScalarType::kInt: t->data_as<int32_t>()[i] = static_cast<int32_t>(next() % 4); break;
       case sb::ScalarType::kBool: t->data_as<bool>()[i] = false; break;
+      case sb::ScalarType::kHalf: t->data_as<sb::Half>()[i] = static_cast<float>(next()) / 8388608.0f - 1.0f; break;
+      case sb::ScalarType::kBFloat16:
+        t->data_as<sb::BFloat16>()[i] = static_cast<float>(next()) / 8388608.0f - 1.0f;
+        break;
+      case sb::ScalarType::kShort: t->data_as<int16_t>()[i] = static_cast<int16_t>(next() % 4); break;
+      case sb::ScalarType::kChar: t->data_as<int8_t>()[i] = static_cast<int8_t>(next() % 4); break;
+      case sb::ScalarType::kByte: t->data_as<uint8_t>()[i] = static_cast<uint8_t>(next() % 4); break;
       default: memset(t->data, 0, t->nbytes()); return;
     }
   }
@@ -229,6 +236,8 @@ int main(int argc, char** argv) {
     sb::runner::NpyArray& array = arrays[i];
     if (!opt.inputs.empty()) {
       if (!(err = sb::runner::read_npy(opt.inputs[i], &array)).ok()) return fail(err);
+      err = sb::runner::adapt_npy_input(opt.inputs[i], expected.as_tensor->dtype, &array);
+      if (!err.ok()) return fail(err);
     } else {
       array.tensor = *expected.as_tensor;
       array.bytes.assign(array.tensor.nbytes(), 0);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "atomic_file.h"
 #include "sb/checked.h"
@@ -18,7 +19,7 @@ struct DtypeCode {
 constexpr DtypeCode kCodes[] = {
     {"<f4", ScalarType::kFloat}, {"<f8", ScalarType::kDouble}, {"<i8", ScalarType::kLong},
     {"<i4", ScalarType::kInt},   {"<i2", ScalarType::kShort},  {"|i1", ScalarType::kChar},
-    {"|u1", ScalarType::kByte},  {"|b1", ScalarType::kBool},
+    {"|u1", ScalarType::kByte},  {"|b1", ScalarType::kBool},   {"<f2", ScalarType::kHalf},
 };
 
 Error bad(const std::string& path, const char* why) {
@@ -70,7 +71,7 @@ Error read_npy(const std::string& path, NpyArray* out) {
   for (const DtypeCode& c : kCodes) {
     if (descr == c.descr || (descr[0] == '|' && descr.substr(1) == std::string(c.descr).substr(1))) code = &c;
   }
-  if (code == nullptr) return bad(path, "unsupported dtype (use float32, float64, int64, int32, int8, uint8 or bool)");
+  if (code == nullptr) return bad(path, "unsupported dtype (use float16, float32, float64, int64, int32, int16, int8, uint8 or bool)");
 
   const size_t order_at = find_key(header, "fortran_order");
   if (order_at == std::string::npos || header.compare(order_at, 5, "False") != 0) {
@@ -108,7 +109,40 @@ Error read_npy(const std::string& path, NpyArray* out) {
   return Error();
 }
 
+Error adapt_npy_input(const std::string& path, ScalarType expected, NpyArray* array) {
+  Tensor& t = array->tensor;
+  if (expected != ScalarType::kBFloat16 || t.dtype != ScalarType::kFloat) return Error();
+  const int64_t n = t.numel();
+  std::vector<uint8_t> narrowed(static_cast<size_t>(n) * sizeof(BFloat16));
+  for (int64_t i = 0; i < n; ++i) {
+    float v;
+    memcpy(&v, array->bytes.data() + i * sizeof(float), sizeof v);
+    const BFloat16 b(v);
+    // Exact values only (NaN stays NaN): a rounded input would not be the one given.
+    if (static_cast<float>(b) != v && v == v) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "%s: element %lld (%.9g) is not exactly representable in bfloat16", path.c_str(),
+                         static_cast<long long>(i), static_cast<double>(v));
+    }
+    memcpy(narrowed.data() + i * sizeof(BFloat16), &b, sizeof b);
+  }
+  array->bytes = std::move(narrowed);
+  t.dtype = ScalarType::kBFloat16;
+  t.data = array->bytes.data();
+  return Error();
+}
+
 Error write_npy(const std::string& path, const Tensor& tensor) {
+  if (tensor.dtype == ScalarType::kBFloat16) {
+    // Written as float32, exactly.
+    const int64_t n = tensor.numel();
+    std::vector<float> wide(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) wide[static_cast<size_t>(i)] = tensor.data_as<BFloat16>()[i];
+    Tensor as_float = tensor;
+    as_float.dtype = ScalarType::kFloat;
+    as_float.data = wide.data();
+    return write_npy(path, as_float);
+  }
   const char* descr = nullptr;
   for (const DtypeCode& c : kCodes) {
     if (c.type == tensor.dtype) descr = c.descr;

@@ -1,4 +1,8 @@
-// The shared body of broadcasting binary kernels of one dtype.
+// The shared body of the broadcasting arithmetic kernels that predate the
+// arith.h family (add, sub, mul, div and their Scalar forms), with ATen's
+// promotion as ExecuTorch's portable kernels apply it (util/promote.h): the
+// operands meet at their promoted dtype, the op computes in its compute type,
+// and out takes any dtype the result can be cast to.
 #pragma once
 
 #include <cstdint>
@@ -8,42 +12,80 @@
 #include "sb/value.h"
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
+#include "util/promote.h"
 
 namespace sb::kernels {
 
-// out = f(a, b) with broadcasting; a, b and out share one dtype.
-template <const char* Op, DtypeMask Types, typename F>
-Error binary_op(const Tensor& a, const Tensor& b, const Tensor& out, F f) {
-  Error err = check_broadcast_out(Op, a, b, out);
-  if (!err.ok()) return err;
-  if (!(err = check_dtype(Op, "self", a, out.dtype)).ok()) return err;
-  if (!(err = check_dtype(Op, "other", b, out.dtype)).ok()) return err;
-  return switch_dtype<Op, Types>(out.dtype, [&](auto zero) {
-    using T = decltype(zero);
-    map_binary<T, T, T>(a, b, out, [&](T x, T y) { return static_cast<T>(f(x, y)); });
-    return Error();
-  });
+namespace binary_detail {
+
+// Integer arithmetic wraps (in an unsigned type at least as wide as int, so
+// no promotion to a signed int can overflow); bool adds as "or", multiplies
+// as "and".
+template <typename C>
+using Wide = std::conditional_t<sizeof(C) == 8, uint64_t, uint32_t>;
+
+template <typename C>
+C add(C x, C y) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return x || y;
+  } else if constexpr (is_integer_v<C>) {
+    return convert<C>(static_cast<Wide<C>>(static_cast<Wide<C>>(x) + static_cast<Wide<C>>(y)));
+  } else {
+    return x + y;
+  }
 }
 
-// out = a + alpha * b (or a - alpha * b when `subtract`), add.out's and sub.out's
-// shared body. Integer tensors wrap like ATen's (unsigned arithmetic keeps that
-// defined); a floating alpha is refused for them, as ATen does.
-template <const char* Op>
-Error add_scaled(const Tensor& a, const Tensor& b, const Value& alpha, const Tensor& out, bool subtract) {
-  if (out.dtype != ScalarType::kFloat && alpha.tag == Tag::kDouble) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: alpha must be an integer for integer tensors", Op);
+template <typename C>
+C mul(C x, C y) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return x && y;
+  } else if constexpr (is_integer_v<C>) {
+    return convert<C>(static_cast<Wide<C>>(static_cast<Wide<C>>(x) * static_cast<Wide<C>>(y)));
+  } else {
+    return x * y;
   }
-  const double alpha_f = subtract ? -alpha.scalar_as_double() : alpha.scalar_as_double();
-  const uint64_t alpha_u = static_cast<uint64_t>(alpha.tag == Tag::kDouble ? 0 : alpha.scalar_as_int());
-  const uint64_t scale_u = subtract ? uint64_t{0} - alpha_u : alpha_u;
-  return binary_op<Op, kRealTypes>(a, b, out, [=](auto x, auto y) {
-    using T = decltype(x);
-    if constexpr (std::is_floating_point_v<T>) {
-      return static_cast<T>(x + alpha_f * y);
-    } else {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(x) + static_cast<U>(scale_u) * static_cast<U>(y));
+}
+
+template <typename C>
+C negate(C x) {
+  if constexpr (is_integer_v<C>) {
+    return convert<C>(static_cast<Wide<C>>(Wide<C>{0} - static_cast<Wide<C>>(x)));
+  } else {
+    return -x;
+  }
+}
+
+}  // namespace binary_detail
+
+// out = a + alpha * b (a - alpha * b when Subtract): add.out's and sub.out's
+// body. alpha must be castable to the result's dtype (an integer one for a
+// bool result) and representable in the compute type. sub takes no bool.
+template <const char* Op, bool Subtract>
+Error add_scaled(const Tensor& a, const Tensor& b, const Value& alpha, const Tensor& out) {
+  constexpr DtypeMask kCompute = Subtract ? kRealTypes : kRealB;
+  constexpr DtypeMask kStored = Subtract ? kRealHBF16 : kRealHBBF16;
+  const ScalarType common = promote_types(a.dtype, b.dtype);
+  if (Subtract && common == ScalarType::kBool) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: bool tensors cannot be subtracted", Op);
+  }
+  Error err = check_can_cast(Op, common, out);
+  if (!err.ok()) return err;
+  const ScalarType alpha_type = scalar_dtype(alpha);
+  if ((Subtract && alpha_type == ScalarType::kBool) ||
+      !(can_cast(alpha_type, common) || (common == ScalarType::kBool && alpha_type != ScalarType::kDouble))) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: alpha's dtype %s does not cast to %s", Op,
+                       scalar_type_name(alpha_type), scalar_type_name(common));
+  }
+  if (!(err = check_broadcast_out(Op, a, b, out)).ok()) return err;
+  return switch_compute_dtype<Op, kCompute>(compute_type(common), [&](auto zero) {
+    using C = decltype(zero);
+    C k{};
+    if (!extract_scalar<C>(alpha, &k)) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: alpha does not fit the result's dtype", Op);
     }
+    if constexpr (Subtract) k = binary_detail::negate(k);
+    return map_binary_as<Op, kStored, kStored, C>(
+        a, b, out, [k](C x, C y) { return binary_detail::add(x, binary_detail::mul(k, y)); });
   });
 }
 

@@ -5,21 +5,22 @@
 #include "sb/value.h"
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
+#include "util/promote.h"
 
 namespace sb::kernels {
 
 // out = src converted to out's dtype, src broadcast to out's shape (checked by the caller).
 template <const char* Op>
 Error convert_copy(const Tensor& src, const Tensor& out) {
-  return switch_dtype<Op, kRealAndBool>(src.dtype, [&](auto from_zero) {
+  return switch_dtype<Op, kRealHBBF16>(src.dtype, [&](auto from_zero) {
     using From = decltype(from_zero);
-    return switch_dtype<Op, kRealAndBool>(out.dtype, [&](auto to_zero) {
+    return switch_dtype<Op, kRealHBBF16>(out.dtype, [&](auto to_zero) {
       using To = decltype(to_zero);
       const From* x = src.data_as<From>();
       To* y = out.data_as<To>();
       const BroadcastIndex at(src, out);
       const int64_t n = out.numel();
-      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<To>(x[at(i)]);
+      for (int64_t i = 0; i < n; ++i) y[i] = convert<To>(x[at(i)]);
       return Error();
     });
   });

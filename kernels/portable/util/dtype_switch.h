@@ -61,14 +61,27 @@ constexpr bool dtype_enabled(ScalarType t) {
   return (Implemented & dtype_bit(t)) != 0 && selection::dtype_selected(Op, t);
 }
 
-// A type kernels compute in (Float for Half and BFloat16 tensors) is built
-// when it is selected or when a type computed in it is.
+// A type a kernel computes in is built when it is selected, or when the
+// selected dtypes can promote to it without a tensor of it: Float (Half and
+// BFloat16 compute in it; an integer or bool tensor meets a floating
+// Scalar), Long (a bool tensor meets an integer Scalar), Short (Byte meets
+// Char).
 template <const char* Op, DtypeMask Implemented>
 constexpr bool compute_enabled(ScalarType t) {
+  using selection::dtype_selected;
   if ((Implemented & dtype_bit(t)) == 0) return false;
-  if (selection::dtype_selected(Op, t)) return true;
-  return t == ScalarType::kFloat &&
-         (selection::dtype_selected(Op, ScalarType::kHalf) || selection::dtype_selected(Op, ScalarType::kBFloat16));
+  if (dtype_selected(Op, t)) return true;
+  const bool bool_in = dtype_selected(Op, ScalarType::kBool);
+  const bool int_in = dtype_selected(Op, ScalarType::kByte) || dtype_selected(Op, ScalarType::kChar) ||
+                      dtype_selected(Op, ScalarType::kShort) || dtype_selected(Op, ScalarType::kInt) ||
+                      dtype_selected(Op, ScalarType::kLong);
+  const bool half_in = dtype_selected(Op, ScalarType::kHalf) || dtype_selected(Op, ScalarType::kBFloat16);
+  switch (t) {
+    case ScalarType::kFloat: return bool_in || int_in || half_in;
+    case ScalarType::kLong: return bool_in;
+    case ScalarType::kShort: return dtype_selected(Op, ScalarType::kByte) && dtype_selected(Op, ScalarType::kChar);
+    default: return false;
+  }
 }
 
 // A dtype the kernel implements that this build left out, and one it does not implement.

@@ -12,7 +12,7 @@ namespace sb::kernels {
 
 template <const char* Op>
 Error fill(const Tensor& out, const Value& value) {
-  return switch_dtype<Op, kRealAndBool>(out.dtype, [&](auto zero) {
+  return switch_dtype<Op, kRealHBBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     T v{};
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {

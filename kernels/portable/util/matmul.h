@@ -5,21 +5,35 @@
 
 #include "sb/error.h"
 #include "sb/tensor.h"
+#include "util/promote.h"
 #include "util/shape.h"
 
 namespace sb::kernels {
 
 // c[m x n] = a[m x k] * b[k x n], row-major, c not aliasing a or b.
+// Integers wrap; Half and BFloat16 accumulate each dot product in float and
+// round once, as ExecuTorch's runtime does.
 template <typename T>
 void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, int64_t m, int64_t k, int64_t n) {
-  for (int64_t i = 0; i < m; ++i) {
-    T* row = c + i * n;
-    for (int64_t j = 0; j < n; ++j) row[j] = T(0);
-    // i-k-j order: the inner loop streams through rows of b and c.
-    for (int64_t p = 0; p < k; ++p) {
-      const T av = a[i * k + p];
-      const T* brow = b + p * n;
-      for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
+  if constexpr (!std::is_same_v<acc_t<T>, T>) {
+    using Acc = acc_t<T>;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        Acc sum{};
+        for (int64_t p = 0; p < k; ++p) sum = mul_add(sum, convert<Acc>(a[i * k + p]), convert<Acc>(b[p * n + j]));
+        c[i * n + j] = convert<T>(sum);
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < m; ++i) {
+      T* row = c + i * n;
+      for (int64_t j = 0; j < n; ++j) row[j] = T(0);
+      // i-k-j order: the inner loop streams through rows of b and c.
+      for (int64_t p = 0; p < k; ++p) {
+        const T av = a[i * k + p];
+        const T* brow = b + p * n;
+        for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
+      }
     }
   }
 }

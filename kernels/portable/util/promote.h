@@ -152,6 +152,62 @@ bool extract_scalar(const Value& s, T* out) {
   }
 }
 
+// What a sum or product of T accumulates in: float for Half and BFloat16,
+// a 32- or 64-bit unsigned type for integers (sums wrap, defined; converting
+// back keeps the low bits, as wrapping in T would), T otherwise.
+template <typename T>
+struct AccOf {
+  using type = T;
+};
+template <>
+struct AccOf<Half> {
+  using type = float;
+};
+template <>
+struct AccOf<BFloat16> {
+  using type = float;
+};
+template <>
+struct AccOf<uint8_t> {
+  using type = uint32_t;
+};
+template <>
+struct AccOf<int8_t> {
+  using type = uint32_t;
+};
+template <>
+struct AccOf<int16_t> {
+  using type = uint32_t;
+};
+template <>
+struct AccOf<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct AccOf<int64_t> {
+  using type = uint64_t;
+};
+template <typename T>
+using acc_t = typename AccOf<T>::type;
+
+// acc + a * b in T's arithmetic, as a convolution accumulates: integers wrap
+// (computed in 32- or 64-bit unsigned), float and double in their own type;
+// Half and BFloat16 round the product and the sum to T, as arithmetic on
+// ExecuTorch's Half does.
+template <typename T>
+T mul_add(T acc, T a, T b) {
+  if constexpr (is_integer_v<T>) {
+    using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+    return convert<T>(static_cast<U>(static_cast<U>(acc) + static_cast<U>(a) * static_cast<U>(b)));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return acc || (a && b);
+  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(acc) + static_cast<float>(T(static_cast<float>(a) * static_cast<float>(b))));
+  } else {
+    return acc + a * b;
+  }
+}
+
 // Per-element access to a tensor of a dtype known only at run time,
 // converting to and from the compute type C.
 template <typename C>
@@ -263,6 +319,11 @@ Error map_binary_as(const Tensor& a, const Tensor& b, const Tensor& out, F f) {
   for (int64_t i = 0; i < n; ++i) store(out.data, i, f(load_a(a.data, ia(i)), load_b(b.data, ib(i))));
   return Error();
 }
+
+// Whether a Scalar bound fits dtype t (ExecuTorch's clamp check): an
+// integer within t's range for integer t, a finite double within t's range
+// (or any non-finite one) for floating t.
+bool scalar_fits(const Value& s, ScalarType t);
 
 // Fails unless out's dtype is one the common dtype can be cast to.
 Error check_can_cast(const char* op, ScalarType common, const Tensor& out);
