@@ -94,20 +94,38 @@ for op, fn in (("aten::add.out", torch.add), ("aten::sub.out", torch.sub), ("ate
         lambda d, fn=fn: case(fn, s((2, 3), torch.int32), s((2, 3), d, 1), also=[TO_COPY], tags=["promotion"]),
     )
 
-add("aten::div.out", "same_shape", ALL_DTYPES, lambda d: case(torch.div, s((2, 3), d), s((2, 3), d, 1)))
+
+def int_div_cast(d: torch.dtype) -> list[str]:
+    """to_edge casts integer operands of a true division to float first (RemoveMixedTypeOperators)."""
+    return [] if d.is_floating_point else [TO_COPY]
+
+
+add(
+    "aten::div.out",
+    "same_shape",
+    ALL_DTYPES,
+    lambda d: case(torch.div, s((2, 3), d), s((2, 3), d, 1), also=int_div_cast(d)),
+)
 add(
     "aten::div.out",
     "broadcast",
     ALL_DTYPES,
-    lambda d: case(torch.div, s((2, 1, 3), d), s((4, 1), d, 1), tags=["broadcast"]),
+    lambda d: case(torch.div, s((2, 1, 3), d), s((4, 1), d, 1), also=int_div_cast(d), tags=["broadcast"]),
 )
-add("aten::div.out", "0d", ALL_DTYPES, lambda d: case(torch.div, s((2, 3), d), s((), d, 1), tags=["0-d"]))
+add(
+    "aten::div.out",
+    "0d",
+    ALL_DTYPES,
+    lambda d: case(torch.div, s((2, 3), d), s((), d, 1), also=int_div_cast(d), tags=["0-d"]),
+)
 add("aten::div.out", "empty", FLOAT_DTYPES, lambda d: case(torch.div, s((0, 3), d), s((3,), d, 1), tags=["empty"]))
 add(
     "aten::div.out",
     "by_zero",
     ALL_DTYPES,
-    lambda d: case(torch.div, edge_values(d), torch.zeros(8, dtype=d), tags=["nan", "div-by-zero"]),
+    lambda d: case(
+        torch.div, edge_values(d), torch.zeros(8, dtype=d), also=int_div_cast(d), tags=["nan", "div-by-zero"]
+    ),
 )
 add("aten::div.out", "edges", FLOAT_DTYPES, lambda d: case(torch.div, special(d), special(d).flip(0), tags=["nan"]))
 add(
@@ -309,20 +327,28 @@ add(
 
 # --- unary elementwise ---
 
-for op, fn in (
-    ("aten::relu.out", torch.relu),
-    ("aten::sigmoid.out", torch.sigmoid),
-    ("aten::tanh.out", torch.tanh),
-    ("aten::log.out", torch.log),
-    ("aten::logical_not.out", torch.logical_not),
-    ("aten::gelu.out", F.gelu),
-    ("aten::elu.out", F.elu),
-    ("aten::leaky_relu.out", F.leaky_relu),
+
+def leaky(d: torch.dtype) -> Callable[[torch.Tensor], torch.Tensor]:
+    """leaky_relu with a slope of the tensor's kind (torch refuses a float slope for an integer tensor)."""
+    return F.leaky_relu if d.is_floating_point else lambda x: torch.ops.aten.leaky_relu(x, 1)
+
+
+# dtypes torch.export refuses are left out: elu of an integer tensor (its float
+# params), leaky_relu of bools.
+for op, fn, dts in (
+    ("aten::relu.out", lambda d: torch.relu, ALL_DTYPES),
+    ("aten::sigmoid.out", lambda d: torch.sigmoid, ALL_DTYPES),
+    ("aten::tanh.out", lambda d: torch.tanh, ALL_DTYPES),
+    ("aten::log.out", lambda d: torch.log, ALL_DTYPES),
+    ("aten::logical_not.out", lambda d: torch.logical_not, ALL_DTYPES),
+    ("aten::gelu.out", lambda d: F.gelu, ALL_DTYPES),
+    ("aten::elu.out", lambda d: F.elu, FLOAT_DTYPES),
+    ("aten::leaky_relu.out", leaky, NO_BOOL),
 ):
-    add(op, "basic", ALL_DTYPES, lambda d, fn=fn: case(fn, s((2, 3), d)))
-    add(op, "edges", ALL_DTYPES, lambda d, fn=fn: case(fn, edge_values(d), tags=["nan", "overflow"]))
-    add(op, "0d", ALL_DTYPES, lambda d, fn=fn: case(fn, s((), d), tags=["0-d"]))
-    add(op, "empty", ALL_DTYPES, lambda d, fn=fn: case(fn, s((0, 2), d), tags=["empty"]))
+    add(op, "basic", dts, lambda d, fn=fn: case(fn(d), s((2, 3), d)))
+    add(op, "edges", dts, lambda d, fn=fn: case(fn(d), edge_values(d), tags=["nan", "overflow"]))
+    add(op, "0d", dts, lambda d, fn=fn: case(fn(d), s((), d), tags=["0-d"]))
+    add(op, "empty", dts, lambda d, fn=fn: case(fn(d), s((0, 2), d), tags=["empty"]))
 add(
     "aten::gelu.out",
     "tanh",
@@ -341,7 +367,14 @@ add(
     FLOAT_DTYPES,
     lambda d: case(lambda x: F.leaky_relu(x, 0.3), special(d), tags=["nan"]),
 )
-add("aten::hardtanh.out", "basic", ALL_DTYPES, lambda d: case(lambda x: F.hardtanh(x, -1.0, 2.0), s((2, 3), d)))
+
+
+def hardtanh(d: torch.dtype) -> Callable[[torch.Tensor], torch.Tensor]:
+    """torch refuses negative limits for an unsigned tensor (and any hardtanh of bools)."""
+    return (lambda x: F.hardtanh(x, 0, 2)) if d == torch.uint8 else (lambda x: F.hardtanh(x, -1.0, 2.0))
+
+
+add("aten::hardtanh.out", "basic", NO_BOOL, lambda d: case(hardtanh(d), s((2, 3), d)))
 add("aten::hardtanh.out", "relu6", FLOAT_DTYPES, lambda d: case(F.relu6, special(d) * 4, tags=["nan"]))
 add(
     "aten::hardtanh.out",
@@ -349,9 +382,25 @@ add(
     INT_DTYPES,
     lambda d: case(lambda x: F.hardtanh(x, 0, 100), extremes(d), tags=["overflow"]),
 )
-add("aten::hardtanh.out", "0d", ALL_DTYPES, lambda d: case(F.hardtanh, s((), d), tags=["0-d"]))
-add("aten::hardtanh.out", "empty", ALL_DTYPES, lambda d: case(F.hardtanh, s((0,), d), tags=["empty"]))
-add("aten::clamp.out", "min_max", ALL_DTYPES, lambda d: case(lambda x: torch.clamp(x, -1, 2), s((2, 4), d)))
+add("aten::hardtanh.out", "0d", NO_BOOL, lambda d: case(hardtanh(d), s((), d), tags=["0-d"]))
+add("aten::hardtanh.out", "empty", NO_BOOL, lambda d: case(hardtanh(d), s((0,), d), tags=["empty"]))
+
+
+def low(d: torch.dtype) -> int:
+    """-1, or 0 for uint8: ExecuTorch refuses a clamp bound its dtype cannot hold (a case of its own)."""
+    return 0 if d == torch.uint8 else -1
+
+
+add("aten::clamp.out", "min_max", ALL_DTYPES, lambda d: case(lambda x: torch.clamp(x, low(d), 2), s((2, 4), d)))
+add(
+    "aten::clamp.out",
+    "negative_min",
+    [torch.uint8],
+    lambda d: replace(
+        case(lambda x: torch.clamp(x, -1, 2), s((2, 4), d)),
+        unsupported_by_executorch="ExecuTorch's portable clamp refuses a bound outside the tensor's dtype",
+    ),
+)
 add("aten::clamp.out", "min_only", ALL_DTYPES, lambda d: case(lambda x: torch.clamp(x, min=0), s((2, 4), d)))
 add("aten::clamp.out", "max_only", ALL_DTYPES, lambda d: case(lambda x: torch.clamp(x, max=1), s((2, 4), d)))
 add("aten::clamp.out", "min_above_max", REAL, lambda d: case(lambda x: torch.clamp(x, 2, 1), s((5,), d)))
@@ -367,18 +416,20 @@ add(
     INT_DTYPES,
     lambda d: case(lambda x: torch.clamp(x, 0, 100), extremes(d), tags=["overflow"]),
 )
-add("aten::clamp.out", "0d", ALL_DTYPES, lambda d: case(lambda x: torch.clamp(x, -1, 1), s((), d), tags=["0-d"]))
+add("aten::clamp.out", "0d", ALL_DTYPES, lambda d: case(lambda x: torch.clamp(x, low(d), 1), s((), d), tags=["0-d"]))
 add(
     "aten::clamp.out",
     "empty",
     ALL_DTYPES,
-    lambda d: case(lambda x: torch.clamp(x, -1, 1), s((0, 3), d), tags=["empty"]),
+    lambda d: case(lambda x: torch.clamp(x, low(d), 1), s((0, 3), d), tags=["empty"]),
 )
 
 # --- softmax family ---
 
 for op, fn in (("aten::_softmax.out", torch.softmax), ("aten::_log_softmax.out", torch.log_softmax)):
-    add(op, "last_dim", ALL_DTYPES, lambda d, fn=fn: case(lambda x: fn(x, -1), s((2, 5), d), tags=["negative-dim"]))
+    # torch refuses log_softmax of bools (it subtracts)
+    dts = NO_BOOL if op == "aten::_log_softmax.out" else ALL_DTYPES
+    add(op, "last_dim", dts, lambda d, fn=fn: case(lambda x: fn(x, -1), s((2, 5), d), tags=["negative-dim"]))
     add(op, "dim0", FLOAT_DTYPES, lambda d, fn=fn: case(lambda x: fn(x, 0), s((3, 2, 2), d)))
     add(op, "middle_dim", FLOAT_DTYPES, lambda d, fn=fn: case(lambda x: fn(x, 1), s((2, 3, 2), d)))
     add(op, "edges", FLOAT_DTYPES, lambda d, fn=fn: case(lambda x: fn(x.view(2, 4), 1), special(d), tags=["nan"]))
@@ -398,7 +449,7 @@ for op, fn in (("aten::_softmax.out", torch.softmax), ("aten::_log_softmax.out",
 add(
     "aten::native_layer_norm.out",
     "affine",
-    ALL_DTYPES,
+    FLOAT_DTYPES,  # torch cannot export an integer layer_norm (its mean)
     lambda d: case(lambda x, w, b: F.layer_norm(x, (4,), w, b), s((2, 3, 4), d), s((4,), d, 1), s((4,), d, 2)),
 )
 add(
@@ -431,7 +482,7 @@ BN = "aten::_native_batch_norm_legit_no_training.out"
 add(
     BN,
     "affine",
-    ALL_DTYPES,
+    NO_BOOL,  # torch refuses bools (it subtracts)
     lambda d: case(
         lambda x, m, v, w, b: F.batch_norm(x, m, v, w, b, eps=1e-3),
         s((2, 3, 2), d), s((3,), d, 1), s((3,), d, 2, low=0.5, high=2), s((3,), d, 3), s((3,), d, 4),
@@ -480,7 +531,8 @@ add(
     lambda d: case(lambda x: F.max_pool2d(x.view(1, 2, 4), (2, 2), 1), extremes(d), tags=["overflow"]),
 )
 AP = "aten::avg_pool2d.out"
-add(AP, "k2", ALL_DTYPES, lambda d: case(lambda x: F.avg_pool2d(x, 2), s((1, 2, 4, 4), d)))
+AP_DTYPES = tuple(d for d in ALL_DTYPES if d != torch.uint8)  # torch has no uint8 avg_pool2d
+add(AP, "k2", AP_DTYPES, lambda d: case(lambda x: F.avg_pool2d(x, 2), s((1, 2, 4, 4), d)))
 add(
     AP,
     "pad_exclude",
@@ -606,12 +658,19 @@ add(CLONE, "0d", ALL_DTYPES, lambda d: case(torch.clone, s((), d), tags=["0-d"])
 add(CLONE, "empty", ALL_DTYPES, lambda d: case(torch.clone, s((0, 3), d), tags=["empty"]))
 add(CLONE, "edges", ALL_DTYPES, lambda d: case(torch.clone, edge_values(d), tags=["nan"]))
 CAST = "dim_order_ops::_to_dim_order_copy.out"
-add(CAST, "from_f32", ALL_DTYPES, lambda d: case(lambda x: x.to(d), s((2, 4), torch.float32, low=0, high=100)))
-add(CAST, "to_f32", ALL_DTYPES, lambda d: case(lambda x: x.to(torch.float32), edge_values(d), tags=["nan", "overflow"]))
-add(CAST, "to_i64", ALL_DTYPES, lambda d: case(lambda x: x.to(torch.int64), s((2, 3), d)))
-add(CAST, "to_b", ALL_DTYPES, lambda d: case(lambda x: x.to(torch.bool), edge_values(d), tags=["nan"]))
-add(CAST, "to_f16", ALL_DTYPES, lambda d: case(lambda x: x.to(torch.float16), s((2, 3), d)))
-add(CAST, "to_bf16", ALL_DTYPES, lambda d: case(lambda x: x.to(torch.bfloat16), s((2, 3), d)))
+
+
+def cast(to: torch.dtype, x: torch.Tensor, tags: Iterable[str] = ()) -> Case | None:
+    """x.to(to); None when x already has that dtype (the program would hold no op)."""
+    return None if x.dtype == to else case(lambda t: t.to(to), x, tags=tags)
+
+
+add(CAST, "from_f32", ALL_DTYPES, lambda d: cast(d, s((2, 4), torch.float32, low=0, high=100)))
+add(CAST, "to_f32", ALL_DTYPES, lambda d: cast(torch.float32, edge_values(d), tags=["nan", "overflow"]))
+add(CAST, "to_i64", ALL_DTYPES, lambda d: cast(torch.int64, s((2, 3), d)))
+add(CAST, "to_b", ALL_DTYPES, lambda d: cast(torch.bool, edge_values(d), tags=["nan"]))
+add(CAST, "to_f16", ALL_DTYPES, lambda d: cast(torch.float16, s((2, 3), d)))
+add(CAST, "to_bf16", ALL_DTYPES, lambda d: cast(torch.bfloat16, s((2, 3), d)))
 add(
     CAST,
     "f64_to_f32_rounding",
@@ -626,8 +685,10 @@ add(
         lambda x: x.to(torch.int8), torch.tensor([127, 128, 255, 256, -129, 2**40 + 3], dtype=d), tags=["overflow"]
     ),
 )
-add(CAST, "0d", ALL_DTYPES, lambda d: case(lambda x: x.to(torch.float64), s((), d), tags=["0-d"]))
-add(CAST, "empty", ALL_DTYPES, lambda d: case(lambda x: x.to(torch.float64), s((0, 2), d), tags=["empty"]))
+add(CAST, "0d", ALL_DTYPES, lambda d: cast(torch.float64 if d != torch.float64 else torch.float32, s((), d), ["0-d"]))
+add(
+    CAST, "empty", ALL_DTYPES, lambda d: cast(torch.int32 if d != torch.int32 else torch.int64, s((0, 2), d), ["empty"])
+)
 add(
     "aten::expand_copy.out",
     "basic",
@@ -865,6 +926,12 @@ REFUSED: dict[str, tuple[tuple[torch.dtype, ...], str]] = {
         "takes floating dtypes and Long only",
     ),
 }
+
+
+REFUSED["aten::_log_softmax.out"] = (
+    (torch.float64, *_NOT_INT[0]),
+    "takes floating dtypes only; the wheel's runtime runs ExecuTorch's optimized one, which refuses Double",
+)
 
 
 def _declare(c: Case) -> Case:
