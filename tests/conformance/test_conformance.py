@@ -10,6 +10,7 @@ fixtures with `python -m tests.conformance.export`, the matrix with
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,36 @@ def test_fixtures_are_complete_and_small() -> None:
         assert fixture.refused is not None or {p.name for p in fixture.expected()} <= files, fixture.id
         assert sum(p.stat().st_size for p in fixture.path.iterdir()) < MAX_FIXTURE_BYTES, fixture.id
         assert fixture.path.name == fixture.meta["op"].replace("::", ".") + "-" + fixture.meta["name"]
+
+
+def identical(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def test_fixtures_are_up_to_date_with_the_cases() -> None:
+    """Every case has its fixture, exported from the same inputs, and every fixture still has its case
+    (else: python -m tests.conformance.export --only <family>)."""
+    pytest.importorskip("torch")
+    from tests.conformance.export import selected_cases, to_numpy
+
+    problems: list[tuple[str, str]] = []  # (family, what)
+    case_ids = set()
+    for family, case in selected_cases(None):
+        case_ids.add(case.id)
+        fixture = BY_ID.get(case.id)
+        if fixture is None:
+            problems.append((family, f"{case.id}: no fixture"))
+            continue
+        saved = [np.load(p) for p in fixture.inputs()]
+        now = [to_numpy(t) for t in case.inputs]
+        same = len(saved) == len(now) and all(map(identical, saved, now))
+        if not same or fixture.op != case.op:
+            problems.append((family, f"{case.id}: fixture exported from other inputs"))
+    for fid in sorted(set(BY_ID) - case_ids):
+        problems.append((BY_ID[fid].meta["family"], f"{fid}: fixture without a case"))
+    by_family = Counter(family for family, _ in problems)
+    summary = ", ".join(f"{family} {n}" for family, n in sorted(by_family.items()))
+    assert not problems, f"stale fixtures ({summary}): " + "; ".join(what for _, what in problems[:10])
 
 
 def test_bfloat16_fixtures_hold_exact_bfloat16_values() -> None:
