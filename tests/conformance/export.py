@@ -51,6 +51,7 @@ import torch
 from torch import nn
 
 from tests.conformance.layout import CASES_DIR, DTYPE_NAMES, DTYPES, FIXTURES_DIR, families
+from tests.conformance.spec import SKIP_DIM_ORDER
 
 MAX_PROGRAM_BYTES = 16 * 1024  # fixtures are committed: a single-op program is ~1-2 KB
 MAX_REASON_CHARS = 300
@@ -213,6 +214,14 @@ class _Call(nn.Module):
         return self.fn(*args)
 
 
+def _torch_op(name: str) -> Any:
+    """torch.ops.aten.stack.default for "aten.stack.default"."""
+    op: Any = torch.ops
+    for part in name.split("."):
+        op = getattr(op, part)
+    return op
+
+
 def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
     from executorch.exir import EdgeCompileConfig, to_edge
     from executorch.runtime import Runtime
@@ -220,12 +229,19 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
     inputs = tuple(t.clone() for t in case.inputs)
     with torch.no_grad():
         exported = torch.export.export(_Call(case.fn), inputs)
+    keep = [_torch_op(name) for name in case.preserved_ops()]
+    # An op kept whole must also be exempt from the core-ATen check, or to_edge refuses it.
+    options = {
+        "preserve_ops": keep,
+        "_core_aten_ops_exception_list": keep,
+        "_skip_dim_order": SKIP_DIM_ORDER in case.tags,
+    }
     edge_check = "ok"
     try:
-        edge = to_edge(exported)
+        edge = to_edge(exported, compile_config=EdgeCompileConfig(**options))
     except Exception as exc:  # the edge dialect's dtype check; ExecuTorch's runtime decides below
         edge_check = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:MAX_REASON_CHARS]
-        edge = to_edge(exported, compile_config=EdgeCompileConfig(_check_ir_validity=False))
+        edge = to_edge(exported, compile_config=EdgeCompileConfig(_check_ir_validity=False, **options))
     program = edge.to_executorch()
     ops = operator_names(program)
     allowed = {case.op, *case.also}

@@ -29,11 +29,27 @@ class Case:
     # Why ExecuTorch's own runtime is expected to refuse this case (a dtype its kernel does not take):
     # then the case passes when our runtime refuses it too, and OPS.md says "not supported by ExecuTorch".
     unsupported_by_executorch: str = ""
-    tags: tuple[str, ...] = field(default=())  # "broadcast", "0-d", "empty", "negative-dim", "nan", "overflow"...
+    # What the case shows ("broadcast", "0-d", "empty", "negative-dim", "nan", "overflow"...), and how to
+    # export and check it: see PRESERVE, SKIP_DIM_ORDER and SHAPE_ONLY.
+    tags: tuple[str, ...] = field(default=())
 
     @property
     def id(self) -> str:
         return f"{self.op.replace('::', '.')}-{self.name}"
+
+    def preserved_ops(self) -> tuple[str, ...]:
+        """Torch ops (`aten.stack.default`) the export must keep whole instead of decomposing."""
+        return tuple(tag.removeprefix(PRESERVE) for tag in self.tags if tag.startswith(PRESERVE))
+
+
+# Tags that change how a case is exported or checked:
+# - `preserve=<torch op overload>`: to_edge decomposes the op unless told to keep it
+#   (EdgeCompileConfig.preserve_ops), as a model exported for ExecuTorch may;
+# - `skip_dim_order`: the op exists only in programs exported without dim-order ops;
+# - `shape-only`: the values are unspecified (rand, empty): only shapes and dtypes are compared.
+PRESERVE = "preserve="
+SKIP_DIM_ORDER = "skip_dim_order"
+SHAPE_ONLY = "shape-only"
 
 
 FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)

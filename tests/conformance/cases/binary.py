@@ -10,17 +10,18 @@ Rules, as ExecuTorch's portable kernels have them:
 - atan2: integers promote to float32.
 
 Some ops exist in a program only when the export keeps them from decomposing
-(floor_divide, rsub.Scalar, div.Scalar_mode, masked_fill): their cases are in `PRESERVED`,
-with the torch ops to pass as `EdgeCompileConfig(preserve_ops=...)` in `PRESERVE_OPS`.
+(floor_divide, rsub.Scalar, div.Scalar_mode, masked_fill): their cases carry a `preserve=` tag
+naming the torch op to keep (`PRESERVE_OPS`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import torch
 
-from tests.conformance.spec import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, Case, per_dtype, sample
+from tests.conformance.spec import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, PRESERVE, Case, per_dtype, sample
 
 Fn = Callable[..., torch.Tensor]
 NAN, INF = float("nan"), float("inf")
@@ -590,11 +591,11 @@ def preserved_cases() -> list[Case]:
     return cases
 
 
-# Ops that ExecuTorch's export decomposes unless told to keep them: case op -> torch ops to preserve.
-PRESERVE_OPS: dict[str, tuple[str, ...]] = {
-    "aten::floor_divide.out": ("aten.floor_divide.default",),
-    "aten::rsub.Scalar_out": ("aten.rsub.Scalar",),
-    "aten::div.Scalar_mode_out": ("aten.div.Scalar_mode",),
-    "aten::masked_fill.Scalar_out": ("aten.masked_fill.Scalar",),
+# Ops that ExecuTorch's export decomposes unless told to keep them: case op -> torch op to preserve.
+PRESERVE_OPS: dict[str, str] = {
+    "aten::floor_divide.out": "aten.floor_divide.default",
+    "aten::rsub.Scalar_out": "aten.rsub.Scalar",
+    "aten::div.Scalar_mode_out": "aten.div.Scalar_mode",
+    "aten::masked_fill.Scalar_out": "aten.masked_fill.Scalar",
 }
-PRESERVED: list[Case] = preserved_cases()
+CASES += [dataclasses.replace(case, tags=(*case.tags, PRESERVE + PRESERVE_OPS[case.op])) for case in preserved_cases()]
