@@ -82,7 +82,8 @@ Error OpRegistry::collect_missing_calls(const KernelDef& def, MissingOps& missin
 
 bool MissingOps::listed(const char* entry) const {
   const size_t n = strlen(entry);
-  for (const char* p = list_; (p = strstr(p, entry)) != nullptr; ++p) {
+  if (n == 0) return false;  // an unnamed op (a corrupt program): listed as it comes
+  for (const char* p = list_; *p != '\0' && (p = strstr(p, entry)) != nullptr; ++p) {
     const bool starts = p == list_ || (p >= list_ + 2 && p[-2] == ',' && p[-1] == ' ');
     const bool ends = p[n] == '\0' || (p[n] == ',' && p[n + 1] == ' ');
     if (starts && ends) return true;
