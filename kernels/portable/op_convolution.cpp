@@ -1,7 +1,7 @@
 // aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding,
 //                       int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out)
 //
-// Direct 2-D convolution (1-D inputs run as height 1), with groups and dilation.
+// Direct 2-D convolution (1-D inputs run as height 1), with groups and dilation, plain or transposed.
 #include <initializer_list>
 
 #include "sb/kernel.h"
@@ -20,6 +20,7 @@ struct Geometry {
   int64_t oh, ow;              // output
   int64_t sh, sw, ph, pw, dh, dw;
   int64_t groups;
+  bool transposed;  // weight is [c_in, c_out / groups, kh, kw]; each input element scatters into the output
 };
 
 // A 1- or 2-element int list as (for height, for width); 1-D convs use (1 or 0, v).
@@ -43,27 +44,36 @@ Error geometry(Args args, Geometry* g) {
   g->c_in = in.sizes[1];
   g->h = spatial == 2 ? in.sizes[2] : 1;
   g->w = in.sizes[in.dim - 1];
-  g->c_out = weight.sizes[0];
+  g->groups = args[8]->as_int;
+  g->transposed = args[6]->as_bool;
+  g->c_out = g->transposed ? weight.sizes[1] * g->groups : weight.sizes[0];
   g->kh = spatial == 2 ? weight.sizes[2] : 1;
   g->kw = weight.sizes[weight.dim - 1];
-  g->groups = args[8]->as_int;
+  int64_t oph = 0;
+  int64_t opw = 0;
   Error err = pair(args[3]->as_int_list, spatial, 1, &g->sh, &g->sw, "stride");
   if (err.ok()) err = pair(args[4]->as_int_list, spatial, 0, &g->ph, &g->pw, "padding");
   if (err.ok()) err = pair(args[5]->as_int_list, spatial, 1, &g->dh, &g->dw, "dilation");
+  if (err.ok() && g->transposed) err = pair(args[7]->as_int_list, spatial, 0, &oph, &opw, "output_padding");
   if (!err.ok()) return err;
-  if (g->groups < 1 || g->c_in % g->groups != 0 || g->c_out % g->groups != 0 ||
-      weight.sizes[1] * g->groups != g->c_in) {
+  const int64_t weight_c_in = g->transposed ? weight.sizes[0] : weight.sizes[1] * g->groups;
+  if (g->groups < 1 || g->c_in % g->groups != 0 || g->c_out % g->groups != 0 || weight_c_in != g->c_in) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: channels do not divide into %lld groups", kOp,
                        static_cast<long long>(g->groups));
   }
-  for (int64_t v : {g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->groups}) {
+  for (int64_t v : {g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->groups, oph, opw}) {
     if (!plausible_geometry(v)) return Error::make(ErrorCode::kInvalidArgument, "%s: implausible geometry", kOp);
   }
-  if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->ph < 0 || g->pw < 0) {
+  if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->ph < 0 || g->pw < 0 || oph < 0 || opw < 0) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: stride and dilation must be >= 1, padding >= 0", kOp);
   }
-  g->oh = (g->h + 2 * g->ph - g->dh * (g->kh - 1) - 1) / g->sh + 1;
-  g->ow = (g->w + 2 * g->pw - g->dw * (g->kw - 1) - 1) / g->sw + 1;
+  if (g->transposed) {
+    g->oh = (g->h - 1) * g->sh - 2 * g->ph + g->dh * (g->kh - 1) + oph + 1;
+    g->ow = (g->w - 1) * g->sw - 2 * g->pw + g->dw * (g->kw - 1) + opw + 1;
+  } else {
+    g->oh = (g->h + 2 * g->ph - g->dh * (g->kh - 1) - 1) / g->sh + 1;
+    g->ow = (g->w + 2 * g->pw - g->dw * (g->kw - 1) - 1) / g->sw + 1;
+  }
   if (g->oh < 1 || g->ow < 1) return Error::make(ErrorCode::kInvalidArgument, "%s: kernel larger than input", kOp);
   return Error();
 }
@@ -110,11 +120,45 @@ void convolve(const Geometry& g, const T* x, const T* w, const T* bias, T* y) {
   }
 }
 
+// Each input element adds its products with the taps into the output
+// positions it reaches; the output starts as the bias (or zero), as
+// ExecuTorch's transposed convolution does.
+template <typename T>
+void convolve_transposed(const Geometry& g, const T* x, const T* w, const T* bias, T* y) {
+  const int64_t cin_g = g.c_in / g.groups;
+  const int64_t cout_g = g.c_out / g.groups;
+  const int64_t plane = g.oh * g.ow;
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t oc = 0; oc < g.c_out; ++oc) {
+      T* out = y + (n * g.c_out + oc) * plane;
+      for (int64_t i = 0; i < plane; ++i) out[i] = bias ? bias[oc] : T(0);
+      const int64_t group = oc / cout_g;
+      for (int64_t ih = 0; ih < g.h; ++ih) {
+        for (int64_t iw = 0; iw < g.w; ++iw) {
+          for (int64_t icg = 0; icg < cin_g; ++icg) {
+            const int64_t ic = group * cin_g + icg;
+            const T value = x[((n * g.c_in + ic) * g.h + ih) * g.w + iw];
+            const T* taps = w + (ic * cout_g + (oc - group * cout_g)) * g.kh * g.kw;
+            for (int64_t kh = 0; kh < g.kh; ++kh) {
+              const int64_t oh = ih * g.sh + kh * g.dh - g.ph;
+              if (oh < 0 || oh >= g.oh) continue;
+              for (int64_t kw = 0; kw < g.kw; ++kw) {
+                const int64_t ow = iw * g.sw + kw * g.dw - g.pw;
+                if (ow < 0 || ow >= g.ow) continue;
+                out[oh * g.ow + ow] = mul_add(out[oh * g.ow + ow], value, taps[kh * g.kw + kw]);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& in = *args[0]->as_tensor;
   const Tensor& weight = *args[1]->as_tensor;
   Tensor& out = *args[9]->as_tensor;
-  if (args[6]->as_bool) return Error::make(ErrorCode::kNotSupported, "%s: transposed convolution", kOp);
   Geometry g{};
   Error err = geometry(args, &g);
   if (!err.ok()) return err;
@@ -131,7 +175,11 @@ Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
   return switch_dtype<kOp, kRealHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* bias = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<T>();
-    convolve<T>(g, in.data_as<T>(), weight.data_as<T>(), bias, out.data_as<T>());
+    if (g.transposed) {
+      convolve_transposed<T>(g, in.data_as<T>(), weight.data_as<T>(), bias, out.data_as<T>());
+    } else {
+      convolve<T>(g, in.data_as<T>(), weight.data_as<T>(), bias, out.data_as<T>());
+    }
     return Error();
   });
 }

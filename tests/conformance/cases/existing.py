@@ -577,6 +577,22 @@ add(
         lambda x, w, b: F.conv_transpose2d(x, w, b, 2, 1, 1), s((1, 2, 3, 3), d), s((2, 3, 3, 3), d, 1), s((3,), d, 2)
     ),
 )
+add(
+    CONV,
+    "transposed_groups_dilation_output_padding",
+    FLOAT_DTYPES,
+    lambda d: case(
+        lambda x, w: F.conv_transpose2d(x, w, None, 2, 1, output_padding=1, groups=2, dilation=2),
+        s((1, 4, 3, 3), d),
+        s((4, 1, 2, 2), d, 1),
+    ),
+)
+add(
+    CONV,
+    "transposed_1d",
+    FLOAT_DTYPES,
+    lambda d: case(lambda x, w, b: F.conv_transpose1d(x, w, b, 3), s((2, 2, 4), d), s((2, 1, 3), d, 1), s((1,), d, 2)),
+)
 add(CONV, "nan", FLOAT_DTYPES, lambda d: case(F.conv1d, special(d).view(1, 1, 8), s((1, 1, 3), d, 1), tags=["nan"]))
 UP = "aten::upsample_nearest2d.vec_out"
 add(
