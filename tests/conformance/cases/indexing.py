@@ -576,3 +576,44 @@ CASES += [
         tags=("nan",),
     ),
 ]
+
+# --- _upsample_bilinear2d_aa ------------------------------------------------------------------------
+BILINEAR_AA = "aten::_upsample_bilinear2d_aa.out"
+
+
+def _bilinear_aa(**kw: object) -> Callable[[torch.Tensor], torch.Tensor]:
+    return lambda x: F.interpolate(x, mode="bilinear", antialias=True, **kw)
+
+
+CASES += _all(
+    BILINEAR_AA,
+    "down",
+    _bilinear_aa(size=(2, 3)),
+    lambda t: (sample((1, 2, 5, 7), t),),
+    dtypes=(*FLOAT_DTYPES, torch.uint8, torch.int16, torch.int32, torch.int64),
+)
+CASES += [
+    _one(BILINEAR_AA, "f32_up", _bilinear_aa(size=(5, 6)), sample((1, 2, 3, 4), torch.float32, seed=1)),
+    _one(
+        BILINEAR_AA,
+        "f32_align_corners_down",
+        _bilinear_aa(size=(3, 2), align_corners=True),
+        sample((2, 1, 6, 5), torch.float32, seed=2),
+    ),
+    _one(
+        BILINEAR_AA,
+        "f32_align_corners_up",
+        _bilinear_aa(size=(4, 7), align_corners=True),
+        sample((1, 1, 3, 3), torch.float32, seed=3),
+    ),
+    _one(BILINEAR_AA, "f32_mixed", _bilinear_aa(size=(2, 8)), sample((1, 1, 7, 3), torch.float32, seed=4)),
+    _one(BILINEAR_AA, "f32_scale_half", _bilinear_aa(scale_factor=0.5), sample((1, 2, 6, 4), torch.float32, seed=5)),
+    _one(BILINEAR_AA, "f64_to_1", _bilinear_aa(size=(1, 1)), sample((1, 1, 4, 5), torch.float64, seed=6)),
+    _one(
+        BILINEAR_AA,
+        "f32_nan",
+        _bilinear_aa(size=(1, 2)),
+        torch.tensor([[[[1.0, float("nan"), 2.0, 3.0], [float("inf"), 0.0, 1.0, 2.0]]]]),
+        tags=("nan",),
+    ),
+]
