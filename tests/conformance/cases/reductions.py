@@ -25,6 +25,7 @@ ACCEPTS: dict[str, tuple[tuple[torch.dtype, ...], str]] = {
     "aten::topk.values": (REAL_DTYPES, "topk takes real, Half and BFloat16 inputs, not Bool"),
     "aten::argmax.out": (REAL_DTYPES, "argmax takes real, Half and BFloat16 inputs, not Bool"),
     "aten::argmin.out": (REAL_DTYPES, "argmin takes real, Half and BFloat16 inputs, not Bool"),
+    "aten::max_pool2d_with_indices_backward.grad_input": (FLOAT_DTYPES, "takes floating dtypes only"),
 }
 
 
@@ -318,6 +319,51 @@ def _distance_cases() -> list[Case]:
     ]
 
 
+def _max_pool_backward_cases() -> list[Case]:
+    """max_pool2d_with_indices_backward: the indices input comes from max_pool2d_with_indices on the same input
+    (computed eagerly, so the program holds the backward op alone); overlapping windows (a position that wins
+    twice gets both gradients), padding, dilation, ceil_mode."""
+    op = "aten::max_pool2d_with_indices_backward.grad_input"
+    Geometry = tuple[list[int], list[int], list[int], list[int], bool]
+
+    def fn(geo: Geometry) -> Callable[..., Any]:
+        def run(grad: torch.Tensor, x: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+            return torch.ops.aten.max_pool2d_with_indices_backward.default(grad, x, *geo, indices)
+
+        return run
+
+    def with_indices(x: torch.Tensor, geo: Geometry, seed: int) -> tuple[torch.Tensor, ...]:
+        pooled, indices = torch.ops.aten.max_pool2d_with_indices.default(x, *geo)
+        return sample(tuple(pooled.shape), x.dtype, seed=seed + 1), x, indices
+
+    Make = Callable[[torch.dtype], tuple[torch.Tensor, ...]]
+
+    def inputs(shape: tuple[int, ...], geo: Geometry, seed: int = 0) -> Make:
+        def make(dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
+            return with_indices(sample(shape, dtype, seed=seed), geo, seed)
+
+        return make
+
+    k2: Geometry = ([2, 2], [2, 2], [0, 0], [1, 1], False)
+    overlap: Geometry = ([3, 3], [1, 1], [1, 1], [1, 1], False)
+    dilated: Geometry = ([2, 3], [2, 1], [1, 1], [2, 1], True)
+    ceil: Geometry = ([2, 2], [2, 2], [0, 0], [1, 1], True)
+
+    def with_nan(dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
+        x = sample((1, 2, 4, 4), dtype, seed=4)
+        x[0, 0, 1, 1] = NAN
+        x[0, 1, 2, 3] = INF
+        return with_indices(x, k2, 4)
+
+    return [
+        *cases(op, "k2", FLOAT_DTYPES, fn(k2), inputs((1, 2, 4, 4), k2)),
+        *cases(op, "overlap_pad", FLOAT_DTYPES, fn(overlap), inputs((2, 1, 4, 5), overlap, seed=1)),
+        *cases(op, "dilated_ceil", F32_F64, fn(dilated), inputs((1, 2, 5, 6), dilated, seed=2)),
+        *cases(op, "3d_ceil", F32, fn(ceil), inputs((2, 5, 5), ceil, seed=3)),
+        *cases(op, "nan_inf", F32, fn(k2), with_nan, ("nan",)),
+    ]
+
+
 CASES: list[Case] = [
     *_extreme_dims_cases("aten::amax.out", lambda x, d, k=False: torch.amax(x, d, k)),
     *_extreme_dims_cases("aten::amin.out", lambda x, d, k=False: torch.amin(x, d, k)),
@@ -336,4 +382,5 @@ CASES: list[Case] = [
     *_topk_cases(),
     *_adaptive_avg_pool_cases(),
     *_distance_cases(),
+    *_max_pool_backward_cases(),
 ]
