@@ -617,3 +617,57 @@ CASES += [
         tags=("nan",),
     ),
 ]
+
+# --- grid_sampler_2d --------------------------------------------------------------------------------
+GRID_SAMPLER = "aten::grid_sampler_2d.out"
+
+
+def _grid_sample(mode: str, padding: str, align_corners: bool) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    return lambda x, grid: F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=align_corners)
+
+
+def _grid_inputs(t: torch.dtype, seed: int = 0, reach: float = 1.3) -> tuple[torch.Tensor, torch.Tensor]:
+    """A 2x2x3x4 image and a 2x3x2 grid of coordinates in [-reach, reach) (beyond 1: outside the image)."""
+    return sample((2, 2, 3, 4), t, seed=seed), sample((2, 3, 2, 2), t, seed=seed + 100, low=-reach, high=reach)
+
+
+CASES += _all(
+    GRID_SAMPLER,
+    "bilinear_zeros",
+    _grid_sample("bilinear", "zeros", False),
+    lambda t: _grid_inputs(t),
+    dtypes=FLOAT_DTYPES,
+)
+CASES += [
+    _one(
+        GRID_SAMPLER,
+        f"f32_{mode}_{padding}{'_ac' if ac else ''}",
+        _grid_sample(mode, padding, ac),
+        *_grid_inputs(torch.float32, seed=i, reach=2.7 if padding == "reflection" else 1.3),
+    )
+    for i, (mode, padding, ac) in enumerate(
+        (m, p, ac)
+        for m in ("bilinear", "nearest", "bicubic")
+        for p in ("zeros", "border", "reflection")
+        for ac in (False, True)
+    )
+    if (mode, padding, ac) != ("bilinear", "zeros", False)
+]
+CASES += [
+    _one(
+        GRID_SAMPLER,
+        "f64_bicubic_reflection",
+        _grid_sample("bicubic", "reflection", False),
+        *_grid_inputs(torch.float64, 7),
+    ),
+    _one(
+        GRID_SAMPLER, "f64_nearest_border_ac", _grid_sample("nearest", "border", True), *_grid_inputs(torch.float64, 8)
+    ),
+    _one(
+        GRID_SAMPLER,
+        "f32_single_pixel",
+        _grid_sample("bilinear", "reflection", True),
+        sample((1, 2, 1, 1), torch.float32),
+        sample((1, 2, 2, 2), torch.float32, seed=9, low=-2, high=2),
+    ),
+]

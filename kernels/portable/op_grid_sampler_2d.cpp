@@ -1,0 +1,212 @@
+// aten::grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners,
+//                           *, Tensor(a!) out)
+// out[n, c, h, w] samples input[n, c] at grid[n, h, w] = (x, y) in [-1, 1]: bilinear (0), nearest (1) or bicubic (2);
+// coordinates outside the image read zeros (0), the border (1) or the reflected image (2).
+#include <cmath>
+#include <type_traits>
+
+#include "sb/kernel.h"
+#include "util/dtype_switch.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+namespace {
+
+constexpr char kOp[] = "aten::grid_sampler_2d.out";
+
+enum Padding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
+
+// Grid coordinate in [-1, 1] -> pixel coordinate (align_corners: corner pixel centres, else image edges).
+template <typename S>
+S unnormalize(S v, int64_t size, bool align_corners) {
+  const S n = static_cast<S>(size);
+  if (align_corners) return (v + S(1)) / S(2) * (n - S(1));
+  return ((v + S(1)) * n - S(1)) / S(2);
+}
+
+template <typename S>
+S clip(S v, int64_t size) {
+  const S hi = static_cast<S>(size - 1);
+  const S lo = v > S(0) ? v : S(0);  // NaN stays NaN here ...
+  return hi < lo ? hi : lo;          // ... and becomes the far border here, as std::min/max order it
+}
+
+// Reflects `v` into [twice_lo / 2, twice_hi / 2].
+template <typename S>
+S reflect(S v, int64_t twice_lo, int64_t twice_hi) {
+  if (twice_lo == twice_hi) return S(0);
+  const S lo = static_cast<S>(twice_lo) / S(2);
+  const S span = static_cast<S>(twice_hi - twice_lo) / S(2);
+  v = std::fabs(v - lo);
+  const S extra = std::fmod(v, span);
+  const S flips = std::floor(v / span);
+  const bool odd = std::isfinite(flips) && std::fmod(flips, S(2)) != S(0);
+  return odd ? span - extra + lo : extra + lo;
+}
+
+template <typename S>
+S reflect_in(S v, int64_t size, bool align_corners) {
+  return align_corners ? reflect(v, 0, 2 * (size - 1)) : reflect(v, -1, 2 * size - 1);
+}
+
+template <typename S>
+S source_index(S v, int64_t size, int64_t padding, bool align_corners) {
+  v = unnormalize(v, size, align_corners);
+  if (padding == kBorder) return clip(v, size);
+  if (padding == kReflection) return clip(reflect_in(v, size, align_corners), size);
+  return v;
+}
+
+// A pixel coordinate as an index; NaN and huge values land far outside any image (never UB).
+template <typename S>
+int64_t to_index(S v) {
+  constexpr S kFar = S(1099511627776.0);  // 2^40
+  if (!(v > -kFar)) return -(int64_t{1} << 40);
+  if (!(v < kFar)) return int64_t{1} << 40;
+  return static_cast<int64_t>(v);
+}
+
+int64_t clamp_index(int64_t i, int64_t size) { return i < 0 ? 0 : i >= size ? size - 1 : i; }
+
+template <typename S>
+S cubic_near(S x, S a) {  // |x| <= 1
+  return ((a + S(2)) * x - (a + S(3))) * x * x + S(1);
+}
+
+template <typename S>
+S cubic_far(S x, S a) {  // 1 < |x| < 2
+  return ((a * x - S(5) * a) * x + S(8) * a) * x - S(4) * a;
+}
+
+template <typename S>
+S cubic(S p0, S p1, S p2, S p3, S t) {
+  const S a = S(-0.75);
+  return p0 * cubic_far(t + S(1), a) + p1 * cubic_near(t, a) + p2 * cubic_near(S(1) - t, a) +
+         p3 * cubic_far((S(1) - t) + S(1), a);
+}
+
+struct Plane {
+  int64_t h, w;
+};
+
+template <typename T, typename S>
+S sample_bilinear(const T* img, Plane p, S ix, S iy, int64_t padding) {
+  const int64_t x0 = to_index(std::floor(ix));
+  const int64_t y0 = to_index(std::floor(iy));
+  const int64_t x1 = x0 + 1, y1 = y0 + 1;
+  const S fx0 = static_cast<S>(x0), fy0 = static_cast<S>(y0), fx1 = static_cast<S>(x1), fy1 = static_cast<S>(y1);
+  const S w_nw = (fx1 - ix) * (fy1 - iy);
+  const S w_ne = (ix - fx0) * (fy1 - iy);
+  const S w_sw = (fx1 - ix) * (iy - fy0);
+  const S w_se = (ix - fx0) * (iy - fy0);
+  const int64_t xs[4] = {x0, x1, x0, x1};
+  const int64_t ys[4] = {y0, y0, y1, y1};
+  const S ws[4] = {w_nw, w_ne, w_sw, w_se};
+  S acc = S(0);
+  for (int k = 0; k < 4; ++k) {
+    if (padding == kZeros) {
+      if (xs[k] >= 0 && xs[k] < p.w && ys[k] >= 0 && ys[k] < p.h) {
+        acc += static_cast<S>(img[ys[k] * p.w + xs[k]]) * ws[k];
+      }
+    } else {
+      acc += static_cast<S>(img[clamp_index(ys[k], p.h) * p.w + clamp_index(xs[k], p.w)]) * ws[k];
+    }
+  }
+  return acc;
+}
+
+template <typename T, typename S>
+S pixel_bicubic(const T* img, Plane p, int64_t y, int64_t x, int64_t padding, bool align_corners) {
+  if (padding == kZeros) {
+    return x >= 0 && x < p.w && y >= 0 && y < p.h ? static_cast<S>(img[y * p.w + x]) : S(0);
+  }
+  if (padding == kReflection) {
+    y = to_index(clip(reflect_in(static_cast<S>(y), p.h, align_corners), p.h));
+    x = to_index(clip(reflect_in(static_cast<S>(x), p.w, align_corners), p.w));
+  }
+  return static_cast<S>(img[clamp_index(y, p.h) * p.w + clamp_index(x, p.w)]);
+}
+
+template <typename T, typename S>
+S sample_bicubic(const T* img, Plane p, S gx, S gy, int64_t padding, bool align_corners) {
+  const S ix = unnormalize(gx, p.w, align_corners);
+  const S iy = unnormalize(gy, p.h, align_corners);
+  const S fx = std::floor(ix), fy = std::floor(iy);
+  const int64_t x0 = to_index(fx), y0 = to_index(fy);
+  const S tx = ix - static_cast<S>(x0), ty = iy - static_cast<S>(y0);
+  S rows[4];
+  for (int r = 0; r < 4; ++r) {
+    const int64_t y = y0 - 1 + r;
+    S q[4];
+    for (int k = 0; k < 4; ++k) q[k] = pixel_bicubic<T, S>(img, p, y, x0 - 1 + k, padding, align_corners);
+    rows[r] = cubic(q[0], q[1], q[2], q[3], tx);
+  }
+  return cubic(rows[0], rows[1], rows[2], rows[3], ty);
+}
+
+Error grid_sampler_2d_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  const Tensor& grid = *args[1]->as_tensor;
+  const int64_t mode = args[2]->as_int;
+  const int64_t padding = args[3]->as_int;
+  const bool align_corners = args[4]->as_bool;
+  Tensor& out = *args[5]->as_tensor;
+  if (in.dim != 4 || grid.dim != 4 || grid.sizes[3] != 2 || grid.sizes[0] != in.sizes[0]) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: needs a 4-D input and a [N, H, W, 2] grid", kOp);
+  }
+  if (mode < 0 || mode > 2 || padding < kZeros || padding > kReflection) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: unknown interpolation or padding mode", kOp);
+  }
+  Error err = check_dtype(kOp, "grid", grid, in.dtype);
+  if (!err.ok()) return err;
+  const int64_t sizes[] = {in.sizes[0], in.sizes[1], grid.sizes[1], grid.sizes[2]};
+  if (!(err = resize_output(kOp, out, sizes, 4)).ok()) return err;
+  if (!(err = check_dtype(kOp, "input", in, out.dtype)).ok()) return err;
+  const Plane p{in.sizes[2], in.sizes[3]};
+  const int64_t oh = grid.sizes[1], ow = grid.sizes[2];
+  if (sizes[0] * sizes[1] * oh * ow > 0 && (p.h == 0 || p.w == 0)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: cannot sample an empty input", kOp);
+  }
+  return switch_dtype<kOp, kFloatHBF16>(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    using S = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const T* x = in.data_as<const T>();
+    const T* g = grid.data_as<const T>();
+    T* y = out.data_as<T>();
+    for (int64_t n = 0; n < sizes[0]; ++n) {
+      for (int64_t c = 0; c < sizes[1]; ++c) {
+        const T* img = x + (n * sizes[1] + c) * p.h * p.w;
+        const T* gp = g + n * oh * ow * 2;
+        for (int64_t k = 0; k < oh * ow; ++k) {
+          const S gx = static_cast<S>(gp[2 * k]);
+          const S gy = static_cast<S>(gp[2 * k + 1]);
+          S v;
+          if (mode == 2) {
+            v = sample_bicubic<T, S>(img, p, gx, gy, padding, align_corners);
+          } else {
+            const S ix = source_index(gx, p.w, padding, align_corners);
+            const S iy = source_index(gy, p.h, padding, align_corners);
+            if (mode == 0) {
+              v = sample_bilinear<T, S>(img, p, ix, iy, padding);
+            } else {
+              const int64_t xi = to_index(std::nearbyint(ix)), yi = to_index(std::nearbyint(iy));
+              if (padding == kZeros) {
+                v = xi >= 0 && xi < p.w && yi >= 0 && yi < p.h ? static_cast<S>(img[yi * p.w + xi]) : S(0);
+              } else {
+                v = static_cast<S>(img[clamp_index(yi, p.h) * p.w + clamp_index(xi, p.w)]);
+              }
+            }
+          }
+          *y++ = static_cast<T>(v);
+        }
+      }
+    }
+    return Error();
+  });
+}
+
+}  // namespace
+
+extern const KernelDef grid_sampler_2d_out{kOp, "TTiib|T", &grid_sampler_2d_out_impl, {}};
+
+}  // namespace sb::kernels
