@@ -91,9 +91,7 @@ def test_git_base_that_cannot_be_found() -> None:
 def test_compiler_failure_shows_the_log_tail_in_the_report(base_repo: Path, tmp_path: Path) -> None:
     repo = clone_of(base_repo, tmp_path / "repo")
     kernel = repo / "kernels" / "portable" / "op_relu.cpp"
-    kernel.write_text(
-        kernel.read_text().replace("return x > T(0) ? x : T(0);", "return x > T(0) ? x : undeclared_thing;")
-    )
+    kernel.write_text(kernel.read_text() + "\nint broken_on_purpose() { return undeclared_thing; }\n")
     commit_all(repo, "break relu")
     report = tmp_path / "report.md"
     env_cache = {"SB_CACHE_DIR": str(tmp_path / "cache")}

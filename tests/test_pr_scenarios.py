@@ -79,10 +79,10 @@ def test_b_new_model_without_yaml(repo: Path) -> None:
 
 def test_c_size_only_kernel_change_shows_the_per_op_delta(repo: Path) -> None:
     kernel = repo / "kernels" / "portable" / "op_relu.cpp"
-    # NaN-propagating relu: more code in the kernel, same ops and dtypes.
-    kernel.write_text(
-        kernel.read_text().replace("return x > T(0) ? x : T(0);", "return (x > T(0) || x != x) ? x : T(0);")
-    )
+    # relu that maps NaN to 0: more code in the kernel, same ops and dtypes.
+    body = "return x < T(0) ? T(0) : x;"
+    assert body in kernel.read_text()
+    kernel.write_text(kernel.read_text().replace(body, "return (x < T(0) || x != x) ? T(0) : x;"))
     commit_all(repo, "relu propagates NaN")
 
     rep = run(repo)
