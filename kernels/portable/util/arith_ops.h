@@ -41,7 +41,9 @@ C mul(C x, C y) {
   if constexpr (std::is_same_v<C, bool>) {
     return x && y;
   } else if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
+    // Unsigned narrower than int would be promoted to (signed) int, and
+    // 65535 * 65535 overflows it: multiply in at least unsigned int.
+    using U = std::common_type_t<std::make_unsigned_t<C>, unsigned>;
     return static_cast<C>(static_cast<U>(static_cast<U>(x) * static_cast<U>(y)));
   } else {
     return x * y;
