@@ -16,14 +16,19 @@ Error fill(const Tensor& out, const Value& value) {
     using T = decltype(zero);
     T v{};
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      // Like ATen, refuse a value the integer type cannot hold (converting it would be undefined).
-      const double lo = static_cast<double>(std::numeric_limits<T>::min());
-      const int64_t lo_i = std::numeric_limits<T>::min();
-      const int64_t hi_i = std::numeric_limits<T>::max();
-      const bool fits = value.tag == Tag::kDouble ? value.as_double >= lo && value.as_double < -lo
-                                                  : value.scalar_as_int() >= lo_i && value.scalar_as_int() <= hi_i;
-      if (!fits) return Error::make(ErrorCode::kInvalidArgument, "%s: fill value does not fit the out dtype", Op);
-      v = value.tag == Tag::kDouble ? static_cast<T>(value.as_double) : static_cast<T>(value.scalar_as_int());
+      using U = std::make_unsigned_t<T>;
+      if (value.tag == Tag::kDouble) {
+        // A float outside the type's range has no defined conversion: refused.
+        const double lo = static_cast<double>(std::numeric_limits<T>::min());
+        const double past_hi = static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
+        if (!(value.as_double >= lo && value.as_double < past_hi)) {
+          return Error::make(ErrorCode::kInvalidArgument, "%s: fill value does not fit the out dtype", Op);
+        }
+        v = static_cast<T>(value.as_double);
+      } else {
+        // An integer wraps into the type, as ExecuTorch's runtime converts it (-7 into uint8 is 249).
+        v = static_cast<T>(static_cast<U>(static_cast<uint64_t>(value.scalar_as_int())));
+      }
     } else if (value.tag == Tag::kDouble) {
       v = static_cast<T>(value.as_double);
     } else {
