@@ -16,6 +16,43 @@ constexpr char kOp[] = "aten::grid_sampler_2d.out";
 
 enum Padding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 
+// A Half/BFloat16 value whose every arithmetic result is rounded to T, as ExecuTorch's bicubic path computes in the
+// tensor dtype (each operation of two 16-bit values yields a float that is stored back).
+template <typename T>
+struct Rounded {
+  float v = 0;
+  Rounded() = default;
+  template <typename A, typename = std::enable_if_t<std::is_arithmetic_v<A>>>
+  explicit Rounded(A a) : v(static_cast<float>(T(static_cast<float>(a)))) {}
+  explicit Rounded(T t) : v(static_cast<float>(t)) {}
+  static Rounded of(float f) { return Rounded(f); }
+  friend Rounded operator+(Rounded a, Rounded b) { return of(a.v + b.v); }
+  friend Rounded operator-(Rounded a, Rounded b) { return of(a.v - b.v); }
+  friend Rounded operator*(Rounded a, Rounded b) { return of(a.v * b.v); }
+  friend Rounded operator/(Rounded a, Rounded b) { return of(a.v / b.v); }
+  friend bool operator<(Rounded a, Rounded b) { return a.v < b.v; }
+  friend bool operator>(Rounded a, Rounded b) { return a.v > b.v; }
+  friend bool operator!=(Rounded a, Rounded b) { return a.v != b.v; }
+};
+
+float to_float(float v) { return v; }
+double to_float(double v) { return v; }
+template <typename T>
+float to_float(Rounded<T> r) { return r.v; }
+
+float floor_of(float v) { return std::floor(v); }
+double floor_of(double v) { return std::floor(v); }
+template <typename T>
+Rounded<T> floor_of(Rounded<T> r) { return Rounded<T>(std::floor(r.v)); }
+float fabs_of(float v) { return std::fabs(v); }
+double fabs_of(double v) { return std::fabs(v); }
+template <typename T>
+Rounded<T> fabs_of(Rounded<T> r) { return Rounded<T>(std::fabs(r.v)); }
+float fmod_of(float a, float b) { return std::fmod(a, b); }
+double fmod_of(double a, double b) { return std::fmod(a, b); }
+template <typename T>
+Rounded<T> fmod_of(Rounded<T> a, Rounded<T> b) { return Rounded<T>(std::fmod(a.v, b.v)); }
+
 // Grid coordinate in [-1, 1] -> pixel coordinate (align_corners: corner pixel centres, else image edges).
 template <typename S>
 S unnormalize(S v, int64_t size, bool align_corners) {
@@ -37,10 +74,10 @@ S reflect(S v, int64_t twice_lo, int64_t twice_hi) {
   if (twice_lo == twice_hi) return S(0);
   const S lo = static_cast<S>(twice_lo) / S(2);
   const S span = static_cast<S>(twice_hi - twice_lo) / S(2);
-  v = std::fabs(v - lo);
-  const S extra = std::fmod(v, span);
-  const S flips = std::floor(v / span);
-  const bool odd = std::isfinite(flips) && std::fmod(flips, S(2)) != S(0);
+  v = fabs_of(v - lo);
+  const S extra = fmod_of(v, span);
+  const S flips = floor_of(v / span);
+  const bool odd = std::isfinite(to_float(flips)) && fmod_of(flips, S(2)) != S(0);
   return odd ? span - extra + lo : extra + lo;
 }
 
@@ -60,10 +97,11 @@ S source_index(S v, int64_t size, int64_t padding, bool align_corners) {
 // A pixel coordinate as an index; NaN and huge values land far outside any image (never UB).
 template <typename S>
 int64_t to_index(S v) {
-  constexpr S kFar = S(1099511627776.0);  // 2^40
-  if (!(v > -kFar)) return -(int64_t{1} << 40);
-  if (!(v < kFar)) return int64_t{1} << 40;
-  return static_cast<int64_t>(v);
+  constexpr double kFar = 1099511627776.0;  // 2^40
+  const auto f = to_float(v);
+  if (!(f > -kFar)) return -(int64_t{1} << 40);
+  if (!(f < kFar)) return int64_t{1} << 40;
+  return static_cast<int64_t>(f);
 }
 
 int64_t clamp_index(int64_t i, int64_t size) { return i < 0 ? 0 : i >= size ? size - 1 : i; }
@@ -131,7 +169,7 @@ template <typename T, typename S>
 S sample_bicubic(const T* img, Plane p, S gx, S gy, int64_t padding, bool align_corners) {
   const S ix = unnormalize(gx, p.w, align_corners);
   const S iy = unnormalize(gy, p.h, align_corners);
-  const S fx = std::floor(ix), fy = std::floor(iy);
+  const S fx = floor_of(ix), fy = floor_of(iy);
   const int64_t x0 = to_index(fx), y0 = to_index(fy);
   const S tx = ix - static_cast<S>(x0), ty = iy - static_cast<S>(y0);
   S rows[4];
@@ -182,7 +220,12 @@ Error grid_sampler_2d_out_impl(KernelContext& /*ctx*/, Args args) {
           const S gy = static_cast<S>(gp[2 * k + 1]);
           S v;
           if (mode == 2) {
-            v = sample_bicubic<T, S>(img, p, gx, gy, padding, align_corners);
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+              v = sample_bicubic<T, S>(img, p, gx, gy, padding, align_corners);
+            } else {  // in the tensor's 16-bit type, rounding each step like ExecuTorch
+              using R = Rounded<T>;
+              v = sample_bicubic<T, R>(img, p, R(gp[2 * k]), R(gp[2 * k + 1]), padding, align_corners).v;
+            }
           } else {
             const S ix = source_index(gx, p.w, padding, align_corners);
             const S iy = source_index(gy, p.h, padding, align_corners);

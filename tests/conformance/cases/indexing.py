@@ -671,8 +671,7 @@ CASES += [
         sample((1, 2, 2, 2), torch.float32, seed=9, low=-2, high=2),
     ),
 ]
-# Half/BFloat16 bicubic: ExecuTorch rounds every intermediate to the tensor dtype (not reproduced yet).
-for _mode in ("nearest",):
+for _mode in ("nearest", "bicubic"):
     CASES += _all(
         GRID_SAMPLER,
         f"{_mode}_reflection",
