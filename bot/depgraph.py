@@ -29,6 +29,7 @@ OP_NAME = re.compile(r"^[a-z_][a-z0-9_]*::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$")
 # KernelDef layout: op name pointer at 0, signature at 8, implementation at 16.
 KERNELDEF_OP_OFFSET = 0
 KERNELDEF_FN_OFFSET = 16
+LOCAL_SEPARATOR = "@"  # never in a mangled name: a local symbol's key is name@object
 
 
 @dataclass
@@ -123,7 +124,7 @@ def read_object(path: Path, into: Objects) -> None:
                     and sym.name
                     and start <= offset < start + max(sym["st_size"], 1)
                 ):
-                    return sym.name
+                    return _symbol_key(sym, source)
             return None
 
         for rel_section in elf.iter_sections():
@@ -148,16 +149,33 @@ def read_object(path: Path, into: Objects) -> None:
                     holder = defined_at(target_index, where, "STT_OBJECT")
                     if holder is None or not holder.startswith("_ZN2sb7kernels"):
                         continue
-                    offset_in = where - next(s["st_value"] for s in symbols if s.name == holder)
+                    offset_in = where - next(s["st_value"] for s in symbols if _symbol_key(s, source) == holder)
                     if offset_in == KERNELDEF_FN_OFFSET:
                         impl = _symbol_target(sym, addend, defined_at)
                         if impl:
                             into.kernels[holder] = (impl, source)
 
 
+def _symbol_key(sym, source: str) -> str:
+    """A function's identity across the library. Local symbols (internal linkage:
+    anonymous namespaces, templates over a file's own `kOp`) carry the same
+    mangled name in every object that has one, so they are told apart by object."""
+    if sym["st_info"]["bind"] == "STB_LOCAL":
+        return f"{sym.name}{LOCAL_SEPARATOR}{source}"
+    return sym.name
+
+
+def _mangled(key: str) -> str:
+    return key.partition(LOCAL_SEPARATOR)[0]
+
+
 def _symbol_target(sym, addend: int, defined_at) -> str | None:
     if sym["st_info"]["type"] == "STT_FUNC" and sym.name:
-        return sym.name
+        return (
+            sym.name
+            if sym["st_info"]["bind"] != "STB_LOCAL"
+            else defined_at(sym["st_shndx"], sym["st_value"], "STT_FUNC")
+        )
     if sym["st_shndx"] in ("SHN_UNDEF", "SHN_ABS", "SHN_COMMON"):
         return sym.name or None
     return defined_at(sym["st_shndx"], sym["st_value"] + addend, "STT_FUNC")
@@ -210,7 +228,7 @@ def build_graph(objects: Objects, library: dict[str, KernelEntry]) -> Graph:
                 seen.add(callee)
                 pending.append(callee)
     ordered = sorted(edges, key=lambda e: (e.caller, e.callee, e.via))
-    readable = demangle([e.via for e in ordered])
+    readable = demangle([_mangled(e.via) for e in ordered])
     named = tuple(
         Edge(e.caller, e.callee, _function_name(name), e.source) for e, name in zip(ordered, readable, strict=True)
     )

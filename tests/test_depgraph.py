@@ -47,7 +47,7 @@ def test_graph_is_exactly_what_kernels_dispatch_to(head_graph: depgraph.Graph) -
 
 
 HARDTANH = "kernels/portable/op_hardtanh.cpp"
-HARDTANH_BODY = """  Value* clamp_args[] = {args[0], args[1], args[2], args[3]};
+HARDTANH_BODY = """  Value* clamp_args[] = {args[0], &lo, &hi, args[3]};
   return ctx.call("aten::clamp.out", clamp_args);"""
 
 
