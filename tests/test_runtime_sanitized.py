@@ -140,3 +140,23 @@ def test_short_fuzz_session(fuzz_build: Path, tmp_path: Path) -> None:
 
 def test_short_load_fuzz_session(fuzz_build: Path, tmp_path: Path) -> None:
     fuzz_session(fuzz_build / "pte_load_fuzzer", LOAD_FUZZ_SECONDS, tmp_path)
+
+
+def test_every_conformance_fixture_runs_clean_under_sanitizers(sanitized: Path, tmp_path: Path) -> None:
+    """Every kernel, in every dtype and edge case the conformance suite holds (broadcasting,
+    0-d, empty, NaN, overflow, ExecuTorch's refusals), under ASan and UBSan."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.conformance.layout import fixtures
+
+    def reports(fixture) -> str | None:  # type: ignore[no-untyped-def]
+        args = [a for p in fixture.inputs() for a in ("--input", str(p))]
+        proc = run(sanitized, fixture.path / "model.pte", *args, "--output-dir", str(tmp_path / fixture.id))
+        clean = proc.returncode in (0, 1) and not any(marker in proc.stderr for marker in SANITIZER_REPORT)
+        return None if clean else f"{fixture.id}: exit {proc.returncode}: {proc.stderr[-800:]}"
+
+    everything = fixtures()
+    assert len(everything) > 1000
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        found = [report for report in pool.map(reports, everything) if report is not None]
+    assert not found, "\n".join(found[:5])

@@ -24,6 +24,7 @@ Error cumsum_out_impl(KernelContext& /*ctx*/, Args args) {
                        static_cast<long long>(args[2]->as_int), scalar_type_name(out.dtype));
   }
   if (!(err = resize_output_like(kOp, out, self)).ok()) return err;
+  if (self.numel() == 0) return Error();  // an empty dim has no first element to start from
 
   const int64_t outer = size_product(self, 0, dim);
   const int64_t len = self.dim == 0 ? 1 : self.sizes[dim];
