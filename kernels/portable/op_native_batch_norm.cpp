@@ -12,16 +12,6 @@ namespace {
 
 constexpr char kOp[] = "aten::_native_batch_norm_legit_no_training.out";
 
-Error check_channels(const Value& v, const char* what, int64_t channels, ScalarType dtype) {
-  if (v.is_none()) return Error();
-  const Tensor& t = *v.as_tensor;
-  if (t.numel() != channels) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: %s has %lld elements, expected %lld channels", kOp, what,
-                       static_cast<long long>(t.numel()), static_cast<long long>(channels));
-  }
-  return check_dtype(kOp, what, t, dtype);
-}
-
 Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& input = *args[0]->as_tensor;
   const double eps = args[6]->scalar_as_double();
@@ -33,7 +23,7 @@ Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
   if (!(err = check_dtype(kOp, "input", input, out.dtype)).ok()) return err;
   const char* names[] = {"weight", "bias", "running_mean", "running_var"};
   for (int i = 0; i < 4; ++i) {
-    if (!(err = check_channels(*args[1 + i], names[i], channels, out.dtype)).ok()) return err;
+    if (!(err = check_optional_param(kOp, names[i], *args[1 + i], channels, out.dtype)).ok()) return err;
   }
 
   const int64_t batch = input.sizes[0];

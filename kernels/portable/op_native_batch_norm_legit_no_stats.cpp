@@ -11,21 +11,12 @@
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
 #include "util/fold.h"
+#include "util/shape.h"
 
 namespace sb::kernels {
 namespace {
 
 constexpr char kOp[] = "aten::_native_batch_norm_legit.no_stats_out";
-
-Error check_channels(const Value& v, const char* what, int64_t channels, ScalarType dtype) {
-  if (v.is_none()) return Error();
-  const Tensor& t = *v.as_tensor;
-  if (t.dim != 1 || t.sizes[0] != channels) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: %s must be a vector of the %lld channels", kOp, what,
-                       static_cast<long long>(channels));
-  }
-  return check_dtype(kOp, what, t, dtype);
-}
 
 Error batch_norm_no_stats_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& input = *args[0]->as_tensor;
@@ -35,9 +26,9 @@ Error batch_norm_no_stats_impl(KernelContext& /*ctx*/, Args args) {
   Tensor& invstd_out = *args[8]->as_tensor;
   if (input.dim < 2) return Error::make(ErrorCode::kInvalidArgument, "%s: input needs a channel dim", kOp);
   const int64_t channels = input.sizes[1];
-  Error err = check_channels(*args[1], "weight", channels, input.dtype);
+  Error err = check_optional_param_vector(kOp, "weight", *args[1], channels, input.dtype);
   if (!err.ok()) return err;
-  if (!(err = check_channels(*args[2], "bias", channels, input.dtype)).ok()) return err;
+  if (!(err = check_optional_param_vector(kOp, "bias", *args[2], channels, input.dtype)).ok()) return err;
   for (const Tensor* t : {&out, &mean_out, &invstd_out}) {
     if (!(err = check_dtype(kOp, "out", *t, input.dtype)).ok()) return err;
   }

@@ -11,21 +11,12 @@
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
 #include "util/fold.h"
+#include "util/shape.h"
 
 namespace sb::kernels {
 namespace {
 
 constexpr char kOp[] = "aten::native_group_norm.out";
-
-Error check_affine(const Value& v, const char* what, int64_t channels, ScalarType dtype) {
-  if (v.is_none()) return Error();
-  const Tensor& t = *v.as_tensor;
-  if (t.dim != 1 || t.sizes[0] != channels) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: %s must be a vector of the %lld channels", kOp, what,
-                       static_cast<long long>(channels));
-  }
-  return check_dtype(kOp, what, t, dtype);
-}
 
 Error group_norm_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& input = *args[0]->as_tensor;
@@ -47,9 +38,9 @@ Error group_norm_out_impl(KernelContext& /*ctx*/, Args args) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: %lld channels do not split into %lld groups", kOp,
                        static_cast<long long>(c), static_cast<long long>(group));
   }
-  Error err = check_affine(*args[1], "weight", c, input.dtype);
+  Error err = check_optional_param_vector(kOp, "weight", *args[1], c, input.dtype);
   if (!err.ok()) return err;
-  if (!(err = check_affine(*args[2], "bias", c, input.dtype)).ok()) return err;
+  if (!(err = check_optional_param_vector(kOp, "bias", *args[2], c, input.dtype)).ok()) return err;
   for (const Tensor* t : {&out, &mean_out, &rstd_out}) {
     if (!(err = check_dtype(kOp, "out", *t, input.dtype)).ok()) return err;
   }

@@ -11,16 +11,6 @@ namespace {
 
 constexpr char kOp[] = "aten::native_layer_norm.out";
 
-Error check_affine(const Value& v, const char* what, int64_t n, ScalarType dtype) {
-  if (v.is_none()) return Error();
-  const Tensor& t = *v.as_tensor;
-  if (t.numel() != n) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: %s has %lld elements, expected %lld", kOp, what,
-                       static_cast<long long>(t.numel()), static_cast<long long>(n));
-  }
-  return check_dtype(kOp, what, t, dtype);
-}
-
 Error layer_norm_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& input = *args[0]->as_tensor;
   const Span<const int64_t> shape = args[1]->as_int_list;
@@ -41,8 +31,8 @@ Error layer_norm_out_impl(KernelContext& /*ctx*/, Args args) {
   Error err = resize_output_like(kOp, out, input);
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "input", input, out.dtype)).ok()) return err;
-  if (!(err = check_affine(*args[2], "weight", cols, out.dtype)).ok()) return err;
-  if (!(err = check_affine(*args[3], "bias", cols, out.dtype)).ok()) return err;
+  if (!(err = check_optional_param(kOp, "weight", *args[2], cols, out.dtype)).ok()) return err;
+  if (!(err = check_optional_param(kOp, "bias", *args[3], cols, out.dtype)).ok()) return err;
   // Mean and rstd have input's leading sizes and ones for the normalized
   // dims; they are written only when they have that shape and out's dtype.
   int64_t stat_sizes[kMaxDims];

@@ -8,6 +8,7 @@
 #include "sb/error.h"
 #include "sb/span.h"
 #include "sb/tensor.h"
+#include "sb/value.h"
 
 namespace sb::kernels {
 
@@ -25,6 +26,12 @@ Error check_same_shape(const char* op, const char* what, const Tensor& t, const 
 Error resize_output(const char* op, Tensor& out, const int64_t* sizes, int32_t rank);
 Error resize_output_like(const char* op, Tensor& out, const Tensor& like);
 Error check_dtype(const char* op, const char* what, const Tensor& t, ScalarType expected);
+
+// An optional parameter tensor of a normalization (weight, bias, running
+// stats): none, or `numel` elements of `dtype`. The `_vector` form also
+// requires one dim, as ATen does for per-channel parameters.
+Error check_optional_param(const char* op, const char* what, const Value& v, int64_t numel, ScalarType dtype);
+Error check_optional_param_vector(const char* op, const char* what, const Value& v, int64_t numel, ScalarType dtype);
 Error check_same_numel(const char* op, const Tensor& out, const Tensor& in);
 
 // Broadcast shape of a and b (numpy rules); fails if they are incompatible.

@@ -53,6 +53,24 @@ Error check_dtype(const char* op, const char* what, const Tensor& t, ScalarType 
                      scalar_type_name(t.dtype), scalar_type_name(expected));
 }
 
+Error check_optional_param(const char* op, const char* what, const Value& v, int64_t numel, ScalarType dtype) {
+  if (v.is_none()) return Error();
+  const Tensor& t = *v.as_tensor;
+  if (t.numel() != numel) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: %s has %lld elements, expected %lld", op, what,
+                       static_cast<long long>(t.numel()), static_cast<long long>(numel));
+  }
+  return check_dtype(op, what, t, dtype);
+}
+
+Error check_optional_param_vector(const char* op, const char* what, const Value& v, int64_t numel, ScalarType dtype) {
+  if (!v.is_none() && v.as_tensor->dim != 1) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: %s must be a vector of the %lld channels", op, what,
+                       static_cast<long long>(numel));
+  }
+  return check_optional_param(op, what, v, numel, dtype);
+}
+
 Error check_same_numel(const char* op, const Tensor& out, const Tensor& in) {
   if (out.numel() == in.numel()) return Error();
   return Error::make(ErrorCode::kInvalidArgument, "%s: out has %lld elements, input has %lld", op,
