@@ -34,6 +34,24 @@ Error pair(Span<const int64_t> v, int32_t spatial, int64_t fill, int64_t* a, int
   return Error();
 }
 
+// Output extent of one spatial dim, or false when the arithmetic overflows
+// (sizes come from the program; a corrupt one must not wrap into a small extent).
+bool out_extent(bool transposed, int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dilation,
+                int64_t output_padding, int64_t* out) {
+  int64_t span = 0;  // dilation * (k - 1)
+  if (__builtin_mul_overflow(dilation, k - 1, &span)) return false;
+  int64_t v = 0;
+  if (transposed) {  // (in - 1) * stride - 2 * pad + span + output_padding + 1
+    return !__builtin_mul_overflow(in - 1, stride, &v) && !__builtin_sub_overflow(v, 2 * pad, &v) &&
+           !__builtin_add_overflow(v, span, &v) && !__builtin_add_overflow(v, output_padding + 1, out);
+  }
+  // (in + 2 * pad - span - 1) / stride + 1
+  if (__builtin_add_overflow(in, 2 * pad, &v) || __builtin_sub_overflow(v, span, &v) || v == INT64_MIN) return false;
+  v -= 1;
+  *out = v / stride + 1;
+  return true;
+}
+
 Error geometry(Args args, Geometry* g) {
   const Tensor& in = *args[0]->as_tensor;
   const Tensor& weight = *args[1]->as_tensor;
@@ -46,7 +64,7 @@ Error geometry(Args args, Geometry* g) {
   g->w = in.sizes[in.dim - 1];
   g->groups = args[8]->as_int;
   g->transposed = args[6]->as_bool;
-  g->c_out = g->transposed ? weight.sizes[1] * g->groups : weight.sizes[0];
+  g->c_out = weight.sizes[0];  // transposed: weight.sizes[1] * groups, once groups is checked
   g->kh = spatial == 2 ? weight.sizes[2] : 1;
   g->kw = weight.sizes[weight.dim - 1];
   int64_t oph = 0;
@@ -56,8 +74,12 @@ Error geometry(Args args, Geometry* g) {
   if (err.ok()) err = pair(args[5]->as_int_list, spatial, 1, &g->dh, &g->dw, "dilation");
   if (err.ok() && g->transposed) err = pair(args[7]->as_int_list, spatial, 0, &oph, &opw, "output_padding");
   if (!err.ok()) return err;
-  const int64_t weight_c_in = g->transposed ? weight.sizes[0] : weight.sizes[1] * g->groups;
-  if (g->groups < 1 || g->c_in % g->groups != 0 || g->c_out % g->groups != 0 || weight_c_in != g->c_in) {
+  // Division, not multiplication, relates channels to groups: a corrupt group count cannot overflow.
+  const bool channels_fit =
+      g->groups >= 1 && g->c_in % g->groups == 0 &&
+      (g->transposed ? weight.sizes[0] == g->c_in && !__builtin_mul_overflow(weight.sizes[1], g->groups, &g->c_out)
+                     : g->c_in / g->groups == weight.sizes[1]);
+  if (!channels_fit || g->c_out % g->groups != 0) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: channels do not divide into %lld groups", kOp,
                        static_cast<long long>(g->groups));
   }
@@ -67,12 +89,9 @@ Error geometry(Args args, Geometry* g) {
   if (g->sh < 1 || g->sw < 1 || g->dh < 1 || g->dw < 1 || g->ph < 0 || g->pw < 0 || oph < 0 || opw < 0) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: stride and dilation must be >= 1, padding >= 0", kOp);
   }
-  if (g->transposed) {
-    g->oh = (g->h - 1) * g->sh - 2 * g->ph + g->dh * (g->kh - 1) + oph + 1;
-    g->ow = (g->w - 1) * g->sw - 2 * g->pw + g->dw * (g->kw - 1) + opw + 1;
-  } else {
-    g->oh = (g->h + 2 * g->ph - g->dh * (g->kh - 1) - 1) / g->sh + 1;
-    g->ow = (g->w + 2 * g->pw - g->dw * (g->kw - 1) - 1) / g->sw + 1;
+  if (!out_extent(g->transposed, g->h, g->kh, g->sh, g->ph, g->dh, oph, &g->oh) ||
+      !out_extent(g->transposed, g->w, g->kw, g->sw, g->pw, g->dw, opw, &g->ow)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: implausible geometry", kOp);
   }
   if (g->oh < 1 || g->ow < 1) return Error::make(ErrorCode::kInvalidArgument, "%s: kernel larger than input", kOp);
   return Error();
