@@ -9,11 +9,7 @@ namespace {
 constexpr char kOp[] = "aten::lift_fresh_copy.out";
 
 Error lift_fresh_copy_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Tensor& self = *args[0]->as_tensor;
-  Tensor& out = *args[1]->as_tensor;
-  Error err = resize_output_like(kOp, out, self);
-  if (!err.ok()) return err;
-  return copy_same_numel(kOp, self, out);
+  return copy_like(kOp, *args[0]->as_tensor, *args[1]->as_tensor);
 }
 
 }  // namespace

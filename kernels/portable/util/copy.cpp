@@ -35,6 +35,12 @@ void strided_copy(const void* src, int64_t src_offset, const int64_t* src_stride
   }
 }
 
+Error copy_like(const char* op, const Tensor& in, Tensor& out) {
+  Error err = resize_output_like(op, out, in);
+  if (!err.ok()) return err;
+  return copy_same_numel(op, in, out);
+}
+
 Error copy_same_numel(const char* op, const Tensor& in, const Tensor& out) {
   Error err = check_same_numel(op, out, in);
   if (!err.ok()) return err;

@@ -18,4 +18,8 @@ void strided_copy(const void* src, int64_t src_offset, const int64_t* src_stride
 // when out aliases in.
 Error copy_same_numel(const char* op, const Tensor& in, const Tensor& out);
 
+// out becomes a copy of in: its shape (through resize_output), dtype and
+// bytes. The whole kernel of the identity copies (alias, detach, device moves).
+Error copy_like(const char* op, const Tensor& in, Tensor& out);
+
 }  // namespace sb::kernels
