@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from bot import build
     from bot import oplist as oplist_mod
+    from bot.progress import Progress
 
 
 @functools.cache
@@ -31,6 +32,46 @@ def console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
+
+
+def _log_line(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def make_progress(environ: dict[str, str] | None = None, terminal: bool | None = None) -> Progress:
+    """Live rich bars on a terminal; start/end lines on stderr in a job log (no terminal, or GitHub Actions).
+
+    Every label and detail goes through `_safe`: they quote the PR (model and target names).
+    """
+    from bot.progress import LogProgress, RichProgress
+
+    environ = dict(os.environ) if environ is None else environ
+    terminal = sys.stderr.isatty() if terminal is None else terminal
+    if terminal and environ.get("GITHUB_ACTIONS") != "true":
+        return RichProgress(sanitize=_safe, console=console())
+    return LogProgress(sanitize=_safe, write=_log_line)
+
+
+def print_timings(progress: Progress) -> None:
+    """The command's step timings: a small table on a terminal, plain lines in a job log."""
+    from bot.progress import RichProgress, timing_table
+
+    rows = timing_table(progress)
+    if isinstance(progress, RichProgress):
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(title="timings", title_justify="left", show_header=False, box=None, padding=(0, 2))
+        table.add_column("step")
+        table.add_column("time", justify="right")
+        for label, seconds in rows:
+            # Labels are sanitized already; rich Text keeps any [markup] in them inert.
+            table.add_row(Text(label, style="bold" if label == "total" else ""), Text(seconds))
+        console().print(table)
+    else:
+        _log_line("timings:")
+        for label, seconds in rows:
+            _log_line(f"  {seconds:>10}  {label}")
 
 
 def _input_file(path: Path, limit: int, what: str) -> Path:
@@ -164,10 +205,14 @@ def cmd_build(args: argparse.Namespace) -> int:
                 f"{target.yaml}: target {target.name} has no yaml yet: run python -m bot regenerate", ExitCode.CONFIG
             )
     flavour = _selective_flavour(ops_yaml, dtype_selective, limits)
-    with console().status(f"building {flavour.name}"):
-        build_dir = build.build(flavour, targets=("executor_runner", "runtime_size_probe"), build_dir=args.build_dir)
-    with tempfile.TemporaryDirectory() as tmp:
-        stripped = size.stripped_size(build_dir / "runtime_size_probe", Path(tmp))
+    with make_progress() as progress:
+        with progress.step(f"build {flavour.name}"):
+            build_dir = build.build(
+                flavour, targets=("executor_runner", "runtime_size_probe"), build_dir=args.build_dir
+            )
+        with progress.step("size analysis"), tempfile.TemporaryDirectory() as tmp:
+            stripped = size.stripped_size(build_dir / "runtime_size_probe", Path(tmp))
+    print_timings(progress)
     if args.json:
         print(json.dumps({"build_dir": str(build_dir), "runtime_stripped_bytes": stripped}))
     else:
@@ -190,10 +235,11 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
     from bot import regenerate, trace
 
     cfg = config_mod.load(args.root.resolve())
-    with console().status("building the model tracer"):
-        tracer = trace.tracer_runner()
-    with console().status(f"tracing {len(cfg.models())} models"):
-        regenerated = regenerate.regenerate(cfg, tracer, functools.partial(trace.trace_model, limits=cfg.limits))
+    with make_progress() as progress:
+        tracer = trace.tracer_runner(progress)
+        trace_model = functools.partial(trace.trace_model, limits=cfg.limits)
+        regenerated = regenerate.regenerate(cfg, tracer, trace_model, progress)
+    print_timings(progress)
     if args.check:
         diffs = regenerate.stale_files(cfg, regenerated)
         if args.json:
@@ -230,15 +276,15 @@ def _safe(message: str) -> str:
 def cmd_pr(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.markup import escape
-    from rich.text import Text
 
     from bot import config as config_mod
     from bot import pipeline, publish, report
     from bot.redact import current
 
-    with console().status("running the PR pipeline") as status:
-        only = {t.strip() for t in args.targets.split(",") if t.strip()} if args.targets else None
-        result = pipeline.run_pr(args.root, args.base, args.head, lambda msg: status.update(Text(_safe(msg))), only)
+    only = {t.strip() for t in args.targets.split(",") if t.strip()} if args.targets else None
+    with make_progress() as progress:
+        result = pipeline.run_pr(args.root, args.base, args.head, progress, only)
+    print_timings(progress)
     publish.write_report(result, current(), args.output, args.output.with_suffix(".json"))
     if args.json:
         print(current().text(json.dumps(report.to_json(publish.publishable(result, current())), indent=2)))

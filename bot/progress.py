@@ -42,16 +42,17 @@ class Step:
 
     label: str
     total: int | None
-    _on_advance: Callable[[Step, str], None]
+    _on_advance: Callable[[Step, str, bool], None]
     done: int = 0
+    detail: str = ""  # the item named last (sanitized)
 
     def advance(self, detail: str = "") -> None:
         self.done += 1
-        self._on_advance(self, detail)
+        self._on_advance(self, detail, True)
 
     def working_on(self, detail: str) -> None:
         """Names the current item without counting it as done."""
-        self._on_advance(self, detail)
+        self._on_advance(self, detail, False)
 
 
 @dataclass
@@ -74,6 +75,13 @@ class Progress:
             self.timings.append(Timing(label, elapsed, current.done if total is not None else None))
             self._finished(current, elapsed)
 
+    def __enter__(self) -> Progress:
+        """Shows live output (if any) until the command ends; `with` works on every kind."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
     def note(self, message: str) -> None:
         self._noted(self.sanitize(message))
 
@@ -84,9 +92,15 @@ class Progress:
     def total_seconds(self) -> float:
         return sum(t.seconds for t in self.timings)
 
+    def _advanced(self, step: Step, detail: str, counted: bool) -> None:
+        detail = self.sanitize(detail) if detail else ""
+        repeat = counted and detail == step.detail  # the item working_on already named, now done
+        step.detail = detail
+        self._show_item(step, detail, counted, repeat)
+
     # What subclasses show; texts arrive sanitized.
     def _started(self, step: Step) -> None: ...
-    def _advanced(self, step: Step, detail: str) -> None: ...
+    def _show_item(self, step: Step, detail: str, counted: bool, repeat: bool) -> None: ...
     def _finished(self, step: Step, seconds: float) -> None: ...
     def _noted(self, message: str) -> None: ...
 
@@ -105,10 +119,12 @@ class LogProgress(Progress):
         suffix = f" ({step.total})" if step.total is not None else ""
         self.write(f"▶ {step.label}{suffix}")
 
-    def _advanced(self, step: Step, detail: str) -> None:
-        if detail:
-            count = f"[{step.done}/{step.total}] " if step.total is not None else ""
-            self.write(f"  {count}{self.sanitize(detail)}")
+    def _show_item(self, step: Step, detail: str, counted: bool, repeat: bool) -> None:
+        # One line per item: when it starts (working_on) or, if it was not announced, when it is done.
+        if detail and not repeat:
+            number = step.done + (0 if counted else 1)
+            count = f"[{number}/{step.total}] " if step.total is not None else ""
+            self.write(f"  {count}{detail}")
 
     def _finished(self, step: Step, seconds: float) -> None:
         self.write(f"✓ {step.label} in {_seconds(seconds)}")
@@ -151,10 +167,10 @@ class RichProgress(Progress):
         if self._bars is not None:
             self._tasks[id(step)] = self._bars.add_task(step.label, total=step.total, detail="")
 
-    def _advanced(self, step: Step, detail: str) -> None:
+    def _show_item(self, step: Step, detail: str, counted: bool, repeat: bool) -> None:
         task = self._tasks.get(id(step))
         if self._bars is not None and task is not None:
-            self._bars.update(task, completed=step.done, detail=self.sanitize(detail))
+            self._bars.update(task, completed=step.done, detail=detail)
 
     def _finished(self, step: Step, seconds: float) -> None:
         task = self._tasks.pop(id(step), None)

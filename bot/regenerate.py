@@ -12,6 +12,7 @@ from bot.config import Config, Model
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
 from bot.oplist import SelectedOps
+from bot.progress import Progress
 from bot.safe_files import MissingFileError, UnsafeFileError, inside_repo, read_bytes
 
 # (runner, model path, inputs, label, include reachable) -> selection; trace.trace_model in production.
@@ -31,19 +32,28 @@ class Regenerated:
         return dict(sorted(out.items()))
 
 
-def regenerate(config: Config, tracer_runner: Path, trace_model: Tracer) -> Regenerated:
+def regenerate(
+    config: Config, tracer_runner: Path, trace_model: Tracer, progress: Progress | None = None
+) -> Regenerated:
+    """Traces every model of the config (one progress step, advanced per model) and merges per target."""
+    progress = progress or Progress()
     traced: dict[Path, SelectedOps] = {}
     by_model: dict[Path, SelectedOps] = {}
-    for model in config.models():
-        selection = trace_model(
-            tracer_runner,
-            config.root / model.path,
-            [config.root / p for p in model.inputs],
-            model.path.as_posix(),
-            config.include == "static",
-        )
-        by_model[model.path] = selection
-        traced[config.per_model_yaml(model)] = selection
+    models = config.models()
+    with progress.step(f"tracing {len(models)} models", total=len(models)) as step:
+        for model in models:
+            label = model.path.as_posix()
+            step.working_on(label)
+            selection = trace_model(
+                tracer_runner,
+                config.root / model.path,
+                [config.root / p for p in model.inputs],
+                label,
+                config.include == "static",
+            )
+            by_model[model.path] = selection
+            traced[config.per_model_yaml(model)] = selection
+            step.advance(label)
     per_target = {t.name: oplist.merge(by_model[m.path] for m in t.models) for t in config.targets}
     return Regenerated(traced, per_target)
 

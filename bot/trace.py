@@ -11,6 +11,7 @@ from bot import build, oplist, pte, safe_files, sandbox
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
 from bot.oplist import CALLED_BY, NOT_TRACED, Operator, SelectedOps
+from bot.progress import Progress
 from bot.runner import run_model
 
 TRACER = build.Flavour("tracer", {"SB_TRACING": "ON", "SELECT_ALL_OPS": "ON"})
@@ -124,5 +125,7 @@ def _declared_calls_cached(runner: Path, limits: Limits) -> dict[str, tuple[str,
     return declared_calls(runner, limits)
 
 
-def tracer_runner() -> Path:
-    return build.runner_path(build.build(TRACER))
+def tracer_runner(progress: Progress | None = None) -> Path:
+    """The model tracer of this checkout, built (incrementally) as one progress step."""
+    with (progress or Progress()).step("building the model tracer"):
+        return build.runner_path(build.build(TRACER))
