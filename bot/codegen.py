@@ -113,6 +113,9 @@ DTYPE_ENUMS = {
     "Double": "kDouble",
     "Bool": "kBool",
     "BFloat16": "kBFloat16",
+    "ComplexHalf": "kComplexHalf",
+    "ComplexFloat": "kComplexFloat",
+    "ComplexDouble": "kComplexDouble",
 }
 
 

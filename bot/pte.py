@@ -34,7 +34,9 @@ VALUE_KINDS = (
     "IntList", "DoubleList", "BoolList", "TensorList", "OptionalTensorList",
 )  # fmt: skip
 INSTRUCTION_KINDS = ("None", "KernelCall", "DelegateCall", "MoveCall", "JumpFalseCall", "FreeCall")
-# Every ScalarType the .pte schema (ExecuTorch's scalar_type.fbs) defines.
+# Every ScalarType the .pte schema (ExecuTorch's scalar_type.fbs) defines, and the
+# complex ones (8-10) it lists as not implemented but the executorch serializer writes
+# (a program taking a complex tensor holds them), with ExecuTorch's C++ names.
 SCALAR_TYPES = {
     0: "Byte",
     1: "Char",
@@ -44,6 +46,9 @@ SCALAR_TYPES = {
     5: "Half",
     6: "Float",
     7: "Double",
+    8: "ComplexHalf",
+    9: "ComplexFloat",
+    10: "ComplexDouble",
     11: "Bool",
     12: "QInt8",
     13: "QUInt8",

@@ -20,6 +20,7 @@ constexpr DtypeCode kCodes[] = {
     {"<f4", ScalarType::kFloat}, {"<f8", ScalarType::kDouble}, {"<i8", ScalarType::kLong},
     {"<i4", ScalarType::kInt},   {"<i2", ScalarType::kShort},  {"|i1", ScalarType::kChar},
     {"|u1", ScalarType::kByte},  {"|b1", ScalarType::kBool},   {"<f2", ScalarType::kHalf},
+    {"<c8", ScalarType::kComplexFloat}, {"<c16", ScalarType::kComplexDouble},
 };
 
 Error bad(const std::string& path, const char* why) {
@@ -66,12 +67,18 @@ Error read_npy(const std::string& path, NpyArray* out) {
 
   const size_t descr_at = find_key(header, "descr");
   if (descr_at == std::string::npos || descr_at + 5 > header.size()) return bad(path, "no descr");
-  const std::string descr = header.substr(descr_at + 1, 3);
+  const size_t descr_end = header.find_first_of("'\"", descr_at + 1);
+  if (descr_end == std::string::npos) return bad(path, "malformed descr");
+  const std::string descr = header.substr(descr_at + 1, descr_end - descr_at - 1);
   const DtypeCode* code = nullptr;
   for (const DtypeCode& c : kCodes) {
     if (descr == c.descr || (descr[0] == '|' && descr.substr(1) == std::string(c.descr).substr(1))) code = &c;
   }
-  if (code == nullptr) return bad(path, "unsupported dtype (use float16, float32, float64, int64, int32, int16, int8, uint8 or bool)");
+  if (code == nullptr) {
+    return bad(path,
+               "unsupported dtype (use float16, float32, float64, complex64, complex128, int64, int32, int16, int8, "
+               "uint8 or bool)");
+  }
 
   const size_t order_at = find_key(header, "fortran_order");
   if (order_at == std::string::npos || header.compare(order_at, 5, "False") != 0) {
@@ -111,6 +118,16 @@ Error read_npy(const std::string& path, NpyArray* out) {
 
 Error adapt_npy_input(const std::string& path, ScalarType expected, NpyArray* array) {
   Tensor& t = array->tensor;
+  if (expected == ScalarType::kComplexHalf && t.dtype == ScalarType::kHalf) {
+    // NumPy has no complex32: float16 (re, im) pairs in a last dim of 2, the same bytes.
+    if (t.dim < 1 || t.sizes[t.dim - 1] != 2) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "%s: a complex32 input is given as float16 with a last dim of 2 (re, im)", path.c_str());
+    }
+    --t.dim;
+    t.dtype = ScalarType::kComplexHalf;
+    return Error();
+  }
   if (expected != ScalarType::kBFloat16 || t.dtype != ScalarType::kFloat) return Error();
   const int64_t n = t.numel();
   std::vector<uint8_t> narrowed(static_cast<size_t>(n) * sizeof(BFloat16));
@@ -142,6 +159,16 @@ Error write_npy(const std::string& path, const Tensor& tensor) {
     as_float.dtype = ScalarType::kFloat;
     as_float.data = wide.data();
     return write_npy(path, as_float);
+  }
+  if (tensor.dtype == ScalarType::kComplexHalf) {
+    // Written as float16 (re, im) pairs in an added last dim of 2, the same bytes.
+    if (tensor.dim >= kMaxDims) {
+      return Error::make(ErrorCode::kNotSupported, "cannot write a %d-dim complex32 tensor to .npy", tensor.dim);
+    }
+    Tensor pairs = tensor;
+    pairs.dtype = ScalarType::kHalf;
+    pairs.sizes[pairs.dim++] = 2;
+    return write_npy(path, pairs);
   }
   const char* descr = nullptr;
   for (const DtypeCode& c : kCodes) {

@@ -40,6 +40,9 @@ constexpr DtypeMask kFloatType = dtype_bit(ScalarType::kFloat);
 constexpr DtypeMask kDoubleType = dtype_bit(ScalarType::kDouble);
 constexpr DtypeMask kBoolType = dtype_bit(ScalarType::kBool);
 constexpr DtypeMask kBFloat16Type = dtype_bit(ScalarType::kBFloat16);
+constexpr DtypeMask kComplexHalfType = dtype_bit(ScalarType::kComplexHalf);
+constexpr DtypeMask kComplexFloatType = dtype_bit(ScalarType::kComplexFloat);
+constexpr DtypeMask kComplexDoubleType = dtype_bit(ScalarType::kComplexDouble);
 
 constexpr DtypeMask kIntTypes = kByteType | kCharType | kShortType | kIntType | kLongType;
 constexpr DtypeMask kIntBTypes = kIntTypes | kBoolType;
@@ -51,7 +54,10 @@ constexpr DtypeMask kRealB = kRealTypes | kBoolType;
 constexpr DtypeMask kRealH = kRealTypes | kHalfType;
 constexpr DtypeMask kRealHBF16 = kRealH | kBFloat16Type;
 constexpr DtypeMask kRealHBBF16 = kRealHBF16 | kBoolType;
-// Every dtype the runtime holds.
+// The complex types (ET_SWITCH_COMPLEXH_TYPES): only the kernels that name
+// them take complex tensors.
+constexpr DtypeMask kComplexHTypes = kComplexHalfType | kComplexFloatType | kComplexDoubleType;
+// Every real dtype the runtime holds (the complex ones are not in it).
 constexpr DtypeMask kAllTypes = kRealHBBF16;
 // Older name for REALB, kept for kernels that use it.
 constexpr DtypeMask kRealAndBool = kRealB;
@@ -119,6 +125,15 @@ Error dispatch(const char* op, ScalarType t, Fn& fn) {
     case ScalarType::kDouble: done = call_if<Policy::enabled(ScalarType::kDouble), double>(fn, &result); break;
     case ScalarType::kBool: done = call_if<Policy::enabled(ScalarType::kBool), bool>(fn, &result); break;
     case ScalarType::kBFloat16: done = call_if<Policy::enabled(ScalarType::kBFloat16), BFloat16>(fn, &result); break;
+    case ScalarType::kComplexHalf:
+      done = call_if<Policy::enabled(ScalarType::kComplexHalf), Complex<Half>>(fn, &result);
+      break;
+    case ScalarType::kComplexFloat:
+      done = call_if<Policy::enabled(ScalarType::kComplexFloat), Complex<float>>(fn, &result);
+      break;
+    case ScalarType::kComplexDouble:
+      done = call_if<Policy::enabled(ScalarType::kComplexDouble), Complex<double>>(fn, &result);
+      break;
   }
   if (done) return result;
   const bool implemented =

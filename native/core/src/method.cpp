@@ -62,6 +62,9 @@ bool supported_dtype(int8_t t) {
     case ScalarType::kHalf:
     case ScalarType::kFloat:
     case ScalarType::kDouble:
+    case ScalarType::kComplexHalf:
+    case ScalarType::kComplexFloat:
+    case ScalarType::kComplexDouble:
     case ScalarType::kBool:
     case ScalarType::kBFloat16:
       return true;

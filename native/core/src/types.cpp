@@ -14,6 +14,9 @@ const char* scalar_type_name(ScalarType t) {
     case ScalarType::kHalf: return "float16";
     case ScalarType::kFloat: return "float32";
     case ScalarType::kDouble: return "float64";
+    case ScalarType::kComplexHalf: return "complex32";
+    case ScalarType::kComplexFloat: return "complex64";
+    case ScalarType::kComplexDouble: return "complex128";
     case ScalarType::kBool: return "bool";
     case ScalarType::kBFloat16: return "bfloat16";
   }
