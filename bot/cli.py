@@ -292,10 +292,16 @@ def cmd_pr(args: argparse.Namespace) -> int:
         out = Console(highlight=False)
         out.print(_safe(publish.title(result, current())), markup=False)
         for target in result.targets:
-            size = f"{target.head.stripped:,} bytes" if target.head else "not built"
-            delta = f" ({target.delta:+,})" if target.delta is not None else ""
             name = escape(_safe(report.plain(target.name)))
-            out.print(f"  {name}: {size}{delta}" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else ""))
+            out.print(f"  {name}:" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else ""))
+            for sizes in target.sizes:
+                if sizes.build_error:
+                    shown = "[red]build failed[/red]"
+                else:
+                    shown = f"{sizes.head.vm_size:,} VM bytes" if sizes.head else "not built"
+                    shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
+                    shown += "  [red]over budget[/red]" if sizes.over_budget else ""
+                out.print(f"    {escape(_safe(report.plain(sizes.arch)))}: {shown}")
         out.print(_safe(f"report written to {args.output}"), markup=False, soft_wrap=True)
     if result.first_build_error():
         raise BotError(f"{result.first_build_error()} (log tail in {args.output})", ExitCode.BUILD)
@@ -359,72 +365,124 @@ def cmd_deps(args: argparse.Namespace) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m bot", description="selective build for on-device runtimes")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="Selective build for on-device runtimes: find the ops (and dtypes) your models use, "
+        "build a runtime with only those kernels, and check PRs for stale op lists and size changes.",
+        epilog="Run `python -m bot <command> --help` for a command's options.",
+        formatter_class=lambda prog: argparse.HelpFormatter(prog, max_help_position=28),
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="<command>")
 
-    run = sub.add_parser("run", help="run a .pte model on the native runtime")
-    run.add_argument("model", type=Path)
+    def command(name: str, summary: str, description: str = "") -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=summary, description=description or summary[0].upper() + summary[1:] + ".")
+
+    def root_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--root", type=Path, default=Path("."), help="repo root holding .selective-build.yml (default: %(default)s)"
+        )
+
+    def json_option(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("--json", action="store_true", help=f"print {what} as JSON on stdout instead of text")
+
+    run = command("run", "run a .pte model on the native runtime")
+    run.add_argument("model", type=Path, help="the ExecuTorch program (.pte) to run")
     run.add_argument("--input", type=Path, action="append", default=[], help=".npy input (repeat per input)")
-    run.add_argument("--output-dir", type=Path, default=Path("out"))
+    run.add_argument(
+        "--output-dir", type=Path, default=Path("out"), help="where output<N>.npy are written (default: %(default)s)"
+    )
     run.add_argument("--ops-yaml", type=Path, help="run on the selective runtime built from this yaml")
     run.add_argument("--no-dtype-selection", action="store_true", help="keep every dtype of the selected kernels")
     run.set_defaults(func=cmd_run)
 
-    ol = sub.add_parser("oplist", help="write a model's selected_operators.yaml")
-    ol.add_argument("model", type=Path)
+    ol = command(
+        "oplist",
+        "write a model's selected_operators.yaml",
+        "Write the operators a model needs as a selected_operators.yaml: its program's ops, "
+        "or with --trace what a run on the tracer reached (with dtypes and ops called by other kernels).",
+    )
+    ol.add_argument("model", type=Path, help="the ExecuTorch program (.pte)")
     ol.add_argument("-o", "--output", type=Path, help="yaml to write (default: stdout)")
     ol.add_argument("--trace", action="store_true", help="run the model on the tracer: adds transitive ops, dtypes")
     ol.add_argument("--input", type=Path, action="append", default=[], help=".npy input for --trace (repeat)")
     ol.add_argument("--label", help="name recorded in debug_info (default: the file name)")
     ol.set_defaults(func=cmd_oplist)
 
-    bd = sub.add_parser("build", help="build a selective runtime and print its size")
+    bd = command("build", "build a selective runtime and print its size")
     which = bd.add_mutually_exclusive_group(required=True)
     which.add_argument("--ops-yaml", type=Path, help="a selected_operators.yaml")
     which.add_argument("--target", help="a target of .selective-build.yml (its checked-in yaml)")
-    bd.add_argument("--root", type=Path, default=Path("."))
-    bd.add_argument("--build-dir", type=Path)
-    bd.add_argument("--no-dtype-selection", action="store_true")
-    bd.add_argument("--json", action="store_true")
+    root_option(bd)
+    bd.add_argument("--build-dir", type=Path, help="build here (default: a directory per flavour under .sb-build/)")
+    bd.add_argument("--no-dtype-selection", action="store_true", help="keep every dtype of the selected kernels")
+    json_option(bd, "the build directory and size")
     bd.set_defaults(func=cmd_build)
 
-    ag = sub.add_parser("aggregate", help="merge per-model yamls into one (union, sorted)")
-    ag.add_argument("yamls", type=Path, nargs="+")
-    ag.add_argument("-o", "--output", type=Path)
+    ag = command("aggregate", "merge per-model yamls into one (union, sorted)")
+    ag.add_argument("yamls", type=Path, nargs="+", help="selected_operators.yaml files to merge")
+    ag.add_argument("-o", "--output", type=Path, help="yaml to write (default: stdout)")
     ag.set_defaults(func=cmd_aggregate)
 
-    rg = sub.add_parser("regenerate", help="trace every model and rewrite the per-model and per-target yamls")
+    rg = command(
+        "regenerate",
+        "trace every model and rewrite the per-model and per-target yamls",
+        "Build the model tracer, run every model of .selective-build.yml on it, and rewrite the per-model "
+        "and per-target yamls that changed.",
+    )
     rg.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff when anything is stale")
-    rg.add_argument("--root", type=Path, default=Path("."), help="repo root holding .selective-build.yml")
-    rg.add_argument("--json", action="store_true")
+    root_option(rg)
+    json_option(rg, "the files written (or, with --check, the stale ones)")
     rg.set_defaults(func=cmd_regenerate)
 
-    pr = sub.add_parser("pr", help="run the whole PR pipeline locally (no GitHub needed)")
+    pr = command(
+        "pr",
+        "run the whole PR pipeline locally (no GitHub needed)",
+        "Run the PR pipeline locally: regenerate and compare the yamls, smoke-run the models, build base and "
+        "head runtimes, measure them, and write the report the bot would post.",
+    )
     pr.add_argument("--base", required=True, help="base ref (the merge base with head is used)")
     pr.add_argument("--head", help="head ref (default: the working tree)")
-    pr.add_argument("--root", type=Path, default=Path("."))
-    pr.add_argument("--output", type=Path, default=Path("selective-build-report.md"))
-    pr.add_argument("--json", action="store_true")
+    root_option(pr)
+    pr.add_argument(
+        "--output",
+        type=Path,
+        default=Path("selective-build-report.md"),
+        help="the report (markdown; the .json beside it) (default: %(default)s)",
+    )
+    json_option(pr, "the report")
     pr.add_argument("--targets", help="comma-separated subset of targets (a shard)")
     pr.set_defaults(func=cmd_pr)
 
-    dp = sub.add_parser("deps", help="the op -> op call graph of the kernel library, as compiled")
+    dp = command("deps", "the op -> op call graph of the kernel library, as compiled")
     dp.add_argument("--op", help="print this op's transitive closure")
-    dp.add_argument("--root", type=Path, default=Path("."))
-    dp.add_argument("--json", action="store_true")
+    root_option(dp)
+    json_option(dp, "the edges (or the closure)")
     dp.set_defaults(func=cmd_deps)
 
-    ac = sub.add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* and GITHUB_* variables)")
+    ac = command("action", "the GitHub Action entrypoint (reads INPUT_* and GITHUB_* variables)")
     ac.set_defaults(func=cmd_action)
 
-    mg = sub.add_parser("merge", help="merge shard reports (.json) into one report")
-    mg.add_argument("reports", type=Path, nargs="+")
-    mg.add_argument("-o", "--output", type=Path, default=Path("selective-build-report"))
+    mg = command("merge", "merge shard reports (.json) into one report")
+    mg.add_argument("reports", type=Path, nargs="+", help="the shards' report .json files")
+    mg.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("selective-build-report"),
+        help="the merged report, without suffix: .md and .json are written (default: %(default)s)",
+    )
     mg.set_defaults(func=cmd_merge)
 
-    zoo = sub.add_parser("zoo", help="run every bundled model and compare with ExecuTorch's outputs")
-    zoo.add_argument("--zoo-dir", type=Path, default=Path(__file__).resolve().parent.parent / "models" / "zoo")
-    zoo.add_argument("--output-dir", type=Path, default=Path("out/zoo"))
+    zoo = command("zoo", "run every bundled model and compare with ExecuTorch's outputs")
+    zoo.add_argument(
+        "--zoo-dir",
+        type=Path,
+        default=Path(__file__).resolve().parent.parent / "models" / "zoo",
+        help="models (.pte) with their inputs and ExecuTorch's expected outputs (default: models/zoo)",
+    )
+    zoo.add_argument(
+        "--output-dir", type=Path, default=Path("out/zoo"), help="where outputs are written (default: %(default)s)"
+    )
     zoo.set_defaults(func=cmd_zoo)
     return parser
 
