@@ -6,6 +6,7 @@ directory under the cache, so rebuilding one is incremental.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -14,6 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot import arch as arches
 from bot import lock, sandbox
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
@@ -56,21 +58,32 @@ def _tool(name: str) -> str:
 
 @dataclass(frozen=True)
 class Flavour:
-    """What to build: a name for humans plus the CMake cache options."""
+    """What to build: a name for humans, the CMake cache options and the architecture (bot/arch.py)."""
 
     name: str
     options: dict[str, str] = field(default_factory=dict)
     build_type: str = "Release"
+    arch: str = arches.HOST.name
 
     def key(self) -> str:
         text = repr((sorted(self.options.items()), self.build_type))
+        if self.arch != arches.HOST.name:
+            # Host keys are unchanged from before architectures existed, so existing build directories stay warm.
+            text += f"\0{self.arch}"
+            return f"{self.name}-{self.arch}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
         return f"{self.name}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+    def for_arch(self, arch: arches.Arch | str) -> Flavour:
+        """The same flavour built for another architecture."""
+        return dataclasses.replace(self, arch=arch if isinstance(arch, str) else arch.name)
 
 
 ALL_OPS = Flavour("all-ops")
 
 
-def selective_flavour(ops_yaml: Path, dtype_selective: bool = True, lenient_calls: bool = False) -> Flavour:
+def selective_flavour(
+    ops_yaml: Path, dtype_selective: bool = True, lenient_calls: bool = False, arch: str = arches.HOST.name
+) -> Flavour:
     """A runtime registering just the ops of `ops_yaml` (and, by default, just their dtypes).
 
     `lenient_calls` is for selections of traced ops only (config `include: traced`).
@@ -78,7 +91,21 @@ def selective_flavour(ops_yaml: Path, dtype_selective: bool = True, lenient_call
     options = {"SELECT_OPS_YAML": str(ops_yaml.resolve()), "SB_DTYPE_SELECTIVE": "ON" if dtype_selective else "OFF"}
     if lenient_calls:
         options["SB_LENIENT_CALLS"] = "ON"
-    return Flavour(f"selective-{ops_yaml.parent.name}-{ops_yaml.stem}", options)
+    return Flavour(f"selective-{ops_yaml.parent.name}-{ops_yaml.stem}", options, arch=arch)
+
+
+SIZE_PROBE = "runtime_size_probe"  # the measured binary; its linker map is f"{SIZE_PROBE}.map" beside it
+
+
+def size_targets(arch: arches.Arch) -> tuple[str, ...]:
+    """What to build to measure a runtime's size on `arch` (on a microcontroller, the freestanding probe)."""
+    del arch  # every architecture has the probe
+    return (SIZE_PROBE,)
+
+
+def runtime_targets(arch: arches.Arch) -> tuple[str, ...]:
+    """What to build for a target on `arch`: the runner (for smoke runs) where models run, and the size probe."""
+    return ("executor_runner", SIZE_PROBE) if arch.runs_models else size_targets(arch)
 
 
 def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
@@ -146,6 +173,19 @@ def build(
             f"-DPython3_EXECUTABLE={sys.executable}",
         ]
         configure += [f"-D{k}={v}" for k, v in sorted(flavour.options.items())]
+        target_arch = arches.get(flavour.arch)
+        if target_arch.toolchain_file is not None:
+            missing = arches.missing_tools(target_arch, run=False)
+            if missing is not None:
+                raise BotError(f"cannot build {flavour.name} for {target_arch.name}: {missing}", ExitCode.BUILD)
+            toolchain = source / target_arch.toolchain_file
+            if not toolchain.is_file():
+                raise BotError(
+                    f"cannot build {flavour.name} for {target_arch.name}: {target_arch.toolchain_file} "
+                    f"is missing from {source}",
+                    ExitCode.BUILD,
+                )
+            configure.append(f"-DCMAKE_TOOLCHAIN_FILE={toolchain}")
         launcher = shutil.which("ccache")
         if launcher:
             configure.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}")

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot import arch as arches
 from bot import safe_yaml
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
@@ -31,8 +32,19 @@ class Target:
     name: str
     models: tuple[Model, ...]
     yaml: Path
-    size_budget: int | None
+    size_budget: int | dict[str, int] | None  # VM bytes: one figure for every architecture, or per architecture
     dtype_selective: bool
+    architectures: tuple[str, ...] = (arches.HOST.name,)  # names of bot/arch.py, in config order
+
+    def budget_for(self, arch: str | arches.Arch) -> int | None:
+        """The size budget on `arch` (None: no budget there)."""
+        name = arch if isinstance(arch, str) else arch.name
+        if isinstance(self.size_budget, dict):
+            return self.size_budget.get(name)
+        return self.size_budget
+
+    def arches(self) -> tuple[arches.Arch, ...]:
+        return tuple(arches.get(name) for name in self.architectures)
 
 
 @dataclass(frozen=True)
@@ -85,7 +97,10 @@ def validate(data: object, source: str) -> None:
         # oneOf failures are clearer through their closest sub-error.
         best = jsonschema.exceptions.best_match([error]) if error.context else error
         where = _field_path(list(best.absolute_path))
-        raise BotError(f"{source}: {where}: {best.message}", ExitCode.CONFIG)
+        message = best.message
+        if best.validator == "enum" and best.validator_value == list(arches.ARCHES):
+            message = f"unknown architecture {best.instance!r} (known: {', '.join(arches.ARCHES)})"
+        raise BotError(f"{source}: {where}: {message}", ExitCode.CONFIG)
 
 
 def _confined(root: Path, path: Path, where: str) -> Path:
@@ -104,21 +119,49 @@ def _default_inputs(root: Path, model: Path, where: str) -> tuple[Path, ...]:
     return tuple(p.relative_to(root) for p in found)
 
 
+def _architectures(names: list[str], where: str) -> tuple[str, ...]:
+    """Known architecture names, each once (the schema has checked the shape)."""
+    for name in names:
+        if name not in arches.ARCHES:
+            known = ", ".join(arches.ARCHES)
+            raise BotError(f"{CONFIG_NAME}: {where}: unknown architecture {name!r} (known: {known})", ExitCode.CONFIG)
+    return tuple(dict.fromkeys(names))
+
+
 def from_dict(data: dict, root: Path) -> Config:
     targets = []
+    default_arches = _architectures(data.get("architectures", [arches.HOST.name]), "architectures")
     for name, spec in data["targets"].items():
         models = []
         for index, item in enumerate(spec["models"]):
             path = Path(item if isinstance(item, str) else item["path"])
             explicit = () if isinstance(item, str) else tuple(Path(p) for p in item.get("inputs", ()))
             models.append(Model(path, explicit or _default_inputs(root, path, f"targets.{name}.models[{index}]")))
+        where = f"targets.{name}"
+        target_arches = (
+            _architectures(spec["architectures"], f"{where}.architectures")
+            if "architectures" in spec
+            else default_arches
+        )
+        budget = spec.get("size_budget")
+        if isinstance(budget, dict):
+            _architectures(list(budget), f"{where}.size_budget")
+            unmeasured = [arch for arch in budget if arch not in target_arches]
+            if unmeasured:
+                raise BotError(
+                    f"{CONFIG_NAME}: {where}.size_budget: a budget for {', '.join(unmeasured)}, which the target "
+                    f"is not measured for (its architectures: {', '.join(target_arches)})",
+                    ExitCode.CONFIG,
+                )
+            budget = dict(budget)
         targets.append(
             Target(
                 name=name,
                 models=tuple(models),
                 yaml=Path(spec["yaml"]),
-                size_budget=spec.get("size_budget"),
+                size_budget=budget,
                 dtype_selective=spec.get("dtype_selective", True),
+                architectures=target_arches,
             )
         )
     runtime = data.get("runtime", {})

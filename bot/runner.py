@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from bot import sandbox
+from bot.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
 
@@ -28,7 +29,9 @@ def run_model(
     output_dir: Path,
     extra_args: tuple[str, ...] = (),
     limits: Limits = DEFAULT_LIMITS,
+    arch: Arch = HOST,
 ) -> RunResult:
+    """Runs `model` on `runner` (built for `arch`; under its emulator when that is not this machine)."""
     if not model.is_file():
         raise BotError(f"{model}: model file not found", ExitCode.BAD_INPUT)
     for path in inputs:
@@ -40,9 +43,16 @@ def run_model(
     cmd = [str(runner), "--model", str(model), "--output-dir", str(output_dir), *extra_args]
     for path in inputs:
         cmd += ["--input", str(path)]
-    proc = sandbox.run_program(cmd, what=f"model {model.name}", limits=limits)
+    proc = sandbox.run_program(cmd, what=f"model {model.name}", limits=limits, emulator=emulator(arch))
     if proc.returncode != 0:
         message = proc.last_error_line() or f"exit {proc.returncode}"
         raise BotError(f"{model.name}: {message.removeprefix('error: ')[:MESSAGE_CHARS]}", ExitCode.RUNTIME)
     outputs = sorted(output_dir.glob("output*.npy"), key=lambda p: int(p.stem.removeprefix("output")))
     return RunResult(outputs=[np.load(p) for p in outputs], stdout=proc.stdout)
+
+
+def emulator(arch: Arch) -> tuple[str, ...]:
+    """The command prefix running `arch`'s programs here (empty: natively)."""
+    if arch.emulator is None:
+        raise BotError(f"{arch.description} programs cannot run here (it is measured for size only)", ExitCode.RUNTIME)
+    return arch.emulator

@@ -52,6 +52,12 @@ ALLOWED_PREFIXES = ("LC_", "CCACHE_", "CMAKE_", "XDG_", "PYENV_")  # PYENV_: com
 # 512 MiB of address space (measured: method.cpp, op_convolution.cpp at -O3);
 # this stops a template bomb from taking the machine, not an honest compile.
 BUILD_MEMORY_BYTES = 8192 * MIB
+# qemu-user's own address space beside the guest's reservation (sandbox.emulated):
+# its translation buffer (128 MiB), binary, libraries and heap. Measured with
+# qemu-aarch64 7.2: reserving the guest space fails about half the time at
+# +200 MiB and never at +256 MiB; the rest is margin for the heap qemu grows
+# with the code it translates.
+EMULATOR_OVERHEAD_BYTES = 384 * MIB
 GRACE_SECONDS = 2.0  # how long output is still read after the process ended
 _CHUNK = 1 << 16
 
@@ -222,6 +228,21 @@ def _collect(proc: subprocess.Popen[bytes], seconds: float, log_bytes: int) -> t
     return out.text(), err.text(), timed_out
 
 
+def emulated(emulator: Sequence[str], cmd: Sequence[str | os.PathLike[str]], memory_bytes: int) -> list[str]:
+    """`cmd` under a qemu-user `emulator` prefix, its guest confined to `memory_bytes` of address space.
+
+    qemu-user runs the guest inside its own process, so RLIMIT_AS on that process
+    counts the guest's mappings plus qemu's own (its 128 MiB translation buffer,
+    its code and heap). Left alone, qemu maps guest memory on demand and the guest
+    would get the limit minus that overhead. `-R` (reserved_va) makes qemu reserve
+    the guest's whole address space up front in one mapping and place every guest
+    mapping inside it: the guest then has exactly `memory_bytes`, as a native run
+    under RLIMIT_AS does (malloc returns NULL past it), and the process limit is
+    that plus EMULATOR_OVERHEAD_BYTES for qemu itself.
+    """
+    return [*emulator, "-R", str(memory_bytes), *(os.fspath(c) for c in cmd)]
+
+
 def run_program(
     cmd: Sequence[str | os.PathLike[str]],
     *,
@@ -229,14 +250,22 @@ def run_program(
     limits: Limits,
     exit_code: ExitCode = ExitCode.RUNTIME,
     stdin_text: str | None = None,
+    emulator: Sequence[str] = (),
 ) -> Completed:
-    """A program built from PR code (the runtime, the tracer), or a tool reading its output (strip, c++filt)."""
+    """A program built from PR code (the runtime, the tracer), or a tool reading its output (strip, c++filt).
+
+    With an `emulator` (qemu-user, bot/arch.py) the program runs under it, with the same limits (see `emulated`).
+    """
+    memory_bytes = limits.run_memory_bytes
+    if emulator:
+        cmd = emulated(emulator, cmd, memory_bytes)
+        memory_bytes += EMULATOR_OVERHEAD_BYTES
     return run(
         cmd,
         what=what,
         exit_code=exit_code,
         seconds=limits.run_seconds,
-        memory_bytes=limits.run_memory_bytes,
+        memory_bytes=memory_bytes,
         log_bytes=limits.log_bytes,
         stdin_text=stdin_text,
     )

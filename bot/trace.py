@@ -8,11 +8,12 @@ import tempfile
 from pathlib import Path
 
 from bot import build, oplist, pte, safe_files, sandbox
+from bot.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
 from bot.oplist import CALLED_BY, NOT_TRACED, Operator, SelectedOps
 from bot.progress import Progress
-from bot.runner import run_model
+from bot.runner import emulator, run_model
 
 TRACER = build.Flavour("tracer", {"SB_TRACING": "ON", "SELECT_ALL_OPS": "ON"})
 
@@ -43,9 +44,11 @@ def parse_trace(text: str, model: str) -> SelectedOps:
     return SelectedOps(operators=operators, et_kernel_metadata={op: tuple(sorted(k)) for op, k in keys.items()})
 
 
-def declared_calls(runner: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, tuple[str, ...]]:
+def declared_calls(runner: Path, limits: Limits = DEFAULT_LIMITS, arch: Arch = HOST) -> dict[str, tuple[str, ...]]:
     """Each registered op and the ops its kernel declares it may call (executor_runner --list-kernels)."""
-    proc = sandbox.run_program([runner, "--list-kernels"], what=f"{runner.name} --list-kernels", limits=limits)
+    proc = sandbox.run_program(
+        [runner, "--list-kernels"], what=f"{runner.name} --list-kernels", limits=limits, emulator=emulator(arch)
+    )
     if proc.returncode != 0:
         raise BotError(f"{runner.name} --list-kernels failed: {proc.last_error_line()[:200]}", ExitCode.RUNTIME)
     calls = {}
@@ -91,6 +94,7 @@ def trace_model(
     label: str,
     include_reachable: bool = True,
     limits: Limits = DEFAULT_LIMITS,
+    arch: Arch = HOST,
 ) -> SelectedOps:
     """Static root ops of the program, everything a run executed, and what the
     executed kernels may call on other inputs.
@@ -99,6 +103,7 @@ def trace_model(
     every op a selected kernel declares, including ones a given input never reaches.
     With `include_reachable` False (config `include: traced`) the last part is
     left out; such a selection needs a lenient-calls build.
+    `tracer_runner` is built for `arch` (tracer_runner(arch=...)) and runs under its emulator.
     """
     try:
         program = pte.load(model)
@@ -107,7 +112,7 @@ def trace_model(
     with tempfile.TemporaryDirectory(prefix="sb-trace-") as tmp:
         trace_file = Path(tmp) / "trace.tsv"
         trace_args = ("--trace-out", str(trace_file))
-        run_model(tracer_runner, model, inputs, Path(tmp) / "out", extra_args=trace_args, limits=limits)
+        run_model(tracer_runner, model, inputs, Path(tmp) / "out", extra_args=trace_args, limits=limits, arch=arch)
         try:
             # The tracer writes one line per distinct (op, caller, kernel key): a yaml's worth at most.
             text = safe_files.read_text(trace_file, limits.yaml_bytes, "a trace", shown_as=f"trace of {label}")
@@ -117,15 +122,16 @@ def trace_model(
     observed = oplist.merge([oplist.from_program(program, label), traced])
     if not include_reachable:
         return observed
-    return close_over_calls(observed, _declared_calls_cached(tracer_runner, limits), label)
+    return close_over_calls(observed, _declared_calls_cached(tracer_runner, limits, arch), label)
 
 
 @functools.cache
-def _declared_calls_cached(runner: Path, limits: Limits) -> dict[str, tuple[str, ...]]:
-    return declared_calls(runner, limits)
+def _declared_calls_cached(runner: Path, limits: Limits, arch: Arch) -> dict[str, tuple[str, ...]]:
+    return declared_calls(runner, limits, arch)
 
 
-def tracer_runner(progress: Progress | None = None) -> Path:
-    """The model tracer of this checkout, built (incrementally) as one progress step."""
-    with (progress or Progress()).step("building the model tracer"):
-        return build.runner_path(build.build(TRACER))
+def tracer_runner(progress: Progress | None = None, arch: Arch = HOST) -> Path:
+    """The model tracer of this checkout for `arch`, built (incrementally) as one progress step."""
+    label = "building the model tracer" + ("" if arch == HOST else f" for {arch.name}")
+    with (progress or Progress()).step(label):
+        return build.runner_path(build.build(TRACER.for_arch(arch)))

@@ -1,0 +1,15 @@
+# aarch64 Linux/Android runtimes with Debian's cross compiler (g++-aarch64-linux-gnu).
+# The binaries run here under qemu-user: qemu-aarch64 -L /usr/aarch64-linux-gnu (bot/arch.py).
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(SB_CROSS_PREFIX aarch64-linux-gnu-)
+set(CMAKE_C_COMPILER ${SB_CROSS_PREFIX}gcc)
+set(CMAKE_CXX_COMPILER ${SB_CROSS_PREFIX}g++)
+find_program(CMAKE_AR ${SB_CROSS_PREFIX}ar)
+find_program(CMAKE_RANLIB ${SB_CROSS_PREFIX}ranlib)
+find_program(CMAKE_STRIP ${SB_CROSS_PREFIX}strip)
+set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
