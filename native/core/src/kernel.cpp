@@ -22,6 +22,7 @@ bool tag_matches(char kind, Tag tag) {
     case 'd': return tag == Tag::kDouble || tag == Tag::kInt;
     case 'b': return tag == Tag::kBool;
     case 'D': return tag == Tag::kDoubleList;
+    case 'B': return tag == Tag::kBoolList;
     case 'E': return tag == Tag::kDoubleList || tag == Tag::kNone;
     case 's': return tag == Tag::kInt || tag == Tag::kDouble || tag == Tag::kBool;
     case 'S': return tag == Tag::kInt || tag == Tag::kDouble || tag == Tag::kBool || tag == Tag::kNone;
@@ -45,6 +46,7 @@ const char* kind_name(char kind) {
     case 'd': return "double";
     case 'b': return "bool";
     case 'D': return "double list";
+    case 'B': return "bool list";
     case 'E': return "optional double list";
     case 's': return "scalar";
     case 'S': return "optional scalar";

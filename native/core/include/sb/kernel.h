@@ -15,6 +15,7 @@
 //   i int             n optional int      I int list      J optional int list
 //   d double          b bool              D double list   E optional double list
 //   s scalar          S optional scalar   z string        Z optional string
+//   B bool list
 //   W tensor the op writes in place, before any '|' (schema `Tensor(a!)`)
 //
 // Prim ops (the core's sym-int arithmetic and views, see prim_ops.h) return
