@@ -45,6 +45,8 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "Half": (1e-3, 1e-3),
     "BFloat16": (1e-2, 1e-2),
 }
+# Complex outputs: each part as the real dtype of that part.
+COMPLEX_PARTS = {"ComplexHalf": "Half", "ComplexFloat": "Float", "ComplexDouble": "Double"}
 RUN_SECONDS = 60  # one single-op program on tens of elements takes milliseconds
 
 PASS = "pass"  # computed, matches ExecuTorch
@@ -78,6 +80,11 @@ def compare(actual: np.ndarray, expected: np.ndarray, dtype: str) -> str | None:
             return f"BFloat16 output written as float32 holds a value no bfloat16 has at flat index {inexact[0]}"
     if actual.size == 0:
         return None
+    if dtype in COMPLEX_PARTS:  # judged as (re, im) pairs, with their parts' tolerance
+        dtype = COMPLEX_PARTS[dtype]
+        if np.iscomplexobj(expected):  # complex64/128; a ComplexHalf output is float16 pairs already
+            actual = np.stack((actual.real, actual.imag), axis=-1)
+            expected = np.stack((expected.real, expected.imag), axis=-1)
     if dtype not in TOLERANCES or not np.issubdtype(expected.dtype, np.floating):
         wrong = np.flatnonzero(actual.reshape(-1) != expected.reshape(-1))
         if wrong.size:

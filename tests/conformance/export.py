@@ -151,6 +151,8 @@ def to_numpy(tensor: torch.Tensor) -> np.ndarray:
     tensor = tensor.detach().contiguous()
     if tensor.dtype == torch.bfloat16:
         return tensor.float().numpy()  # exact: every bfloat16 is a float32
+    if tensor.dtype == torch.complex32:
+        return torch.view_as_real(tensor).numpy()  # NumPy has no complex32: float16 (re, im) pairs
     return tensor.numpy()
 
 

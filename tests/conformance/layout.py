@@ -10,6 +10,9 @@
 dtypes in .npy: Half as `<f2`, bool as `|b1`, integers as themselves; NumPy has no
 bfloat16, so BFloat16 tensors are stored as float32 holding exactly representable
 values (the runner converts inputs exactly and writes BFloat16 outputs as float32).
+ComplexFloat and ComplexDouble are `<c8` and `<c16`; NumPy has no complex32, so ComplexHalf
+tensors are stored as float16 (re, im) pairs in an added last dim of 2 (the same bytes; the
+runner reads and writes them so).
 case.json keeps the real dtypes.
 """
 
@@ -26,11 +29,14 @@ CASES_DIR = HERE / "cases"
 REPO_ROOT = HERE.parent.parent
 
 # Column order of OPS.md and the short names cases use as name prefixes (spec.SHORT).
-DTYPES = ("f32", "f64", "f16", "bf16", "u8", "i8", "i16", "i32", "i64", "b")
+DTYPES = ("f32", "f64", "f16", "bf16", "u8", "i8", "i16", "i32", "i64", "b", "c32", "c64", "c128")
 DTYPE_NAMES = {
     "f32": "Float", "f64": "Double", "f16": "Half", "bf16": "BFloat16", "u8": "Byte", "i8": "Char",
     "i16": "Short", "i32": "Int", "i64": "Long", "b": "Bool",
+    "c32": "ComplexHalf", "c64": "ComplexFloat", "c128": "ComplexDouble",
 }  # fmt: skip
+# The complex columns: only the few ops that take complex tensors have cells in them (OPS.md).
+COMPLEX_DTYPES = ("c32", "c64", "c128")
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, torch.bool)
 SHORT = {
     torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16",
     torch.uint8: "u8", torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
-    torch.bool: "b",
+    torch.bool: "b", torch.complex32: "c32", torch.complex64: "c64", torch.complex128: "c128",
 }  # fmt: skip
 
 
