@@ -23,14 +23,12 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot import safe_files, sandbox
+from bot.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
-
-if TYPE_CHECKING:
-    from bot.arch import Arch
 
 CORE = "(core runtime)"
 HELPERS = "(kernel helpers)"
@@ -130,18 +128,14 @@ class Section:
     loadable: bool  # SHF_ALLOC and not NOBITS; False: NOBITS (bss)
 
 
-def _prefix(arch: Arch | None) -> str:
-    return arch.binutils_prefix if arch is not None else ""
-
-
-def _binutil(name: str, arch: Arch | None) -> str:
-    tool = shutil.which(f"{_prefix(arch)}{name}")
+def _binutil(name: str, arch: Arch) -> str:
+    tool = shutil.which(arch.tool(name))
     if tool is None:
-        raise BotError(f"{_prefix(arch)}{name} not found: install binutils (scripts/setup.sh)", ExitCode.BUILD)
+        raise BotError(f"{arch.tool(name)} not found: install binutils (scripts/setup.sh)", ExitCode.BUILD)
     return tool
 
 
-def strip_copy(binary: Path, work_dir: Path, arch: Arch | None = None, limits: Limits = DEFAULT_LIMITS) -> Path:
+def strip_copy(binary: Path, work_dir: Path, arch: Arch = HOST, limits: Limits = DEFAULT_LIMITS) -> Path:
     """A stripped copy of `binary` in `work_dir` (the original is untouched), by the arch's strip."""
     strip = _binutil("strip", arch)
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -154,7 +148,7 @@ def strip_copy(binary: Path, work_dir: Path, arch: Arch | None = None, limits: L
     return copy
 
 
-def stripped_size(binary: Path, work_dir: Path, limits: Limits = DEFAULT_LIMITS, arch: Arch | None = None) -> int:
+def stripped_size(binary: Path, work_dir: Path, limits: Limits = DEFAULT_LIMITS, arch: Arch = HOST) -> int:
     """File size in bytes of a stripped copy of `binary` (page padded: details only)."""
     return strip_copy(binary, work_dir, arch, limits).stat().st_size
 
@@ -182,9 +176,9 @@ def elf_sections(binary: Path) -> list[Section]:
         elf.stream.close()
 
 
-def demangle(names: list[str], limits: Limits = DEFAULT_LIMITS, arch: Arch | None = None) -> list[str]:
+def demangle(names: list[str], limits: Limits = DEFAULT_LIMITS, arch: Arch = HOST) -> list[str]:
     """C++ symbol names as people read them (c++filt); unchanged when it is missing or fails."""
-    tool = shutil.which(f"{_prefix(arch)}c++filt") or shutil.which("c++filt")
+    tool = shutil.which(arch.tool("c++filt")) or shutil.which("c++filt")
     if tool is None or not names:
         return names
     # Names come from PR-built objects; the output may be as long as the input.
@@ -217,7 +211,7 @@ def _sweep(section: Section, ranges: Iterable[tuple[int, int, str]]) -> tuple[di
 # --- symbols -----------------------------------------------------------------------------------------------
 
 
-def elf_symbols(binary: Path, sections: list[Section] | None = None, arch: Arch | None = None) -> dict[str, int]:
+def elf_symbols(binary: Path, sections: list[Section] | None = None, arch: Arch = HOST) -> dict[str, int]:
     """Loadable bytes per demangled symbol, summing exactly to the loadable sections' bytes.
 
     Defined FUNC and OBJECT symbols in loadable sections count; symbols at one
@@ -393,10 +387,10 @@ def analyse(
     map_file: Path | None,
     ops_by_source: dict[str, list[str]],
     work_dir: Path,
-    arch: Arch | None = None,
+    arch: Arch = HOST,
     limits: Limits = DEFAULT_LIMITS,
 ) -> SizeReport:
-    """Sizes of `binary` (not stripped: its symbols are read) built for `arch` (None: the host).
+    """Sizes of `binary` (not stripped: its symbols are read) built for `arch`, read by its binutils.
 
     Without a linker map, `per_op` has one entry, UNATTRIBUTED, of every loadable byte.
     """
