@@ -211,12 +211,17 @@ def cmd_build(args: argparse.Namespace) -> int:
                 flavour, targets=("executor_runner", "runtime_size_probe"), build_dir=args.build_dir
             )
         with progress.step("size analysis"), tempfile.TemporaryDirectory() as tmp:
-            stripped = size.stripped_size(build_dir / "runtime_size_probe", Path(tmp))
+            probe = build_dir / build.SIZE_PROBE
+            sizes = size.analyse(probe, None, {}, Path(tmp), limits=limits)
     print_timings(progress)
     if args.json:
-        print(json.dumps({"build_dir": str(build_dir), "runtime_stripped_bytes": stripped}))
+        figures = {"vm_bytes": sizes.vm_size, "bss_bytes": sizes.bss, "file_bytes": sizes.file_size}
+        print(json.dumps({"build_dir": str(build_dir), **figures}))
     else:
-        print(f"selective runtime: {stripped} bytes stripped ({build_dir})")
+        print(
+            f"selective runtime: {sizes.vm_size:,} VM bytes (loadable sections, stripped), "
+            f"+ {sizes.bss:,} bss; stripped file {sizes.file_size:,} bytes ({build_dir})"
+        )
     return ExitCode.OK
 
 
