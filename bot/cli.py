@@ -190,6 +190,7 @@ def cmd_oplist(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from bot import arch as arches
     from bot import build, size
 
     ops_yaml, dtype_selective, limits = args.ops_yaml, not args.no_dtype_selection, DEFAULT_LIMITS
@@ -204,15 +205,14 @@ def cmd_build(args: argparse.Namespace) -> int:
             raise BotError(
                 f"{target.yaml}: target {target.name} has no yaml yet: run python -m bot regenerate", ExitCode.CONFIG
             )
-    flavour = _selective_flavour(ops_yaml, dtype_selective, limits)
+    arch = arches.get(args.arch)
+    flavour = _selective_flavour(ops_yaml, dtype_selective, limits).for_arch(arch)
     with make_progress() as progress:
-        with progress.step(f"build {flavour.name}"):
-            build_dir = build.build(
-                flavour, targets=("executor_runner", "runtime_size_probe"), build_dir=args.build_dir
-            )
-        with progress.step("size analysis"), tempfile.TemporaryDirectory() as tmp:
+        with progress.step(f"build {flavour.name} for {arch.name}"):
+            build_dir = build.build(flavour, targets=build.runtime_targets(arch), build_dir=args.build_dir)
+        with progress.step(f"size analysis ({arch.name})"), tempfile.TemporaryDirectory() as tmp:
             probe = build_dir / build.SIZE_PROBE
-            sizes = size.analyse(probe, None, {}, Path(tmp), limits=limits)
+            sizes = size.analyse(probe, None, {}, Path(tmp), arch=arch, limits=limits)
     print_timings(progress)
     if args.json:
         figures = {"vm_bytes": sizes.vm_size, "bss_bytes": sizes.bss, "file_bytes": sizes.file_size}
@@ -420,6 +420,11 @@ def make_parser() -> argparse.ArgumentParser:
     root_option(bd)
     bd.add_argument("--build-dir", type=Path, help="build here (default: a directory per flavour under .sb-build/)")
     bd.add_argument("--no-dtype-selection", action="store_true", help="keep every dtype of the selected kernels")
+    bd.add_argument(
+        "--arch",
+        default="x86-64",
+        help="architecture to build for: x86-64, aarch64 or cortex-m (default: %(default)s)",
+    )
     json_option(bd, "the build directory and size")
     bd.set_defaults(func=cmd_build)
 
