@@ -105,6 +105,10 @@ class Progress:
     def _noted(self, message: str) -> None: ...
 
 
+def _count(step: Step) -> str:
+    return f"{step.done}/{step.total}" if step.total is not None else ""
+
+
 def _seconds(value: float) -> str:
     return f"{value:.1f} s" if value < 120 else f"{int(value // 60)} min {int(value % 60)} s"
 
@@ -142,14 +146,14 @@ class RichProgress(Progress):
     _tasks: dict[int, TaskID] = field(default_factory=dict)
 
     def __enter__(self) -> RichProgress:
-        from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bars
 
         self._bars = Bars(
             SpinnerColumn(finished_text="[green]✓[/green]"),
             TextColumn("{task.description}", markup=False),
             BarColumn(bar_width=24),
-            MofNCompleteColumn(),
+            TextColumn("{task.fields[count]}", markup=False),  # "3/12" for steps with a total, else nothing
             TextColumn("{task.fields[detail]}", markup=False, style="dim"),
             TimeElapsedColumn(),
             console=self.console,
@@ -165,18 +169,18 @@ class RichProgress(Progress):
 
     def _started(self, step: Step) -> None:
         if self._bars is not None:
-            self._tasks[id(step)] = self._bars.add_task(step.label, total=step.total, detail="")
+            self._tasks[id(step)] = self._bars.add_task(step.label, total=step.total, detail="", count=_count(step))
 
     def _show_item(self, step: Step, detail: str, counted: bool, repeat: bool) -> None:
         task = self._tasks.get(id(step))
         if self._bars is not None and task is not None:
-            self._bars.update(task, completed=step.done, detail=detail)
+            self._bars.update(task, completed=step.done, detail=detail, count=_count(step))
 
     def _finished(self, step: Step, seconds: float) -> None:
         task = self._tasks.pop(id(step), None)
         if self._bars is not None and task is not None:
             total = step.total if step.total is not None else 1
-            self._bars.update(task, total=total, completed=total, detail="")
+            self._bars.update(task, total=total, completed=total, detail="", count=_count(step))
 
     def _noted(self, message: str) -> None:
         if self._bars is not None:
