@@ -370,6 +370,8 @@ def cmd_deps(args: argparse.Namespace) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
+    from bot import arch as arches
+
     parser = argparse.ArgumentParser(
         prog="python -m bot",
         description="Selective build for on-device runtimes: find the ops (and dtypes) your models use, "
@@ -422,8 +424,10 @@ def make_parser() -> argparse.ArgumentParser:
     bd.add_argument("--no-dtype-selection", action="store_true", help="keep every dtype of the selected kernels")
     bd.add_argument(
         "--arch",
-        default="x86-64",
-        help="architecture to build for: x86-64, aarch64 or cortex-m (default: %(default)s)",
+        default=arches.HOST.name,
+        choices=list(arches.ARCHES),
+        metavar="ARCH",
+        help="architecture to build for: %(choices)s (default: %(default)s)",
     )
     json_option(bd, "the build directory and size")
     bd.set_defaults(func=cmd_build)
