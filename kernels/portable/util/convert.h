@@ -1,4 +1,5 @@
-// Copy with dtype conversion and broadcasting (copy, _to_dim_order_copy).
+// Copy with dtype conversion and broadcasting (copy, _to_dim_order_copy),
+// between any dim orders (BroadcastIndex follows each tensor's).
 #pragma once
 
 #include "sb/tensor.h"
@@ -26,7 +27,10 @@ Error convert_copy(const Tensor& src, const Tensor& out) {
   });
 }
 
-// ExecuTorch's dim_order argument: None or the identity order is all this runtime stores.
-Error check_contiguous_dim_order(const char* op, const Value& dim_order, int32_t rank);
+// ExecuTorch's dim_order argument (_to_dim_order_copy, _clone_dim_order,
+// _empty_dim_order): the order the op lays out, which the program planned out
+// with, so out must already have it. None keeps `like`'s order (the input's),
+// or the default when `like` is null.
+Error check_dim_order_arg(const char* op, const Value& dim_order, const Tensor* like, const Tensor& out);
 
 }  // namespace sb::kernels

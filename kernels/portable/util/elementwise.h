@@ -5,10 +5,17 @@
 
 #include <cstdint>
 
+#include "sb/kernel.h"
 #include "sb/tensor.h"
 #include "util/shape.h"
 
 namespace sb::kernels {
+
+// The layout policy of every kernel whose work is these maps (unary, binary,
+// ternary, comparisons, clamps, where): map_unary runs in memory order, which
+// is index order when input and out share a dim order, and BroadcastIndex
+// follows both tensors' dim orders. Such a kernel's KernelDef names it.
+constexpr LayoutPolicy kElementwiseLayout = LayoutPolicy::kSameDimOrder;
 
 // Maps each output element to the matching element of an input that is
 // broadcast to the output's shape (input rank <= output rank).

@@ -28,11 +28,17 @@ struct Method::DynamicList {
   uint32_t length;
 };
 
+#if SB_BARE_METAL
+// No operating system clock: firmware with a timer defines sb::monotonic_ns()
+// itself; without one, a deadline never passes (the work budget still holds).
+__attribute__((weak)) uint64_t monotonic_ns() { return 0; }
+#else
 uint64_t monotonic_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
+#endif
 
 namespace {
 
@@ -242,7 +248,7 @@ class Method::Loader {
       const int64_t size = r_.element<int64_t>(buffer_sizes_, i);
       if (size < 0) return invalid("planned buffer %u has a negative size", i);
       char what[48];
-      snprintf(what, sizeof what, "planned buffer %u", i);
+      snprintf(what, sizeof what, "planned buffer %u", static_cast<unsigned>(i));
       if (!(err = budget_.alloc(&m_.planned_[i], static_cast<uint64_t>(size), what)).ok()) return err;
     }
     return r_.failed() ? invalid("memory plan is out of bounds", 0) : Error();
@@ -322,7 +328,7 @@ class Method::Loader {
     if (r_.failed()) return invalid("tensor value %u is out of bounds", i);
     if (!supported_dtype(dtype)) {
       return Error::make(ErrorCode::kNotSupported, "tensor value %u has dtype %d, which this runtime does not support",
-                         i, dtype);
+                         static_cast<unsigned>(i), dtype);
     }
     if (sizes.length > static_cast<uint32_t>(kMaxDims)) return invalid("tensor value %u has %u dims", i, sizes.length);
     t.dtype = static_cast<ScalarType>(dtype);
@@ -338,22 +344,25 @@ class Method::Loader {
     if (dynamism < 0 || dynamism > 2) return invalid("tensor value %u has unknown shape dynamism %u", i, dynamism);
     t.dynamism = static_cast<ShapeDynamism>(dynamism);
     t.capacity = t.numel();
+    // No dim order means the default; any other must be a permutation of the
+    // dims. Which kernels take which orders is checked per call, below.
     if (dim_order.length != 0) {
       if (dim_order.length != sizes.length) return invalid("tensor value %u has a dim order of the wrong length", i);
-      for (uint32_t d = 0; d < dim_order.length; ++d) {
-        if (r_.element<uint8_t>(dim_order, d) != d) {
-          return Error::make(ErrorCode::kNotSupported,
-                             "tensor value %u uses a non-contiguous dim order; only contiguous tensors are supported",
-                             i);
-        }
+      for (uint32_t d = 0; d < dim_order.length; ++d) t.dim_order[d] = r_.element<uint8_t>(dim_order, d);
+      if (!is_dim_order(t.dim_order, t.dim)) {
+        char order[64];
+        format_dim_order(order, sizeof order, t);
+        return Error::make(ErrorCode::kInvalidProgram,
+                           "invalid program: tensor value %u has dim order %s, not a permutation of its %u dims", static_cast<unsigned>(i),
+                           order, static_cast<unsigned>(dim_order.length));
       }
     }
     if (r_.scalar<int32_t>(val, schema::tensor::kStorageOffset, 0) != 0) {
-      return Error::make(ErrorCode::kNotSupported, "tensor value %u has a storage offset", i);
+      return Error::make(ErrorCode::kNotSupported, "tensor value %u has a storage offset", static_cast<unsigned>(i));
     }
     const fb::Table extra = r_.table(val, schema::tensor::kExtraTensorInfo);
     if (r_.scalar<int8_t>(extra, schema::extra_tensor_info::kLocation, 0) == schema::extra_tensor_info::kExternal) {
-      return Error::make(ErrorCode::kNotSupported, "tensor value %u keeps its data outside the .pte file", i);
+      return Error::make(ErrorCode::kNotSupported, "tensor value %u keeps its data outside the .pte file", static_cast<unsigned>(i));
     }
     const uint64_t nbytes = t.nbytes();  // in range: shape_numel bounds the shape
     const uint32_t buffer_idx = r_.scalar<uint32_t>(val, schema::tensor::kDataBufferIdx, 0);
@@ -365,7 +374,7 @@ class Method::Loader {
       if (id == 0 || id >= m_.num_planned_) return invalid("tensor value %u names memory %u, which is not planned", i, id);
       if (sat_add(offset, nbytes) > planned_size(id)) return invalid("tensor value %u overruns planned buffer %u", i, id);
       if (buffer_idx != 0) {
-        return Error::make(ErrorCode::kNotSupported, "tensor value %u is mutable state with an initial value", i);
+        return Error::make(ErrorCode::kNotSupported, "tensor value %u is mutable state with an initial value", static_cast<unsigned>(i));
       }
       t.data = m_.planned_[id] + offset;
     } else if (buffer_idx != 0) {
@@ -469,8 +478,8 @@ class Method::Loader {
     for (uint32_t k = 0; k < v.length; ++k) {
       const int32_t idx = r_.element<int32_t>(v, k);
       if (idx < 0 || static_cast<uint32_t>(idx) >= m_.num_values_) {
-        return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s %u refers to value %d of %zu", what, k,
-                           idx, m_.num_values_);
+        return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s %u refers to value %d of %zu", what, static_cast<unsigned>(k),
+                           static_cast<int>(idx), m_.num_values_);
       }
       (*out)[k] = static_cast<uint32_t>(idx);
     }
@@ -565,8 +574,8 @@ class Method::Loader {
       const size_t takes = arity(*def) + (returned_kind(*def) != '\0' ? 1 : 0);
       if (passed != takes) {
         return Error::make(ErrorCode::kInvalidProgram,
-                           "invalid program: instruction %u: %s takes %zu arguments, the call passes %u", k, def->op,
-                           takes, passed);
+                           "invalid program: instruction %u: %s takes %zu arguments, the call passes %u", static_cast<unsigned>(k), def->op,
+                           takes, static_cast<unsigned>(passed));
       }
       total_args = sat_add(total_args, passed);
     }
@@ -599,8 +608,10 @@ class Method::Loader {
             *next_arg++ = &m_.values_[idx];
           }
           if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
-            return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", k, err.message());
+            return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", static_cast<unsigned>(k), err.message());
           }
+          // Dim orders are static: each call's are checked once, here.
+          if (!(err = check_layout(*out.kernel, Args(out.args, out.num_args), m_.values_)).ok()) return err;
           if (returned_kind(*out.kernel) == 's') {
             m_.value_flags_[out.args[out.num_args - 1] - m_.values_] |= kRetaggable | kWritten;
           }
@@ -617,7 +628,7 @@ class Method::Loader {
             if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
           }
           return Error::make(ErrorCode::kNotSupported,
-                             "instruction %u delegates to backend '%s': delegate calls are not supported", k, backend);
+                             "instruction %u delegates to backend '%s': delegate calls are not supported", static_cast<unsigned>(k), backend);
         }
         case schema::kMoveCall: {
           out.a = static_cast<uint32_t>(r_.scalar<int32_t>(args, schema::move_call::kFrom, 0));
@@ -844,7 +855,9 @@ Error Method::set_input(size_t i, const Tensor& src) {
     Error err = resize(dst, src.sizes, src.dim);
     if (!err.ok()) return Error::make(ErrorCode::kInvalidArgument, "input %zu %s", i, err.message());
   }
-  if (dst.nbytes() != 0) memcpy(dst.data, src.data, dst.nbytes());
+  // The caller's elements are in its tensor's dim order (contiguous, for the
+  // runner); the program's input may keep another.
+  copy_across_dim_orders(src, dst);
   return Error();
 }
 
@@ -868,7 +881,7 @@ Error Method::prepare_call(size_t pc, const Instruction& ins) {
         const Value& item = values_[l.items[k]];
         if (item.tag != Tag::kInt) {
           return Error::make(ErrorCode::kInvalidArgument, "instruction %zu: item %u of an int list is a %s, not an int",
-                             pc, k, tag_name(item.tag));
+                             pc, static_cast<unsigned>(k), tag_name(item.tag));
         }
         l.storage[k] = item.as_int;
       }

@@ -42,12 +42,29 @@ class TraceSink;
 using Args = Span<Value* const>;
 using KernelFn = Error (*)(KernelContext& ctx, Args args);
 
+// Which tensor dim orders (see tensor.h) a kernel takes. The loader checks
+// every call site's tensor arguments against its kernel's policy (dim orders
+// are static in a program), so kernels never re-check them per call:
+//   kDefaultOnly   every tensor has the contiguous dim order (the default);
+//   kSameDimOrder  every tensor of rank >= 1 has one dim order (0-d tensors
+//                  have none): layout-agnostic element-wise kernels, whose
+//                  loops run over memory order (util/elementwise.h);
+//   kAny           the kernel reads each tensor's dim order itself.
+enum class LayoutPolicy : uint8_t { kDefaultOnly, kSameDimOrder, kAny };
+
 struct KernelDef {
   const char* op;         // full name, e.g. "aten::add.out"
   const char* signature;  // argument kinds, see above
   KernelFn fn;
   Span<const char* const> calls;  // ops this kernel dispatches to
+  LayoutPolicy layout = LayoutPolicy::kDefaultOnly;
 };
+
+// Checks the dim orders of `args`' tensors (list members too) against
+// `def.layout`; `values` is the program's value table the arguments point
+// into, so the one-line message names the op, the dim order and the value:
+// "aten::foo.out does not take dim order [0, 2, 3, 1] (value 5)".
+Error check_layout(const KernelDef& def, Args args, const Value* values);
 
 enum class CallSite : uint8_t {
   kProgram,     // a KernelCall: args end with the returned value

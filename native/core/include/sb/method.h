@@ -34,7 +34,8 @@ class Method {
 
   // Copies `src` into input i. The dtype must match the program's; so must
   // the shape, unless the input is dynamic: then it takes src's shape, which
-  // must keep its rank and fit its bound (the program's sizes).
+  // must keep its rank and fit its bound (the program's sizes). Elements are
+  // read in src's dim order and stored in the input's (the program's).
   Error set_input(size_t i, const Tensor& src);
   Error set_input(size_t i, const Value& scalar);
 

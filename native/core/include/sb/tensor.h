@@ -1,5 +1,11 @@
-// A dense, contiguous tensor. Sizes live inline so that kernels can make
-// temporary views on the stack without allocating.
+// A dense tensor. Sizes live inline so that kernels can make temporary views
+// on the stack without allocating.
+//
+// Elements are laid out in `dim_order` (ExecuTorch's dim order: the dims from
+// outermost to innermost in memory). The identity order, the default, is the
+// contiguous row-major layout; [0, 2, 3, 1] is channels-last. The loader
+// checks that a program's dim order is a permutation; which kernels take a
+// non-default order is each KernelDef's LayoutPolicy, checked at load.
 //
 // A tensor the program marks DYNAMIC_BOUND (or DYNAMIC_UNBOUND, which
 // ExecuTorch also treats as bounded) may change shape at run time, within the
@@ -27,6 +33,7 @@ struct Tensor {
   void* data = nullptr;
   ShapeDynamism dynamism = ShapeDynamism::kStatic;
   int64_t capacity = 0;  // elements `data` holds; meaningful for dynamic tensors
+  uint8_t dim_order[kMaxDims] = {0, 1, 2, 3, 4, 5, 6, 7};
 
   bool is_dynamic() const { return dynamism != ShapeDynamism::kStatic; }
 
@@ -39,6 +46,14 @@ struct Tensor {
 
   // Size of dimension d; negative d counts from the back. d must be valid.
   int64_t size(int64_t d) const { return sizes[d < 0 ? d + dim : d]; }
+
+  // True for the contiguous (identity) dim order.
+  bool is_default_dim_order() const {
+    for (int32_t i = 0; i < dim; ++i) {
+      if (dim_order[i] != i) return false;
+    }
+    return true;
+  }
 
   template <typename T>
   T* data_as() const {
@@ -57,5 +72,22 @@ Error resize(Tensor& t, const int64_t* sizes, int32_t rank);
 
 // "[2, 3]" into buf (truncated to fit).
 void format_shape(char* buf, size_t cap, const int64_t* sizes, int32_t rank);
+
+// "[0, 2, 3, 1]" into buf (truncated to fit).
+void format_dim_order(char* buf, size_t cap, const Tensor& t);
+
+// True when both tensors have the same rank and dim order.
+bool same_dim_order(const Tensor& a, const Tensor& b);
+
+// Whether `order[0..rank)` is a permutation of 0..rank-1 (a valid dim order).
+bool is_dim_order(const uint8_t* order, int32_t rank);
+
+// Element strides of each (logical) dim of `t`, from its sizes and dim order:
+// the innermost dim in memory has stride 1.
+void dim_order_strides(const Tensor& t, int64_t* strides);
+
+// Copies the elements of `src` into `dst` (same dtype and shape, any dim
+// orders): dst's element at each logical index becomes src's. No allocation.
+void copy_across_dim_orders(const Tensor& src, const Tensor& dst);
 
 }  // namespace sb
