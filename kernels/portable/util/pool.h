@@ -21,4 +21,21 @@ Error pool_geometry(const char* op, const Tensor& in, Span<const int64_t> kernel
 // The output shape for `in` (3-D or 4-D).
 void pool_out_sizes(const Tensor& in, const PoolGeometry& g, int64_t* sizes);
 
+// Where a 3-D or 4-D tensor's elements are, in any dim order: plane p (the
+// leading dims flattened, as PoolGeometry::planes counts them) starts at
+// plane(p), and rows and columns step by h and w elements.
+class PlaneIndex {
+ public:
+  explicit PlaneIndex(const Tensor& t);
+  int64_t plane(int64_t p) const {
+    return lead_ == 1 ? p * lead_strides_[0] : (p / inner_) * lead_strides_[0] + (p % inner_) * lead_strides_[1];
+  }
+  int64_t h = 0, w = 0;
+
+ private:
+  int32_t lead_;  // 1 or 2 leading dims
+  int64_t inner_ = 1;
+  int64_t lead_strides_[2] = {};
+};
+
 }  // namespace sb::kernels
