@@ -1,5 +1,6 @@
-"""Selective-build figures: stripped runtime sizes (all ops, per model with and
-without dtype selection) and op-extraction time against ExecuTorch's gen_oplist."""
+"""Selective-build figures: exact runtime sizes per architecture (all ops, and per
+model with and without dtype selection) and op-extraction time against
+ExecuTorch's gen_oplist."""
 
 from __future__ import annotations
 
@@ -7,70 +8,130 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
-from bot import build, oplist, pte, trace
-from bot.size import stripped_size
+from bot import arch as arches
+from bot import build, oplist, pte, size, trace
+from bot.errors import BotError
+from bot.kernel_library import load_libraries, op_sources
 
 ZOO_DIR = build.REPO_ROOT / "models" / "zoo"
 SIZE_BUILD = "MinSizeRel"
+ARCHES = ("x86-64", "aarch64", "cortex-m")
+BUCKETS = frozenset({size.CORE, size.HELPERS, size.LIBC, size.LINKER, size.UNATTRIBUTED})
 EXTRACTION_REPEAT = 5
 
 
-def _runtime_size(flavour: build.Flavour, work: Path) -> int:
-    build_dir = build.build(flavour, targets=("runtime_size_probe",))
-    return stripped_size(build_dir / "runtime_size_probe", work)
+def ops_by_source() -> dict[str, list[str]]:
+    """Kernel source file name -> the ops it defines (for the linker-map attribution)."""
+    kernels = build.REPO_ROOT / "kernels"
+    library = load_libraries([kernels / "functions.yaml"])
+    by_source: dict[str, list[str]] = {}
+    for op, path in op_sources(library, sorted(kernels.rglob("*.cpp")), build.REPO_ROOT).items():
+        by_source.setdefault(path.name, []).append(op)
+    return by_source
 
 
-def sizes(work: Path) -> list[str]:
-    core = stripped_size(
-        build.build(build.Flavour("core-size", build_type=SIZE_BUILD), ("core_size_probe",)) / "core_size_probe", work
-    )
-    all_ops = _runtime_size(build.Flavour("all-ops-size", build_type=SIZE_BUILD), work)
+def kernel_bytes(report: size.SizeReport) -> int:
+    """Loadable bytes of the kernels: every op's own objects plus the shared kernel helpers and registration."""
+    return sum(v for k, v in report.per_op.items() if k not in BUCKETS) + report.per_op.get(size.HELPERS, 0)
+
+
+def measure(flavour: build.Flavour, arch: arches.Arch, work: Path, by_source: dict[str, list[str]]) -> size.SizeReport:
+    """Builds `flavour` for `arch` (`SIZE_BUILD`) and measures its size probe."""
+    flavour = build.Flavour(flavour.name, flavour.options, build_type=SIZE_BUILD, arch=arch.name)
+    build_dir = build.build(flavour, targets=build.size_targets(arch))
+    probe = build_dir / build.SIZE_PROBE
+    return size.analyse(probe, build_dir / f"{build.SIZE_PROBE}.map", by_source, work, arch=arch)
+
+
+def traced_yamls(work: Path, models: Iterable[str] | None = None) -> dict[str, Path]:
+    """Each zoo model's traced selection (on the host tracer), written under `work`."""
     tracer = trace.tracer_runner()
-    n_library = len(trace.declared_calls(tracer))
-    rows = []
+    wanted = set(models) if models is not None else None
+    out = {}
     for model in sorted(ZOO_DIR.glob("*.pte")):
+        if wanted is not None and model.stem not in wanted:
+            continue
         inputs = sorted(ZOO_DIR.glob(f"{model.stem}.input*.npy"))
-        yaml_path = work / f"{model.stem}.yaml"
-        oplist.dump(trace.trace_model(tracer, model, inputs, model.stem), yaml_path)
-        n_ops = len(oplist.load(yaml_path).operators)
-        measured = {}
-        for dtype_selective in (False, True):
-            flavour = build.selective_flavour(yaml_path, dtype_selective)
-            flavour = build.Flavour(flavour.name, flavour.options, build_type=SIZE_BUILD)
-            measured[dtype_selective] = _runtime_size(flavour, work)
-        saved = measured[False] - measured[True]
-        kernels = (measured[True] - core) / (all_ops - core)
-        rows.append(
-            f"| {model.stem} | {n_ops} | {measured[False]} | {measured[False] / all_ops:.1%} | {measured[True]} | "
-            f"{measured[True] / all_ops:.1%} | {saved} ({saved / measured[False]:.1%}) | {kernels:.1%} |"
-        )
+        out[model.stem] = work / f"{model.stem}.yaml"
+        oplist.dump(trace.trace_model(tracer, model, inputs, model.stem), out[model.stem])
+    return out
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part / whole:.1%}" if whole else "n/a"
+
+
+def arch_sizes(arch: arches.Arch, yamls: dict[str, Path], work: Path, by_source: dict[str, list[str]]) -> list[str]:
+    """One architecture's table: all ops, then each model's selective runtime with and without dtype selection."""
+    heading = [f"### {arch.name} ({arch.description})", ""]
+    missing = arches.missing_tools(arch, run=False)
+    if missing is not None:
+        return [*heading, f"Not measured: {missing}.", ""]
+    try:
+        all_ops = measure(build.Flavour("all-ops-size"), arch, work, by_source)
+        rows = []
+        for model, yaml_path in yamls.items():
+            n_ops = len(oplist.load(yaml_path).operators)
+            measured = {
+                dtype_selective: measure(build.selective_flavour(yaml_path, dtype_selective), arch, work, by_source)
+                for dtype_selective in (False, True)
+            }
+            plain, narrow = measured[False].vm_size, measured[True].vm_size
+            saved = plain - narrow
+            rows.append(
+                f"| {model} | {n_ops} | {plain:,} | {_pct(plain, all_ops.vm_size)} | {narrow:,} | "
+                f"{_pct(narrow, all_ops.vm_size)} | {saved:,} ({_pct(saved, plain)}) | "
+                f"{_pct(kernel_bytes(measured[True]), kernel_bytes(all_ops))} |"
+            )
+    except BotError as exc:
+        return [*heading, f"Not measured: {str(exc).splitlines()[0][:300]}", ""]
+    fixed = all_ops.vm_size - kernel_bytes(all_ops)
     return [
-        "## Selective runtime sizes",
-        "",
-        f"Stripped `runtime_size_probe` (loader + executor + registered kernels; `{SIZE_BUILD}`, gc-sections),",
-        "built from each model's traced yaml (`python -m bot oplist --trace`), with and without dtype selection.",
-        "",
-        "| runtime | stripped bytes |",
+        *heading,
+        "| all-ops runtime | bytes |",
         "|---|---:|",
-        f"| core (no kernels) | {core} |",
-        f"| all ops | {all_ops} |",
+        f"| VM size (loadable sections) | {all_ops.vm_size:,} |",
+        f"| of which kernels (ops, helpers, registration) | {kernel_bytes(all_ops):,} |",
+        f"| of which fixed part (core, libc, linker) | {fixed:,} |",
+        f"| .bss (apart) | {all_ops.bss:,} |",
+        f"| stripped file (page padded) | {all_ops.file_size:,} |",
         "",
         "| model | ops | selective | % of all-ops | + dtype selection | % of all-ops | dtype selection saves |"
         " kernel bytes, % of all-ops kernels |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
-        "The last column leaves out the fixed part every runtime carries (the core and libc glue, the",
-        "`core` row) and compares kernel bytes alone, with dtype selection.",
+    ]
+
+
+def sizes(work: Path, models: Iterable[str] | None = None, arch_names: Iterable[str] = ARCHES) -> list[str]:
+    work.mkdir(parents=True, exist_ok=True)
+    yamls = traced_yamls(work, models)
+    by_source = ops_by_source()
+    n_library = len(trace.declared_calls(trace.tracer_runner()))
+    lines = [
+        "## Selective runtime sizes",
         "",
-        "Goal: a selective runtime at most 5% of the all-ops runtime. The all-ops library here holds",
-        f"{n_library} ops in every dtype ExecuTorch's portable kernels take; the kernel bytes a model keeps",
-        "(last column) are within that goal or near it, while the fixed part (`core` row) keeps whole",
-        "selective runtimes above it.",
+        f"`runtime_size_probe` (loader + executor + registered kernels; `{SIZE_BUILD}`, gc-sections) per",
+        "architecture, built from each model's traced yaml (`python -m bot oplist --trace`), with and without",
+        "dtype selection. Sizes are exact VM bytes: the loadable sections of the stripped binary (code,",
+        "read-only data, data, relocations, dynamic and unwind tables), summed without page padding, as the",
+        "PR comment reports them; `.bss` is apart. Kernel bytes come from the linker map (bot/size.py): each",
+        "op's objects plus the shared kernel helpers and the registration table; the fixed part (core,",
+        "libc and C++ runtime, linker-generated tables and padding) is the rest.",
+        "",
+        f"The all-ops library holds {n_library} ops in every dtype ExecuTorch's portable kernels take. Goal: a",
+        "selective runtime at most 5% of the all-ops runtime; the kernel bytes a model keeps (last column)",
+        "are measured against it, while the fixed part every runtime carries keeps whole selective runtimes",
+        "above it.",
         "",
     ]
+    for name in arch_names:
+        lines += arch_sizes(arches.get(name), yamls, work, by_source)
+    return lines
 
 
 def _time_ours(model: Path) -> float:
