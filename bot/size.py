@@ -211,7 +211,9 @@ def _sweep(section: Section, ranges: Iterable[tuple[int, int, str]]) -> tuple[di
 # --- symbols -----------------------------------------------------------------------------------------------
 
 
-def elf_symbols(binary: Path, sections: list[Section] | None = None, arch: Arch = HOST) -> dict[str, int]:
+def elf_symbols(
+    binary: Path, sections: list[Section] | None = None, arch: Arch = HOST, limits: Limits = DEFAULT_LIMITS
+) -> dict[str, int]:
     """Loadable bytes per demangled symbol, summing exactly to the loadable sections' bytes.
 
     Defined FUNC and OBJECT symbols in loadable sections count; symbols at one
@@ -259,7 +261,7 @@ def elf_symbols(binary: Path, sections: list[Section] | None = None, arch: Arch 
             remainders[NO_SYMBOL.format(section=section.name)] = rest
     names = sorted(raw)
     out: dict[str, int] = {}
-    for readable, name in zip(demangle(names, arch=arch), names, strict=True):
+    for readable, name in zip(demangle(names, limits, arch), names, strict=True):
         out[readable] = out.get(readable, 0) + raw[name]  # local symbols of one name in several files add up
     for name, size in remainders.items():
         out[name] = out.get(name, 0) + size
@@ -405,7 +407,7 @@ def analyse(
         per_op = attribute_to_ops(sections, map_input_sections(map_text), ops_by_source)
     else:
         per_op = {UNATTRIBUTED: vm_size} if vm_size else {}
-    symbols = elf_symbols(binary, sections, arch) if vm_size else {}
+    symbols = elf_symbols(binary, sections, arch, limits) if vm_size else {}
     return SizeReport(
         vm_size=vm_size,
         bss=sum(s.size for s in sections if not s.loadable),
