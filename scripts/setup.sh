@@ -17,6 +17,15 @@ if ! command -v g++ >/dev/null || ! command -v strip >/dev/null || ! command -v 
   apt-get update -qq && apt-get install -y -qq --no-install-recommends g++ binutils git >/dev/null
 fi
 
+# Cross toolchains for the architectures targets are measured for (bot/arch.py):
+# aarch64 Linux/Android (run here under qemu-user) and bare-metal Arm Cortex-M
+# (newlib-nano; size only).
+if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/dev/null \
+  || ! command -v arm-none-eabi-g++ >/dev/null || [ ! -d /usr/lib/arm-none-eabi/newlib ]; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends g++-aarch64-linux-gnu qemu-user \
+    gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib >/dev/null
+fi
+
 if [ "${1:-}" = "--runtime" ]; then
   pip_install .
   exit 0

@@ -24,6 +24,6 @@ Error abs_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef abs_out{kOp, "T|T", &abs_out_impl, {}, kElementwiseLayout};
+extern const KernelDef abs_out{kOp, "T|T", &abs_out_impl, {}};
 
 }  // namespace sb::kernels

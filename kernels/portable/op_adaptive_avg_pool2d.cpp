@@ -14,12 +14,19 @@ namespace {
 
 constexpr char kOp[] = "aten::_adaptive_avg_pool2d.out";
 
-// In 128 bits: o * in_size may exceed int64 for sizes a program can claim.
+// o * in_size may exceed int64 for sizes a program can claim, and 32-bit
+// targets have no 128-bit integers: with in_size = q * out_size + r,
+// o * in_size / out_size = o * q + o * r / out_size, where o, r < out_size <= 2^24
+// (plausible_geometry) keep o * r, and in_size <= 2^40 (a tensor's extent) keeps o * q, in range.
 int64_t window_start(int64_t o, int64_t out_size, int64_t in_size) {
-  return static_cast<int64_t>(static_cast<__int128>(o) * in_size / out_size);
+  const int64_t q = in_size / out_size;
+  const int64_t r = in_size % out_size;
+  return o * q + o * r / out_size;
 }
-int64_t window_end(int64_t o, int64_t out_size, int64_t in_size) {
-  return static_cast<int64_t>((static_cast<__int128>(o + 1) * in_size + out_size - 1) / out_size);
+int64_t window_end(int64_t o, int64_t out_size, int64_t in_size) {  // ceil((o + 1) * in_size / out_size)
+  const int64_t q = in_size / out_size;
+  const int64_t r = in_size % out_size;
+  return (o + 1) * q + ((o + 1) * r + out_size - 1) / out_size;
 }
 
 Error adaptive_avg_pool2d_impl(KernelContext& /*ctx*/, Args args) {
@@ -36,7 +43,7 @@ Error adaptive_avg_pool2d_impl(KernelContext& /*ctx*/, Args args) {
   const int64_t h = self.sizes[self.dim - 2];
   const int64_t w = self.sizes[self.dim - 1];
   for (int32_t d = self.dim - 3; d < self.dim; ++d) {
-    if (self.sizes[d] <= 0) return Error::make(ErrorCode::kInvalidArgument, "%s: input has an empty dim %d", kOp, d);
+    if (self.sizes[d] <= 0) return Error::make(ErrorCode::kInvalidArgument, "%s: input has an empty dim %d", kOp, static_cast<int>(d));
   }
   Error err = check_dtype(kOp, "out", out, self.dtype);
   if (!err.ok()) return err;

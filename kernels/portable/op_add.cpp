@@ -13,6 +13,6 @@ Error add_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef add_out{kOp, "TTs|T", &add_out_impl, {}, kElementwiseLayout};
+extern const KernelDef add_out{kOp, "TTs|T", &add_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error bitwise_and_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef bitwise_and_Tensor_out{kOp, "TT|T", &bitwise_and_tensor_out_impl, {}, kElementwiseLayout};
+extern const KernelDef bitwise_and_Tensor_out{kOp, "TT|T", &bitwise_and_tensor_out_impl, {}};
 
 }  // namespace sb::kernels

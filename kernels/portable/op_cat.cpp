@@ -52,7 +52,7 @@ Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
     if (t->dim != ref->dim) return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in rank", kOp);
     for (int32_t d = 0; d < ref->dim; ++d) {
       if (d != dim && t->sizes[d] != ref->sizes[d]) {
-        return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in size in dim %d", kOp, d);
+        return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in size in dim %d", kOp, static_cast<int>(d));
       }
     }
     // Inputs of other dtypes are converted to out's, when ATen allows the cast.

@@ -50,6 +50,6 @@ Error clamp_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef clamp_out{kOp, "TSS|T", &clamp_out_impl, {}, kElementwiseLayout};
+extern const KernelDef clamp_out{kOp, "TSS|T", &clamp_out_impl, {}};
 
 }  // namespace sb::kernels

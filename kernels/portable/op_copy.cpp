@@ -22,7 +22,6 @@ Error copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-// convert_copy follows each tensor's dim order.
-extern const KernelDef copy_out{kOp, "TTb|T", &copy_out_impl, {}, LayoutPolicy::kAny};
+extern const KernelDef copy_out{kOp, "TTb|T", &copy_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -20,7 +20,7 @@ Error diagonal_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   Error err = normalize_dim(kOp, args[2]->as_int, self.dim, &d1);
   if (!err.ok()) return err;
   if (!(err = normalize_dim(kOp, args[3]->as_int, self.dim, &d2)).ok()) return err;
-  if (d1 == d2) return Error::make(ErrorCode::kInvalidArgument, "%s: dim1 and dim2 are the same dim %d", kOp, d1);
+  if (d1 == d2) return Error::make(ErrorCode::kInvalidArgument, "%s: dim1 and dim2 are the same dim %d", kOp, static_cast<int>(d1));
   const int64_t n1 = self.sizes[d1];
   const int64_t n2 = self.sizes[d2];
   // offset > 0 moves right (along dim2), offset < 0 down (along dim1); compared without negating offset.

@@ -14,7 +14,7 @@ Error expand_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   Tensor& out = *args[3]->as_tensor;
   const int32_t rank = static_cast<int32_t>(size.size());
   if (rank > kMaxDims || rank < self.dim) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: cannot expand rank %d to %d", kOp, self.dim, rank);
+    return Error::make(ErrorCode::kInvalidArgument, "%s: cannot expand rank %d to %d", kOp, static_cast<int>(self.dim), static_cast<int>(rank));
   }
   int64_t strides[kMaxDims];
   contiguous_strides(self, strides);
@@ -25,7 +25,7 @@ Error expand_copy_out_impl(KernelContext& /*ctx*/, Args args) {
     const int64_t have = d >= 0 ? self.sizes[d] : 1;
     const int64_t want = size[i] == -1 ? have : size[i];
     if (want < 0 || (d < 0 && size[i] == -1) || (have != want && have != 1)) {
-      return Error::make(ErrorCode::kInvalidArgument, "%s: cannot expand dim %d of size %lld to %lld", kOp, i,
+      return Error::make(ErrorCode::kInvalidArgument, "%s: cannot expand dim %d of size %lld to %lld", kOp, static_cast<int>(i),
                          static_cast<long long>(have), static_cast<long long>(size[i]));
     }
     sizes[i] = want;

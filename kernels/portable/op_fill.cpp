@@ -29,7 +29,7 @@ Error fill_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 Error fill_tensor_out_impl(KernelContext& ctx, Args args) {
   const Tensor& value = *args[1]->as_tensor;
   if (value.dim != 0) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: value must be a 0-d tensor, not %d-d", kTensorOp, value.dim);
+    return Error::make(ErrorCode::kInvalidArgument, "%s: value must be a 0-d tensor, not %d-d", kTensorOp, static_cast<int>(value.dim));
   }
   Value scalar;
   Error err = switch_dtype<kTensorOp, kRealHBBF16>(value.dtype, [&](auto zero) {

@@ -17,7 +17,7 @@ Error flip_out_impl(KernelContext& /*ctx*/, Args args) {
     int32_t nd = 0;
     Error err = normalize_dim(kOp, d, self.dim, &nd);
     if (!err.ok()) return err;
-    if (flipped[nd]) return Error::make(ErrorCode::kInvalidArgument, "%s: dim %d appears twice in dims", kOp, nd);
+    if (flipped[nd]) return Error::make(ErrorCode::kInvalidArgument, "%s: dim %d appears twice in dims", kOp, static_cast<int>(nd));
     flipped[nd] = true;
   }
   // A flipped dim is read from its last index backwards.

@@ -22,6 +22,6 @@ Error floor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef floor_out{kOp, "T|T", &floor_out_impl, {}, kElementwiseLayout};
+extern const KernelDef floor_out{kOp, "T|T", &floor_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -21,7 +21,7 @@ Error glu_out_impl(KernelContext& /*ctx*/, Args args) {
   Error err = normalize_dim(kOp, args[1]->as_int, self.dim, &dim);
   if (!err.ok()) return err;
   if (self.sizes[dim] % 2 != 0) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: dim %d has odd size %lld, it must halve", kOp, dim,
+    return Error::make(ErrorCode::kInvalidArgument, "%s: dim %d has odd size %lld, it must halve", kOp, static_cast<int>(dim),
                        static_cast<long long>(self.sizes[dim]));
   }
   if (!is_floating_type(self.dtype) || !is_floating_type(out.dtype)) {

@@ -31,7 +31,7 @@ Error index_select_out_impl(KernelContext& /*ctx*/, Args args) {
     for (int64_t i = 0; i < count; ++i) {
       if (idx[i] < 0 || idx[i] >= size) {
         return Error::make(ErrorCode::kInvalidArgument, "%s: index %lld is out of range for dim %d of size %lld",
-                           kOp, static_cast<long long>(idx[i]), dim, static_cast<long long>(size));
+                           kOp, static_cast<long long>(idx[i]), static_cast<int>(dim), static_cast<long long>(size));
       }
     }
     return switch_dtype<kOp, kRealHBBF16>(out.dtype, [&](auto zero) {

@@ -14,6 +14,6 @@ Error le_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef le_Tensor_out{kOp, "TT|T", &le_tensor_out_impl, {}, kElementwiseLayout};
+extern const KernelDef le_Tensor_out{kOp, "TT|T", &le_tensor_out_impl, {}};
 
 }  // namespace sb::kernels

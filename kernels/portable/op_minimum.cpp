@@ -15,6 +15,6 @@ Error minimum_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef minimum_out{kOp, "TT|T", &minimum_out_impl, {}, kElementwiseLayout};
+extern const KernelDef minimum_out{kOp, "TT|T", &minimum_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -24,7 +24,6 @@ Error batch_norm_legit_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef _native_batch_norm_legit_out{kOp, "TttTTbdd|TTT", &batch_norm_legit_out_impl, kCalls,
-                                                LayoutPolicy::kAny};  // no_training reads the dim orders
+extern const KernelDef _native_batch_norm_legit_out{kOp, "TttTTbdd|TTT", &batch_norm_legit_out_impl, kCalls};
 
 }  // namespace sb::kernels

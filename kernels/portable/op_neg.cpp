@@ -23,6 +23,6 @@ Error neg_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef neg_out{kOp, "T|T", &neg_out_impl, {}, kElementwiseLayout};
+extern const KernelDef neg_out{kOp, "T|T", &neg_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -2,6 +2,7 @@
 //
 // The p-norm distance between every pair of rows i < j of a 2-D input, in
 // row-major pair order: out has N*(N-1)/2 elements.
+#include "sb/checked.h"
 #include "sb/kernel.h"
 #include "util/distance.h"
 #include "util/dtype_switch.h"
@@ -22,12 +23,13 @@ Error pdist_impl(KernelContext& /*ctx*/, Args args) {
   if (!(err = check_dtype(kOp, "out", out, self.dtype)).ok()) return err;
   const int64_t n = self.sizes[0];
   const int64_t m = self.sizes[1];
-  // n <= 2^40 (a tensor's extent), so n * (n - 1) fits in 128 bits; the pair count must fit a size.
-  const unsigned __int128 pairs = n < 2 ? 0 : static_cast<unsigned __int128>(n) * static_cast<unsigned __int128>(n - 1) / 2;
-  if (pairs > static_cast<unsigned __int128>(INT64_MAX)) {
+  // The pair count n * (n - 1) / 2 must fit a size. n * (n - 1) is even, so it
+  // saturates (to the odd kSaturated) exactly when it does not fit 64 bits.
+  const uint64_t twice_pairs = n < 2 ? 0 : sat_mul(static_cast<uint64_t>(n), static_cast<uint64_t>(n - 1));
+  if (twice_pairs == kSaturated || twice_pairs / 2 > static_cast<uint64_t>(INT64_MAX)) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: too many rows", kOp);
   }
-  const int64_t size = static_cast<int64_t>(pairs);
+  const int64_t size = static_cast<int64_t>(twice_pairs / 2);
   if (!(err = resize_output(kOp, out, &size, 1)).ok()) return err;
   return switch_dtype<kOp, kFloatHBF16>(self.dtype, [&](auto zero) {
     using T = decltype(zero);

@@ -13,7 +13,7 @@ Error permute_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Span<const int64_t> dims = args[1]->as_int_list;
   Tensor& out = *args[2]->as_tensor;
   if (static_cast<int32_t>(dims.size()) != self.dim) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: dims has %zu entries for rank %d", kOp, dims.size(), self.dim);
+    return Error::make(ErrorCode::kInvalidArgument, "%s: dims has %zu entries for rank %d", kOp, dims.size(), static_cast<int>(self.dim));
   }
   int64_t strides[kMaxDims];
   contiguous_strides(self, strides);

@@ -20,7 +20,7 @@ Error repeat_out_impl(KernelContext& /*ctx*/, Args args) {
   const int32_t rank = static_cast<int32_t>(repeats.size());
   if (repeats.size() > static_cast<size_t>(kMaxDims) || rank < self.dim) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: %zu repeats for a tensor of %d dims", kOp, repeats.size(),
-                       self.dim);
+                       static_cast<int>(self.dim));
   }
   const Layout in = layout_of(self);
   int64_t sizes[kMaxDims];

@@ -18,7 +18,7 @@ Error repeat_interleave_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& repeats = *args[0]->as_tensor;
   Tensor& out = *args[2]->as_tensor;
   if (repeats.dim != 1) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: repeats must be 1-D, has %d dims", kOp, repeats.dim);
+    return Error::make(ErrorCode::kInvalidArgument, "%s: repeats must be 1-D, has %d dims", kOp, static_cast<int>(repeats.dim));
   }
   Error err = check_dtype(kOp, "out", out, repeats.dtype);
   if (!err.ok()) return err;

@@ -19,7 +19,7 @@ Error select_scatter_out_impl(KernelContext& /*ctx*/, Args args) {
   int64_t index = args[3]->as_int;
   if (index < -size || index >= size) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: index %lld is out of range for dim %d of size %lld", kOp,
-                       static_cast<long long>(index), dim, static_cast<long long>(size));
+                       static_cast<long long>(index), static_cast<int>(dim), static_cast<long long>(size));
   }
   if (index < 0) index += size;
   const Layout whole = layout_of(self);

@@ -26,6 +26,6 @@ Error sign_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sign_out{kOp, "T|T", &sign_out_impl, {}, kElementwiseLayout};
+extern const KernelDef sign_out{kOp, "T|T", &sign_out_impl, {}};
 
 }  // namespace sb::kernels

@@ -14,7 +14,7 @@ Error t_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[1]->as_tensor;
   if (self.dim > 2) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: expects a tensor of at most 2 dims, got %d", kOp, self.dim);
+    return Error::make(ErrorCode::kInvalidArgument, "%s: expects a tensor of at most 2 dims, got %d", kOp, static_cast<int>(self.dim));
   }
   Layout from = layout_of(self);
   int64_t sizes[2] = {};

@@ -22,6 +22,6 @@ Error trunc_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef trunc_out{kOp, "T|T", &trunc_out_impl, {}, kElementwiseLayout};
+extern const KernelDef trunc_out{kOp, "T|T", &trunc_out_impl, {}};
 
 }  // namespace sb::kernels

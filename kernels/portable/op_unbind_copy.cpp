@@ -18,7 +18,7 @@ Error unbind_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   Error err = normalize_dim(kOp, args[1]->as_int, self.dim, &dim);
   if (!err.ok()) return err;
   if (static_cast<int64_t>(outs.size()) != self.sizes[dim]) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: %zu outputs for dim %d of size %lld", kOp, outs.size(), dim,
+    return Error::make(ErrorCode::kInvalidArgument, "%s: %zu outputs for dim %d of size %lld", kOp, outs.size(), static_cast<int>(dim),
                        static_cast<long long>(self.sizes[dim]));
   }
   const Layout in = layout_of(self);

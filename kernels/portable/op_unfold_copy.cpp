@@ -22,7 +22,7 @@ Error unfold_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const int64_t extent = self.dim == 0 ? 1 : self.sizes[dim];
   if (size < 0 || size > extent) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: size %lld does not fit dim %d of size %lld", kOp,
-                       static_cast<long long>(size), dim, static_cast<long long>(extent));
+                       static_cast<long long>(size), static_cast<int>(dim), static_cast<long long>(extent));
   }
   if (step <= 0) return Error::make(ErrorCode::kInvalidArgument, "%s: step must be positive", kOp);
   const Layout in = layout_of(self);

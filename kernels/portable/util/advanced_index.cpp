@@ -42,7 +42,7 @@ Error plan_advanced_index(const char* op, const Tensor& self, Span<Tensor* const
   contiguous_strides(self, p.in_strides);
   if (indices.size() > static_cast<size_t>(self.dim)) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: too many indices (%zu) for a tensor of rank %d", op,
-                       indices.size(), self.dim);
+                       indices.size(), static_cast<int>(self.dim));
   }
   // Walk the list: assign input dims, check dtypes and masks, broadcast the indices (right-aligned).
   int32_t in_d = 0;
@@ -78,7 +78,7 @@ Error plan_advanced_index(const char* op, const Tensor& self, Span<Tensor* const
         if (t->sizes[j] != self.sizes[in_d + j]) {
           return Error::make(ErrorCode::kInvalidArgument,
                              "%s: mask index %zu has size %lld at dim %d, the indexed tensor %lld", op, e,
-                             static_cast<long long>(t->sizes[j]), j, static_cast<long long>(self.sizes[in_d + j]));
+                             static_cast<long long>(t->sizes[j]), static_cast<int>(j), static_cast<long long>(self.sizes[in_d + j]));
         }
         p.entry[in_d + j] = static_cast<int32_t>(e);
         p.component[in_d + j] = j;
@@ -92,7 +92,7 @@ Error plan_advanced_index(const char* op, const Tensor& self, Span<Tensor* const
         const int64_t v = read_index(*t, i);
         if (v < -size || v >= size) {
           return Error::make(ErrorCode::kInvalidArgument, "%s: index %lld is out of bounds for dim %d of size %lld",
-                             op, static_cast<long long>(v), in_d, static_cast<long long>(size));
+                             op, static_cast<long long>(v), static_cast<int>(in_d), static_cast<long long>(size));
         }
       }
       p.entry[in_d] = static_cast<int32_t>(e);
@@ -122,7 +122,7 @@ Error plan_advanced_index(const char* op, const Tensor& self, Span<Tensor* const
   for (int32_t j = 0; j < rev_rank; ++j) p.ix_sizes[j] = rev[rev_rank - 1 - j];
   const int32_t out_rank = self.dim - indexed + rev_rank;
   if (out_rank > kMaxDims) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: the result would have %d dims, over %d", op, out_rank,
+    return Error::make(ErrorCode::kInvalidArgument, "%s: the result would have %d dims, over %d", op, static_cast<int>(out_rank),
                        kMaxDims);
   }
   p.out_rank = out_rank;

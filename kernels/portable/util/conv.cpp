@@ -12,7 +12,7 @@ Error pair(const char* op, Span<const int64_t> v, int32_t spatial, int64_t fill,
            const char* what) {
   if (static_cast<int32_t>(v.size()) != spatial && v.size() != 1) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: %s has %zu values for %d spatial dims", op, what, v.size(),
-                       spatial);
+                       static_cast<int>(spatial));
   }
   *b = v[v.size() - 1];
   *a = spatial == 1 ? fill : v[0];

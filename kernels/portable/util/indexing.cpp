@@ -43,17 +43,17 @@ Error plan_dim_index(const char* op, const Tensor& self, int64_t dim, const Tens
   for (int32_t d = 0; d < p.rank; ++d) {
     p.index_sizes[d] = size_at(index, d);
     if (d != p.dim && p.index_sizes[d] > size_at(self, d)) {
-      return Error::make(ErrorCode::kInvalidArgument, "%s: index is larger than self at dim %d", op, d);
+      return Error::make(ErrorCode::kInvalidArgument, "%s: index is larger than self at dim %d", op, static_cast<int>(d));
     }
     if (src != nullptr && p.index_sizes[d] > size_at(*src, d)) {
-      return Error::make(ErrorCode::kInvalidArgument, "%s: index is larger than src at dim %d", op, d);
+      return Error::make(ErrorCode::kInvalidArgument, "%s: index is larger than src at dim %d", op, static_cast<int>(d));
     }
   }
   const int64_t size = size_at(self, p.dim);
   for (int64_t i = 0; i < p.numel; ++i) {
     if (p.index[i] < 0 || p.index[i] >= size) {
       return Error::make(ErrorCode::kInvalidArgument, "%s: index %lld is out of bounds for dim %d of size %lld", op,
-                         static_cast<long long>(p.index[i]), p.dim, static_cast<long long>(size));
+                         static_cast<long long>(p.index[i]), static_cast<int>(p.dim), static_cast<long long>(size));
     }
   }
   strides_of(self, p.rank, p.self_strides);

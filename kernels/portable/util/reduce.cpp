@@ -12,7 +12,7 @@ Error plan_reduction(const char* op, const Tensor& in, Span<const int64_t> dims,
     Error err = normalize_dim(op, d, in.dim, &nd);
     if (!err.ok()) return err;
     if (in.dim == 0) continue;
-    if (reduced[nd]) return Error::make(ErrorCode::kInvalidArgument, "%s: dim %d repeated", op, nd);
+    if (reduced[nd]) return Error::make(ErrorCode::kInvalidArgument, "%s: dim %d repeated", op, static_cast<int>(nd));
     reduced[nd] = true;
   }
   int64_t strides[kMaxDims];

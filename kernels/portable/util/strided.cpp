@@ -99,7 +99,7 @@ bool layout_within(const Layout& layout, const int64_t* sizes, int32_t rank, int
 
 Error copy_view(const char* op, const Tensor& self, const Layout& from, const int64_t* sizes, int32_t rank,
                 Tensor& out) {
-  if (rank > kMaxDims) return Error::make(ErrorCode::kInvalidArgument, "%s: out would have %d dims", op, rank);
+  if (rank > kMaxDims) return Error::make(ErrorCode::kInvalidArgument, "%s: out would have %d dims", op, static_cast<int>(rank));
   Error err = check_dtype(op, "out", out, self.dtype);
   if (!err.ok()) return err;
   if (!(err = resize_output(op, out, sizes, rank)).ok()) return err;

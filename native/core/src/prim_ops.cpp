@@ -113,7 +113,7 @@ Error sym_size(KernelContext& ctx, Args args) {
   const int64_t rank = self.dim;
   if (d < -rank || d >= rank) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: dim %lld out of range for rank %d", ctx.kernel().op,
-                       static_cast<long long>(d), self.dim);
+                       static_cast<long long>(d), static_cast<int>(self.dim));
   }
   ret(args, 2) = Value::from_int(self.sizes[d < 0 ? d + rank : d]);
   return Error();
@@ -273,7 +273,7 @@ Error et_view(KernelContext& ctx, Args args) {
                        scalar_type_name(self.dtype));
   }
   if (size.size() != static_cast<size_t>(out.dim)) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: %zu sizes for an out of rank %d", op, size.size(), out.dim);
+    return Error::make(ErrorCode::kInvalidArgument, "%s: %zu sizes for an out of rank %d", op, size.size(), static_cast<int>(out.dim));
   }
   int64_t sizes[kMaxDims];
   int32_t infer = -1;
@@ -323,13 +323,13 @@ Error et_copy_index(KernelContext& ctx, Args args) {
   }
   if (to.dim != from.dim + 1) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: copy_to has rank %d, copy_from %d (they differ by one)", op,
-                       to.dim, from.dim);
+                       static_cast<int>(to.dim), static_cast<int>(from.dim));
   }
   int64_t sizes[kMaxDims];
   sizes[0] = index.as_int == INT64_MAX ? INT64_MAX : index.as_int + 1;
   for (int32_t d = 0; d < from.dim; ++d) {
     if (to.sizes[d + 1] != from.sizes[d]) {
-      return Error::make(ErrorCode::kInvalidArgument, "%s: copy_to and copy_from differ in dim %d", op, d + 1);
+      return Error::make(ErrorCode::kInvalidArgument, "%s: copy_to and copy_from differ in dim %d", op, static_cast<int>(d + 1));
     }
     sizes[d + 1] = from.sizes[d];
   }

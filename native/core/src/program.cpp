@@ -86,8 +86,8 @@ Result<const uint8_t*> Program::constant_data(uint32_t index, size_t nbytes) con
     // Current layout: constants live in a segment after the flatbuffer.
     if (index >= offsets.length) {
       return Error::make(ErrorCode::kInvalidProgram,
-                         "invalid program: constant buffer index %u out of range (%u constants)", index,
-                         offsets.length);
+                         "invalid program: constant buffer index %u out of range (%u constants)", static_cast<unsigned>(index),
+                         static_cast<unsigned>(offsets.length));
     }
     const uint32_t segment_index = r.scalar<uint32_t>(constant_segment, schema::subsegment::kSegmentIndex, 0);
     const fb::Vector segments = r.vector(root, schema::program::kSegments, 4);
@@ -99,13 +99,13 @@ Result<const uint8_t*> Program::constant_data(uint32_t index, size_t nbytes) con
     if (sat_add(offset, nbytes) > seg_size) {
       return Error::make(ErrorCode::kInvalidProgram,
                          "invalid program: constant %u (%zu bytes at offset %llu) overruns its %llu-byte segment",
-                         index, nbytes, static_cast<unsigned long long>(offset),
+                         static_cast<unsigned>(index), nbytes, static_cast<unsigned long long>(offset),
                          static_cast<unsigned long long>(seg_size));
     }
     const uint64_t start = sat_add(segment_base_, seg_offset);
     if (sat_add(sat_add(start, offset), nbytes) > size_) {
       return Error::make(ErrorCode::kInvalidProgram,
-                         "invalid program: constant %u lies past the end of the %zu-byte file (truncated?)", index,
+                         "invalid program: constant %u lies past the end of the %zu-byte file (truncated?)", static_cast<unsigned>(index),
                          size_);
     }
     return data_ + start + offset;
@@ -115,14 +115,14 @@ Result<const uint8_t*> Program::constant_data(uint32_t index, size_t nbytes) con
   const fb::Vector buffers = r.vector(root, schema::program::kConstantBuffer, 4);
   if (index >= buffers.length) {
     return Error::make(ErrorCode::kInvalidProgram, "invalid program: constant buffer index %u out of range (%u)",
-                       index, buffers.length);
+                       static_cast<unsigned>(index), static_cast<unsigned>(buffers.length));
   }
   const fb::Table buffer = r.table_element(buffers, index);
   const fb::Vector storage = r.vector(buffer, schema::buffer::kStorage, 1);
   if (r.failed()) return invalid("constant buffer table is out of bounds");
   if (storage.length < nbytes) {
     return Error::make(ErrorCode::kInvalidProgram, "invalid program: constant %u has %u bytes, tensor needs %zu",
-                       index, storage.length, nbytes);
+                       static_cast<unsigned>(index), static_cast<unsigned>(storage.length), nbytes);
   }
   return r.bytes(storage);
 }
