@@ -82,7 +82,7 @@ class SizeReport:
     vm_size: int  # loadable bytes of the stripped binary (SHF_ALLOC, not NOBITS), no page padding
     bss: int  # zero-initialised memory (NOBITS alloc sections: .bss, .tbss, ...)
     file_size: int  # the stripped file's size (page padded): details only
-    sections: dict[str, int]  # every SHF_ALLOC section -> bytes (NOBITS ones included: section_kind)
+    sections: dict[str, int]  # every non-empty SHF_ALLOC section -> bytes (NOBITS ones too: section_kind)
     symbols: dict[str, int]  # demangled symbol (or a "(no symbol: ...)" remainder) -> loadable bytes
     per_op: dict[str, int]  # op or bucket (CORE, HELPERS, LIBC, LINKER) -> loadable bytes
 
@@ -408,11 +408,15 @@ def analyse(
     else:
         per_op = {UNATTRIBUTED: vm_size} if vm_size else {}
     symbols = elf_symbols(binary, sections, arch, limits) if vm_size else {}
+    by_name: dict[str, int] = {}
+    for s in sections:
+        if s.size:  # empty placeholders (.tm_clone_table, .noinit of a firmware that uses none) are noise
+            by_name[s.name] = by_name.get(s.name, 0) + s.size
     return SizeReport(
         vm_size=vm_size,
         bss=sum(s.size for s in sections if not s.loadable),
         file_size=stripped.stat().st_size,
-        sections={s.name: s.size for s in sections},
+        sections=by_name,
         symbols=symbols,
         per_op=per_op,
     )
