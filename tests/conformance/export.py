@@ -195,7 +195,8 @@ def _outputs_meta(exported: Any) -> list[dict[str, Any]]:
         for arg in torch.utils._pytree.tree_leaves(node.args[0]):
             val = getattr(arg, "meta", {}).get("val")
             if isinstance(val, torch.Tensor):
-                outputs.append({"dtype": dtype_name(val.dtype), "shape": [int(s) for s in val.shape]})
+                shape = [str(s) if isinstance(s, torch.SymInt) else int(s) for s in val.shape]  # u0: data-dependent
+                outputs.append({"dtype": dtype_name(val.dtype), "shape": shape})
     return outputs
 
 
@@ -224,13 +225,71 @@ def _torch_op(name: str) -> Any:
     return op
 
 
+# --- dynamic shapes (Case.dynamic) and data-dependent output shapes (CONSTRAINT_SHAPE_EVAL) ---
+
+# Ops a program exported with dynamic shapes holds besides the case's: the sizes read at run time
+# (sym_size) and the core's sym-int arithmetic and views (executorch_prim).
+SHAPE_OP_PREFIXES = ("aten::sym_size.", "aten::sym_numel.", "aten::sym_stride.", "executorch_prim::")
+
+
+def export_program(case: Any, inputs: tuple[torch.Tensor, ...]) -> Any:
+    """torch.export of the case's call. With `case.dynamic`, its dims become torch.export.Dim (one per
+    name) and the example inputs take every Dim's max: the program's DYNAMIC_BOUND tensors are planned
+    for the bound, and the runtimes then run `inputs` (within the bounds) by resizing them."""
+    if not case.dynamic:
+        with torch.no_grad():
+            return torch.export.export(_Call(case.fn), inputs)
+    dims: dict[str, Any] = {}
+    examples: list[torch.Tensor] = []
+    specs: list[dict[int, Any] | None] = []
+    for i, tensor in enumerate(inputs):
+        dynamic = case.dynamic[i] if i < len(case.dynamic) else None
+        if not dynamic:
+            examples.append(tensor)
+            specs.append(None)
+            continue
+        shape = list(tensor.shape)
+        spec = {}
+        for d, (name, low, high) in dynamic.items():
+            spec[d] = dims.setdefault(name, torch.export.Dim(name, min=low, max=high))
+            shape[d] = high
+        # The example's values only matter to data-dependent ops, whose cases are not dynamic: zeros
+        # are valid indices and masks.
+        examples.append(torch.zeros(shape, dtype=tensor.dtype))
+        specs.append(spec)
+    with torch.no_grad():
+        return torch.export.export(_Call(case.fn), tuple(examples), dynamic_shapes=(tuple(specs),))
+
+
+def backend_config(case: Any) -> Any:
+    """to_executorch's config: ConstraintBasedSymShapeEvalPass for data-dependent output sizes (the
+    default pass plans each size from the example, which bounds no data-dependent one)."""
+    from tests.conformance.spec import CONSTRAINT_SHAPE_EVAL
+
+    if CONSTRAINT_SHAPE_EVAL not in case.tags:
+        return None
+    from executorch.exir import ExecutorchBackendConfig
+    from executorch.exir.passes.sym_shape_eval_pass import ConstraintBasedSymShapeEvalPass
+
+    return ExecutorchBackendConfig(sym_shape_eval_pass=ConstraintBasedSymShapeEvalPass())
+
+
+def shape_ops(case: Any, ops: list[str]) -> list[str]:
+    """The program's size-reading and sym-int ops, allowed besides the case's own when it is dynamic."""
+    from tests.conformance.spec import CONSTRAINT_SHAPE_EVAL
+
+    if not case.dynamic and CONSTRAINT_SHAPE_EVAL not in case.tags:
+        return []
+    return [op for op in ops if op.startswith(SHAPE_OP_PREFIXES)]
+
+
 def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
     from executorch.exir import EdgeCompileConfig, to_edge
     from executorch.runtime import Runtime
 
     inputs = tuple(t.clone() for t in case.inputs)
     with torch.no_grad():
-        exported = torch.export.export(_Call(case.fn), inputs)
+        exported = export_program(case, inputs)
     keep = [_torch_op(name) for name in case.preserved_ops()]
     # An op kept whole must also be exempt from the core-ATen check, or to_edge refuses it.
     options = {
@@ -244,9 +303,9 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
     except Exception as exc:  # the edge dialect's dtype check; ExecuTorch's runtime decides below
         edge_check = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:MAX_REASON_CHARS]
         edge = to_edge(exported, compile_config=EdgeCompileConfig(_check_ir_validity=False, **options))
-    program = edge.to_executorch()
+    program = edge.to_executorch(backend_config(case))
     ops = operator_names(program)
-    allowed = {case.op, *case.also}
+    allowed = {case.op, *case.also, *shape_ops(case, ops)}
     if case.op not in ops or not set(ops) <= allowed:
         return Outcome(case.id, family, "mislabelled", f"program holds {', '.join(ops) or 'no operator'}")
     buffer = program.buffer

@@ -32,6 +32,11 @@ class Case:
     # What the case shows ("broadcast", "0-d", "empty", "negative-dim", "nan", "overflow"...), and how to
     # export and check it: see PRESERVE, SKIP_DIM_ORDER and SHAPE_ONLY.
     tags: tuple[str, ...] = field(default=())
+    # Dims made dynamic at export, per input (None or absent: static), as {dim: (name, min, max)}: dims
+    # of one name share one torch.export.Dim. The program is exported at every Dim's max (memory is
+    # planned for the bound) and run on `inputs`, whose sizes lie within the bounds: both runtimes then
+    # resize its DYNAMIC_BOUND tensors. See export.export_program.
+    dynamic: tuple[dict[int, tuple[str, int, int]] | None, ...] = ()
 
     @property
     def id(self) -> str:
@@ -46,10 +51,14 @@ class Case:
 # - `preserve=<torch op overload>`: to_edge decomposes the op unless told to keep it
 #   (EdgeCompileConfig.preserve_ops), as a model exported for ExecuTorch may;
 # - `skip_dim_order`: the op exists only in programs exported without dim-order ops;
+# - `constraint-shape-eval`: an output's size depends on the input values (masked_select, nonzero):
+#   to_executorch bounds it by ConstraintBasedSymShapeEvalPass (the size's value range), not by the
+#   example's size;
 # - `shape-only`: the values are unspecified (rand, empty): only shapes and dtypes are compared.
 PRESERVE = "preserve="
 SKIP_DIM_ORDER = "skip_dim_order"
 SHAPE_ONLY = "shape-only"
+CONSTRAINT_SHAPE_EVAL = "constraint-shape-eval"
 
 
 FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
