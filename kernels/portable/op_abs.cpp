@@ -24,6 +24,6 @@ Error abs_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef abs_out{kOp, "T|T", &abs_out_impl, {}};
+extern const KernelDef abs_out{kOp, "T|T", &abs_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

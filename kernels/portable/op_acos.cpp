@@ -18,6 +18,6 @@ Error acos_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef acos_out{kOp, "T|T", &acos_out_impl, {}};
+extern const KernelDef acos_out{kOp, "T|T", &acos_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

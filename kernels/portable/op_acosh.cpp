@@ -18,6 +18,6 @@ Error acosh_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef acosh_out{kOp, "T|T", &acosh_out_impl, {}};
+extern const KernelDef acosh_out{kOp, "T|T", &acosh_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -13,6 +13,6 @@ Error add_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef add_out{kOp, "TTs|T", &add_out_impl, {}};
+extern const KernelDef add_out{kOp, "TTs|T", &add_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -24,6 +24,6 @@ Error add_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef add_Scalar_out{kOp, "Tss|T", &add_scalar_out_impl, {}};
+extern const KernelDef add_Scalar_out{kOp, "Tss|T", &add_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error asin_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef asin_out{kOp, "T|T", &asin_out_impl, {}};
+extern const KernelDef asin_out{kOp, "T|T", &asin_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error asinh_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef asinh_out{kOp, "T|T", &asinh_out_impl, {}};
+extern const KernelDef asinh_out{kOp, "T|T", &asinh_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error atan_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef atan_out{kOp, "T|T", &atan_out_impl, {}};
+extern const KernelDef atan_out{kOp, "T|T", &atan_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -17,6 +17,6 @@ Error atan2_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef atan2_out{kOp, "TT|T", &atan2_out_impl, {}};
+extern const KernelDef atan2_out{kOp, "TT|T", &atan2_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error atanh_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef atanh_out{kOp, "T|T", &atanh_out_impl, {}};
+extern const KernelDef atanh_out{kOp, "T|T", &atanh_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -15,6 +15,7 @@ Error bitwise_left_shift_tensor_scalar_out_impl(KernelContext& /*ctx*/, Args arg
 
 }  // namespace
 
-extern const KernelDef bitwise_left_shift_Tensor_Scalar_out{kOp, "Ts|T", &bitwise_left_shift_tensor_scalar_out_impl, {}};
+extern const KernelDef bitwise_left_shift_Tensor_Scalar_out{kOp, "Ts|T", &bitwise_left_shift_tensor_scalar_out_impl, {},
+    kElementwiseLayout};
 
 }  // namespace sb::kernels

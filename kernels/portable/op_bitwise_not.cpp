@@ -25,6 +25,6 @@ Error bitwise_not_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef bitwise_not_out{kOp, "T|T", &bitwise_not_out_impl, {}};
+extern const KernelDef bitwise_not_out{kOp, "T|T", &bitwise_not_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error bitwise_or_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef bitwise_or_Scalar_out{kOp, "Ts|T", &bitwise_or_scalar_out_impl, {}};
+extern const KernelDef bitwise_or_Scalar_out{kOp, "Ts|T", &bitwise_or_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -15,6 +15,7 @@ Error bitwise_right_shift_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef bitwise_right_shift_Tensor_out{kOp, "TT|T", &bitwise_right_shift_tensor_out_impl, {}};
+extern const KernelDef bitwise_right_shift_Tensor_out{kOp, "TT|T", &bitwise_right_shift_tensor_out_impl, {},
+    kElementwiseLayout};
 
 }  // namespace sb::kernels

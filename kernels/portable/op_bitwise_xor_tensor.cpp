@@ -14,6 +14,6 @@ Error bitwise_xor_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef bitwise_xor_Tensor_out{kOp, "TT|T", &bitwise_xor_tensor_out_impl, {}};
+extern const KernelDef bitwise_xor_Tensor_out{kOp, "TT|T", &bitwise_xor_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -22,6 +22,6 @@ Error ceil_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef ceil_out{kOp, "T|T", &ceil_out_impl, {}};
+extern const KernelDef ceil_out{kOp, "T|T", &ceil_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -50,6 +50,6 @@ Error clamp_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef clamp_out{kOp, "TSS|T", &clamp_out_impl, {}};
+extern const KernelDef clamp_out{kOp, "TSS|T", &clamp_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

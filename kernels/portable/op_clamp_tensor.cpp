@@ -43,6 +43,6 @@ Error clamp_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef clamp_Tensor_out{kOp, "Ttt|T", &clamp_tensor_out_impl, {}};
+extern const KernelDef clamp_Tensor_out{kOp, "Ttt|T", &clamp_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

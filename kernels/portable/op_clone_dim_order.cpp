@@ -1,7 +1,8 @@
 // dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None,
 //                                     Tensor(a!) out)
 //
-// Composite: a copy into out, through the dispatcher (aten::copy.out).
+// Composite: a copy into out, through the dispatcher (aten::copy.out, which
+// copies between any dim orders); out's dim order is the one asked for.
 #include "sb/kernel.h"
 #include "util/convert.h"
 #include "util/shape.h"
@@ -13,7 +14,7 @@ constexpr char kOp[] = "dim_order_ops::_clone_dim_order.out";
 constexpr const char* kCalls[] = {"aten::copy.out"};
 
 Error clone_dim_order_out_impl(KernelContext& ctx, Args args) {
-  Error err = check_contiguous_dim_order(kOp, *args[2], args[3]->as_tensor->dim);
+  Error err = check_dim_order_arg(kOp, *args[2], args[0]->as_tensor, *args[3]->as_tensor);
   if (!err.ok()) return err;
   // copy.out would broadcast; a clone keeps the shape exactly.
   if (!(err = resize_output_like(kOp, *args[3]->as_tensor, *args[0]->as_tensor)).ok()) return err;
@@ -23,6 +24,7 @@ Error clone_dim_order_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef _clone_dim_order_out{kOp, "TbJ|T", &clone_dim_order_out_impl, kCalls};
+extern const KernelDef _clone_dim_order_out{kOp, "TbJ|T", &clone_dim_order_out_impl, kCalls,
+                                          LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

@@ -21,21 +21,38 @@ Error geometry(Args args, ConvGeometry* g) {
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
+// Element strides (n, c, h, w) of a 3-D or 4-D tensor in its dim order (a
+// 1-D convolution's height has size 1); the default order gives row-major.
+struct Strides4 {
+  int64_t n, c, h, w;
+};
+
+Strides4 strides_of(const Tensor& t) {
+  int64_t s[kMaxDims];
+  dim_order_strides(t, s);
+  return t.dim == 4 ? Strides4{s[0], s[1], s[2], s[3]} : Strides4{s[0], s[1], 0, s[2]};
+}
+
+// Input, weight and out each in their own dim order (channels-last programs
+// keep all three channels-last); the order of accumulation does not change.
 template <typename T>
-void convolve(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y) {
+void convolve(const ConvGeometry& g, const T* x, Strides4 xs, const T* w, Strides4 ws, const T* bias, T* y,
+              Strides4 ys) {
   const int64_t cin_g = g.c_in / g.groups;
   const int64_t cout_g = g.c_out / g.groups;
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t oc = 0; oc < g.c_out; ++oc) {
-      T* out = y + (n * g.c_out + oc) * g.oh * g.ow;
-      for (int64_t i = 0; i < g.oh * g.ow; ++i) out[i] = T(0);
+      T* out = y + n * ys.n + oc * ys.c;
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        for (int64_t ow = 0; ow < g.ow; ++ow) out[oh * ys.h + ow * ys.w] = T(0);
+      }
       const int64_t group = oc / cout_g;
       for (int64_t icg = 0; icg < cin_g; ++icg) {
-        const T* plane = x + (n * g.c_in + group * cin_g + icg) * g.h * g.w;
-        const T* taps = w + (oc * cin_g + icg) * g.kh * g.kw;
+        const T* plane = x + n * xs.n + (group * cin_g + icg) * xs.c;
+        const T* taps = w + oc * ws.n + icg * ws.c;
         for (int64_t kh = 0; kh < g.kh; ++kh) {
           for (int64_t kw = 0; kw < g.kw; ++kw) {
-            const T tap = taps[kh * g.kw + kw];
+            const T tap = taps[kh * ws.h + kw * ws.w];
             // Output columns whose input column lands inside the row.
             const int64_t shift = kw * g.dw - g.pw;
             int64_t ow_begin = ceil_div(-shift, g.sw);
@@ -45,16 +62,23 @@ void convolve(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y
             for (int64_t oh = 0; oh < g.oh; ++oh) {
               const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
               if (ih < 0 || ih >= g.h) continue;
-              const int64_t row = ih * g.w + shift;
-              T* dst = out + oh * g.ow;
-              for (int64_t ow = ow_begin; ow < ow_end; ++ow) dst[ow] = mul_add(dst[ow], tap, plane[row + ow * g.sw]);
+              const T* row = plane + ih * xs.h;
+              T* dst = out + oh * ys.h;
+              for (int64_t ow = ow_begin; ow < ow_end; ++ow) {
+                dst[ow * ys.w] = mul_add(dst[ow * ys.w], tap, row[(shift + ow * g.sw) * xs.w]);
+              }
             }
           }
         }
       }
       // The bias comes last, as ExecuTorch adds it.
       if (bias) {
-        for (int64_t i = 0; i < g.oh * g.ow; ++i) out[i] = mul_add(out[i], bias[oc], T(1));
+        for (int64_t oh = 0; oh < g.oh; ++oh) {
+          for (int64_t ow = 0; ow < g.ow; ++ow) {
+            T& v = out[oh * ys.h + ow * ys.w];
+            v = mul_add(v, bias[oc], T(1));
+          }
+        }
       }
     }
   }
@@ -107,6 +131,10 @@ Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
   if (!err.ok()) return err;
   if (!(err = check_dtype(kOp, "input", in, out.dtype)).ok()) return err;
   if (!(err = check_dtype(kOp, "weight", weight, out.dtype)).ok()) return err;
+  // Plain convolutions take any dim order (channels-last above all); the transposed one reads row-major.
+  if (g.transposed && !(in.is_default_dim_order() && weight.is_default_dim_order() && out.is_default_dim_order())) {
+    return Error::make(ErrorCode::kNotSupported, "%s: a transposed convolution takes the default dim order only", kOp);
+  }
   if (!args[2]->is_none()) {
     if (args[2]->as_tensor->numel() != g.c_out) return Error::make(ErrorCode::kInvalidArgument, "%s: bias size", kOp);
     if (!(err = check_dtype(kOp, "bias", *args[2]->as_tensor, out.dtype)).ok()) return err;
@@ -117,7 +145,8 @@ Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
     if (g.transposed) {
       convolve_transposed<T>(g, in.data_as<T>(), weight.data_as<T>(), bias, out.data_as<T>());
     } else {
-      convolve<T>(g, in.data_as<T>(), weight.data_as<T>(), bias, out.data_as<T>());
+      convolve<T>(g, in.data_as<T>(), strides_of(in), weight.data_as<T>(), strides_of(weight), bias,
+                  out.data_as<T>(), strides_of(out));
     }
     return Error();
   });
@@ -125,6 +154,6 @@ Error convolution_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef convolution_out{kOp, "TTtIIIbIi|T", &convolution_out_impl, {}};
+extern const KernelDef convolution_out{kOp, "TTtIIIbIi|T", &convolution_out_impl, {}, LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

@@ -22,6 +22,7 @@ Error copy_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef copy_out{kOp, "TTb|T", &copy_out_impl, {}};
+// convert_copy follows each tensor's dim order.
+extern const KernelDef copy_out{kOp, "TTb|T", &copy_out_impl, {}, LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

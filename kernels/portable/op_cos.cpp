@@ -18,6 +18,6 @@ Error cos_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef cos_out{kOp, "T|T", &cos_out_impl, {}};
+extern const KernelDef cos_out{kOp, "T|T", &cos_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error cosh_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef cosh_out{kOp, "T|T", &cosh_out_impl, {}};
+extern const KernelDef cosh_out{kOp, "T|T", &cosh_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -30,6 +30,6 @@ Error div_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef div_out{kOp, "TT|T", &div_out_impl, {}};
+extern const KernelDef div_out{kOp, "TT|T", &div_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

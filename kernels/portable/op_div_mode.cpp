@@ -42,6 +42,6 @@ Error div_out_mode_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef div_out_mode{kOp, "TTZ|T", &div_out_mode_impl, kCalls};
+extern const KernelDef div_out_mode{kOp, "TTZ|T", &div_out_mode_impl, kCalls, kElementwiseLayout};
 
 }  // namespace sb::kernels

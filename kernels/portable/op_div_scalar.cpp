@@ -25,6 +25,6 @@ Error div_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef div_Scalar_out{kOp, "Ts|T", &div_scalar_out_impl, {}};
+extern const KernelDef div_Scalar_out{kOp, "Ts|T", &div_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -39,6 +39,6 @@ Error div_scalar_mode_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef div_Scalar_mode_out{kOp, "TsZ|T", &div_scalar_mode_out_impl, kCalls};
+extern const KernelDef div_Scalar_mode_out{kOp, "TsZ|T", &div_scalar_mode_out_impl, kCalls, kElementwiseLayout};
 
 }  // namespace sb::kernels

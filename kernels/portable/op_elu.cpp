@@ -22,6 +22,6 @@ Error elu_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef elu_out{kOp, "Tsss|T", &elu_out_impl, {}};
+extern const KernelDef elu_out{kOp, "Tsss|T", &elu_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

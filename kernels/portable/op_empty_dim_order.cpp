@@ -1,7 +1,7 @@
 // dim_order_ops::_empty_dim_order.out(int[] size, *, int[]? dim_order=None, Tensor(a!) out)
 //
-// empty.out with ExecuTorch's dim order (only the contiguous order exists
-// here). The contents are unspecified.
+// empty.out with ExecuTorch's dim order: out (planned with that order) takes
+// the size. The contents are unspecified.
 #include "sb/kernel.h"
 #include "util/convert.h"
 #include "util/shape.h"
@@ -17,13 +17,14 @@ Error empty_dim_order_out_impl(KernelContext& /*ctx*/, Args args) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: size has too many dims", kOp);
   }
   const int32_t rank = static_cast<int32_t>(size.size());
-  Error err = check_contiguous_dim_order(kOp, *args[1], rank);
+  Error err = check_dim_order_arg(kOp, *args[1], nullptr, *args[2]->as_tensor);
   if (!err.ok()) return err;
   return resize_output(kOp, *args[2]->as_tensor, size.data(), rank);
 }
 
 }  // namespace
 
-extern const KernelDef _empty_dim_order_out{kOp, "IJ|T", &empty_dim_order_out_impl, {}};
+extern const KernelDef _empty_dim_order_out{kOp, "IJ|T", &empty_dim_order_out_impl, {},
+                                          LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

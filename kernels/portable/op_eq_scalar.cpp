@@ -29,6 +29,6 @@ Error eq_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef eq_Scalar_out{kOp, "Ts|T", &eq_scalar_out_impl, {}};
+extern const KernelDef eq_Scalar_out{kOp, "Ts|T", &eq_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

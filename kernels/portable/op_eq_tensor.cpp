@@ -14,6 +14,6 @@ Error eq_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef eq_Tensor_out{kOp, "TT|T", &eq_tensor_out_impl, {}};
+extern const KernelDef eq_Tensor_out{kOp, "TT|T", &eq_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error erf_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef erf_out{kOp, "T|T", &erf_out_impl, {}};
+extern const KernelDef erf_out{kOp, "T|T", &erf_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error exp_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef exp_out{kOp, "T|T", &exp_out_impl, {}};
+extern const KernelDef exp_out{kOp, "T|T", &exp_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

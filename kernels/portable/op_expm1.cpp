@@ -18,6 +18,6 @@ Error expm1_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef expm1_out{kOp, "T|T", &expm1_out_impl, {}};
+extern const KernelDef expm1_out{kOp, "T|T", &expm1_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -22,6 +22,6 @@ Error floor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef floor_out{kOp, "T|T", &floor_out_impl, {}};
+extern const KernelDef floor_out{kOp, "T|T", &floor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -22,6 +22,6 @@ Error floor_divide_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef floor_divide_out{kOp, "TT|T", &floor_divide_out_impl, {}};
+extern const KernelDef floor_divide_out{kOp, "TT|T", &floor_divide_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

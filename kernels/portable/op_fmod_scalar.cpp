@@ -19,6 +19,6 @@ Error fmod_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef fmod_Scalar_out{kOp, "Ts|T", &fmod_scalar_out_impl, {}};
+extern const KernelDef fmod_Scalar_out{kOp, "Ts|T", &fmod_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

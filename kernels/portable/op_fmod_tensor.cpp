@@ -22,6 +22,6 @@ Error fmod_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef fmod_Tensor_out{kOp, "TT|T", &fmod_tensor_out_impl, {}};
+extern const KernelDef fmod_Tensor_out{kOp, "TT|T", &fmod_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

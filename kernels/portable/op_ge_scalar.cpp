@@ -14,6 +14,6 @@ Error ge_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef ge_Scalar_out{kOp, "Ts|T", &ge_scalar_out_impl, {}};
+extern const KernelDef ge_Scalar_out{kOp, "Ts|T", &ge_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

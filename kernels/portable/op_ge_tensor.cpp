@@ -14,6 +14,6 @@ Error ge_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef ge_Tensor_out{kOp, "TT|T", &ge_tensor_out_impl, {}};
+extern const KernelDef ge_Tensor_out{kOp, "TT|T", &ge_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

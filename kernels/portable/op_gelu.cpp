@@ -39,6 +39,6 @@ Error gelu_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef gelu_out{kOp, "Tz|T", &gelu_out_impl, {}};
+extern const KernelDef gelu_out{kOp, "Tz|T", &gelu_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

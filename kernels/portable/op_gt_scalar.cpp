@@ -14,6 +14,6 @@ Error gt_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef gt_Scalar_out{kOp, "Ts|T", &gt_scalar_out_impl, {}};
+extern const KernelDef gt_Scalar_out{kOp, "Ts|T", &gt_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error gt_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef gt_Tensor_out{kOp, "TT|T", &gt_tensor_out_impl, {}};
+extern const KernelDef gt_Tensor_out{kOp, "TT|T", &gt_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -44,6 +44,6 @@ Error hardtanh_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef hardtanh_out{kOp, "Tss|T", &hardtanh_out_impl, kCalls};
+extern const KernelDef hardtanh_out{kOp, "Tss|T", &hardtanh_out_impl, kCalls, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -15,6 +15,6 @@ Error isinf_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef isinf_out{kOp, "T|T", &isinf_out_impl, {}};
+extern const KernelDef isinf_out{kOp, "T|T", &isinf_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

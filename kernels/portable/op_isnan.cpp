@@ -15,6 +15,6 @@ Error isnan_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef isnan_out{kOp, "T|T", &isnan_out_impl, {}};
+extern const KernelDef isnan_out{kOp, "T|T", &isnan_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error le_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef le_Scalar_out{kOp, "Ts|T", &le_scalar_out_impl, {}};
+extern const KernelDef le_Scalar_out{kOp, "Ts|T", &le_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error le_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef le_Tensor_out{kOp, "TT|T", &le_tensor_out_impl, {}};
+extern const KernelDef le_Tensor_out{kOp, "TT|T", &le_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -17,6 +17,6 @@ Error leaky_relu_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef leaky_relu_out{kOp, "Ts|T", &leaky_relu_out_impl, {}};
+extern const KernelDef leaky_relu_out{kOp, "Ts|T", &leaky_relu_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

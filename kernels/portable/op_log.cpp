@@ -15,6 +15,6 @@ Error log_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef log_out{kOp, "T|T", &log_out_impl, {}};
+extern const KernelDef log_out{kOp, "T|T", &log_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error log10_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef log10_out{kOp, "T|T", &log10_out_impl, {}};
+extern const KernelDef log10_out{kOp, "T|T", &log10_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

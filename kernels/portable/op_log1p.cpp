@@ -18,6 +18,6 @@ Error log1p_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef log1p_out{kOp, "T|T", &log1p_out_impl, {}};
+extern const KernelDef log1p_out{kOp, "T|T", &log1p_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error log2_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef log2_out{kOp, "T|T", &log2_out_impl, {}};
+extern const KernelDef log2_out{kOp, "T|T", &log2_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error logical_and_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef logical_and_out{kOp, "TT|T", &logical_and_out_impl, {}};
+extern const KernelDef logical_and_out{kOp, "TT|T", &logical_and_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -20,6 +20,6 @@ Error logical_not_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef logical_not_out{kOp, "T|T", &logical_not_out_impl, {}};
+extern const KernelDef logical_not_out{kOp, "T|T", &logical_not_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error logical_or_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef logical_or_out{kOp, "TT|T", &logical_or_out_impl, {}};
+extern const KernelDef logical_or_out{kOp, "TT|T", &logical_or_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -43,6 +43,6 @@ Error logit_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef logit_out{kOp, "TS|T", &logit_out_impl, {}};
+extern const KernelDef logit_out{kOp, "TS|T", &logit_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

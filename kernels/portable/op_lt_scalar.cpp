@@ -14,6 +14,6 @@ Error lt_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef lt_Scalar_out{kOp, "Ts|T", &lt_scalar_out_impl, {}};
+extern const KernelDef lt_Scalar_out{kOp, "Ts|T", &lt_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

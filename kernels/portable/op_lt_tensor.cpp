@@ -14,6 +14,6 @@ Error lt_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef lt_Tensor_out{kOp, "TT|T", &lt_tensor_out_impl, {}};
+extern const KernelDef lt_Tensor_out{kOp, "TT|T", &lt_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -28,6 +28,6 @@ Error masked_fill_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef masked_fill_Scalar_out{kOp, "TTs|T", &masked_fill_scalar_out_impl, {}};
+extern const KernelDef masked_fill_Scalar_out{kOp, "TTs|T", &masked_fill_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

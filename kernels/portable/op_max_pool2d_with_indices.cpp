@@ -30,25 +30,30 @@ Error max_pool_out_impl(KernelContext& /*ctx*/, Args args) {
     const T* x = in.data_as<T>();
     T* y = out.data_as<T>();
     int64_t* idx = indices.data_as<int64_t>();
+    // Any dim order: each tensor's elements are found through its own strides.
+    const PlaneIndex xi(in), yi(out), ii(indices);
     for (int64_t p = 0; p < g.planes; ++p) {
-      const T* plane = x + p * g.h * g.w;
+      const T* plane = x + xi.plane(p);
       for (int64_t oh = 0; oh < g.oh; ++oh) {
         for (int64_t ow = 0; ow < g.ow; ++ow) {
-          int64_t best = -1;
+          int64_t best = -1;  // index within the plane, as ATen gives it
+          int64_t best_at = 0;
           for (int64_t kh = 0; kh < g.kh; ++kh) {
             const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
             if (ih < 0 || ih >= g.h) continue;
             for (int64_t kw = 0; kw < g.kw; ++kw) {
               const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
               if (iw < 0 || iw >= g.w) continue;
-              const int64_t at = ih * g.w + iw;
+              const int64_t at = ih * xi.h + iw * xi.w;
               // NaN wins, as in ATen.
-              if (best < 0 || plane[at] > plane[best] || plane[at] != plane[at]) best = at;
+              if (best < 0 || plane[at] > plane[best_at] || plane[at] != plane[at]) {
+                best = ih * g.w + iw;
+                best_at = at;
+              }
             }
           }
-          const int64_t o = (p * g.oh + oh) * g.ow + ow;
-          y[o] = best < 0 ? T(0) : plane[best];
-          idx[o] = best;
+          y[yi.plane(p) + oh * yi.h + ow * yi.w] = best < 0 ? T(0) : plane[best_at];
+          idx[ii.plane(p) + oh * ii.h + ow * ii.w] = best;
         }
       }
     }
@@ -58,6 +63,7 @@ Error max_pool_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef max_pool2d_with_indices_out{kOp, "TIIIIb|TT", &max_pool_out_impl, {}};
+extern const KernelDef max_pool2d_with_indices_out{kOp, "TIIIIb|TT", &max_pool_out_impl, {},
+                                                     LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

@@ -15,6 +15,6 @@ Error maximum_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef maximum_out{kOp, "TT|T", &maximum_out_impl, {}};
+extern const KernelDef maximum_out{kOp, "TT|T", &maximum_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

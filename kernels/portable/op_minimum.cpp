@@ -15,6 +15,6 @@ Error minimum_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef minimum_out{kOp, "TT|T", &minimum_out_impl, {}};
+extern const KernelDef minimum_out{kOp, "TT|T", &minimum_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

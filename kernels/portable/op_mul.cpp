@@ -25,6 +25,6 @@ Error mul_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef mul_out{kOp, "TT|T", &mul_out_impl, {}};
+extern const KernelDef mul_out{kOp, "TT|T", &mul_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -26,6 +26,6 @@ Error mul_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef mul_Scalar_out{kOp, "Ts|T", &mul_scalar_out_impl, {}};
+extern const KernelDef mul_Scalar_out{kOp, "Ts|T", &mul_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -26,8 +26,15 @@ Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
     if (!(err = check_optional_param(kOp, names[i], *args[1 + i], channels, out.dtype)).ok()) return err;
   }
 
-  const int64_t batch = input.sizes[0];
-  const int64_t plane = size_product(input, 2, input.dim);
+  // Any dim order, the same for input and out: with channel stride cs in
+  // memory, channel c's elements are at o * (channels * cs) + c * cs + r.
+  if (!same_dim_order(input, out)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: out's dim order differs from input's", kOp);
+  }
+  int64_t strides[kMaxDims];
+  dim_order_strides(input, strides);
+  const int64_t inner = strides[1];
+  const int64_t outer = out.numel() == 0 ? 0 : out.numel() / (channels * inner);
   return switch_dtype<kOp, kFloatHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* x = input.data_as<T>();
@@ -42,9 +49,9 @@ Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
       const T weight = w ? w[c] : T(1);
       const T shift = b ? b[c] : T(0);
       const T m = mean[c];
-      for (int64_t n = 0; n < batch; ++n) {
-        const int64_t base = (n * channels + c) * plane;
-        for (int64_t i = 0; i < plane; ++i) y[base + i] = T(T(T(x[base + i] - m) * invstd) * weight) + shift;
+      for (int64_t o = 0; o < outer; ++o) {
+        const int64_t base = (o * channels + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) y[base + i] = T(T(T(x[base + i] - m) * invstd) * weight) + shift;
       }
     }
     return Error();
@@ -53,6 +60,7 @@ Error batch_norm_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef _native_batch_norm_legit_no_training_out{kOp, "TttTTdd|TTT", &batch_norm_out_impl, {}};
+extern const KernelDef _native_batch_norm_legit_no_training_out{kOp, "TttTTdd|TTT", &batch_norm_out_impl, {},
+                                                           LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

@@ -24,6 +24,7 @@ Error batch_norm_legit_out_impl(KernelContext& ctx, Args args) {
 
 }  // namespace
 
-extern const KernelDef _native_batch_norm_legit_out{kOp, "TttTTbdd|TTT", &batch_norm_legit_out_impl, kCalls};
+extern const KernelDef _native_batch_norm_legit_out{kOp, "TttTTbdd|TTT", &batch_norm_legit_out_impl, kCalls,
+                                                LayoutPolicy::kAny};  // no_training reads the dim orders
 
 }  // namespace sb::kernels

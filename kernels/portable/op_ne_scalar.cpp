@@ -14,6 +14,6 @@ Error ne_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef ne_Scalar_out{kOp, "Ts|T", &ne_scalar_out_impl, {}};
+extern const KernelDef ne_Scalar_out{kOp, "Ts|T", &ne_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -14,6 +14,6 @@ Error ne_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef ne_Tensor_out{kOp, "TT|T", &ne_tensor_out_impl, {}};
+extern const KernelDef ne_Tensor_out{kOp, "TT|T", &ne_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

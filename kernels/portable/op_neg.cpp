@@ -23,6 +23,6 @@ Error neg_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef neg_out{kOp, "T|T", &neg_out_impl, {}};
+extern const KernelDef neg_out{kOp, "T|T", &neg_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -17,6 +17,6 @@ Error pow_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef pow_Scalar_out{kOp, "sT|T", &pow_scalar_out_impl, {}};
+extern const KernelDef pow_Scalar_out{kOp, "sT|T", &pow_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -16,6 +16,6 @@ Error pow_tensor_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef pow_Tensor_Tensor_out{kOp, "TT|T", &pow_tensor_tensor_out_impl, {}};
+extern const KernelDef pow_Tensor_Tensor_out{kOp, "TT|T", &pow_tensor_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error reciprocal_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef reciprocal_out{kOp, "T|T", &reciprocal_out_impl, {}};
+extern const KernelDef reciprocal_out{kOp, "T|T", &reciprocal_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

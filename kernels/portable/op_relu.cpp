@@ -18,6 +18,6 @@ Error relu_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef relu_out{kOp, "T|T", &relu_out_impl, {}};
+extern const KernelDef relu_out{kOp, "T|T", &relu_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

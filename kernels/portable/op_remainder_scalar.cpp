@@ -19,6 +19,6 @@ Error remainder_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef remainder_Scalar_out{kOp, "Ts|T", &remainder_scalar_out_impl, {}};
+extern const KernelDef remainder_Scalar_out{kOp, "Ts|T", &remainder_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

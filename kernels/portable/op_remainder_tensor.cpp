@@ -22,6 +22,6 @@ Error remainder_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef remainder_Tensor_out{kOp, "TT|T", &remainder_tensor_out_impl, {}};
+extern const KernelDef remainder_Tensor_out{kOp, "TT|T", &remainder_tensor_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -24,6 +24,6 @@ Error round_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef round_out{kOp, "T|T", &round_out_impl, {}};
+extern const KernelDef round_out{kOp, "T|T", &round_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error rsqrt_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef rsqrt_out{kOp, "T|T", &rsqrt_out_impl, {}};
+extern const KernelDef rsqrt_out{kOp, "T|T", &rsqrt_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -24,6 +24,6 @@ Error rsub_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef rsub_Scalar_out{kOp, "Tss|T", &rsub_scalar_out_impl, {}};
+extern const KernelDef rsub_Scalar_out{kOp, "Tss|T", &rsub_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

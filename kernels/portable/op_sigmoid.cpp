@@ -18,6 +18,6 @@ Error sigmoid_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sigmoid_out{kOp, "T|T", &sigmoid_out_impl, {}};
+extern const KernelDef sigmoid_out{kOp, "T|T", &sigmoid_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

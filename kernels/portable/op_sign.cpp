@@ -26,6 +26,6 @@ Error sign_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sign_out{kOp, "T|T", &sign_out_impl, {}};
+extern const KernelDef sign_out{kOp, "T|T", &sign_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

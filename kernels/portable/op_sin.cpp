@@ -18,6 +18,6 @@ Error sin_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sin_out{kOp, "T|T", &sin_out_impl, {}};
+extern const KernelDef sin_out{kOp, "T|T", &sin_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error sinh_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sinh_out{kOp, "T|T", &sinh_out_impl, {}};
+extern const KernelDef sinh_out{kOp, "T|T", &sinh_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error sqrt_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sqrt_out{kOp, "T|T", &sqrt_out_impl, {}};
+extern const KernelDef sqrt_out{kOp, "T|T", &sqrt_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -13,6 +13,6 @@ Error sub_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sub_out{kOp, "TTs|T", &sub_out_impl, {}};
+extern const KernelDef sub_out{kOp, "TTs|T", &sub_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

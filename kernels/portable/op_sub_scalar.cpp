@@ -24,6 +24,6 @@ Error sub_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef sub_Scalar_out{kOp, "Tss|T", &sub_scalar_out_impl, {}};
+extern const KernelDef sub_Scalar_out{kOp, "Tss|T", &sub_scalar_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -18,6 +18,6 @@ Error tan_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef tan_out{kOp, "T|T", &tan_out_impl, {}};
+extern const KernelDef tan_out{kOp, "T|T", &tan_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

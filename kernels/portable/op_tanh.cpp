@@ -15,6 +15,6 @@ Error tanh_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef tanh_out{kOp, "T|T", &tanh_out_impl, {}};
+extern const KernelDef tanh_out{kOp, "T|T", &tanh_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -22,6 +22,6 @@ Error trunc_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef trunc_out{kOp, "T|T", &trunc_out_impl, {}};
+extern const KernelDef trunc_out{kOp, "T|T", &trunc_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -3,6 +3,7 @@
 
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
+#include "util/pool.h"
 #include "util/shape.h"
 
 namespace sb::kernels {
@@ -56,11 +57,13 @@ Error upsample_out_impl(KernelContext& /*ctx*/, Args args) {
     const int64_t planes = in.sizes[0] * in.sizes[1];
     const T* x = in.data_as<T>();
     T* y = out.data_as<T>();
+    // Any dim order: input and out are each read through their own strides.
+    const PlaneIndex xi(in), yi(out);
     for (int64_t p = 0; p < planes; ++p) {
       for (int64_t i = 0; i < oh; ++i) {
-        const T* row = x + (p * h + source_index(i, scale_h, h)) * w;
-        T* dst = y + (p * oh + i) * ow;
-        for (int64_t j = 0; j < ow; ++j) dst[j] = row[source_index(j, scale_w, w)];
+        const T* row = x + xi.plane(p) + source_index(i, scale_h, h) * xi.h;
+        T* dst = y + yi.plane(p) + i * yi.h;
+        for (int64_t j = 0; j < ow; ++j) dst[j * yi.w] = row[source_index(j, scale_w, w) * xi.w];
       }
     }
     return Error();
@@ -69,6 +72,6 @@ Error upsample_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef upsample_nearest2d_vec_out{kOp, "TJE|T", &upsample_out_impl, {}};
+extern const KernelDef upsample_nearest2d_vec_out{kOp, "TJE|T", &upsample_out_impl, {}, LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

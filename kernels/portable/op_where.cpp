@@ -46,6 +46,6 @@ Error where_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef where_self_out{kOp, "TTT|T", &where_out_impl, {}};
+extern const KernelDef where_self_out{kOp, "TTT|T", &where_out_impl, {}, kElementwiseLayout};
 
 }  // namespace sb::kernels

@@ -240,6 +240,7 @@ int main(int argc, char** argv) {
       if (!err.ok()) return fail(err);
     } else {
       array.tensor = *expected.as_tensor;
+      for (int32_t d = 0; d < array.tensor.dim; ++d) array.tensor.dim_order[d] = static_cast<uint8_t>(d);  // logical
       array.bytes.assign(array.tensor.nbytes(), 0);
       array.tensor.data = array.bytes.data();
       fill_generated(&array.tensor, static_cast<uint32_t>(i));
@@ -285,7 +286,17 @@ int main(int argc, char** argv) {
       const sb::Value& out = method.output(i);
       if (!out.is_tensor()) continue;
       const std::string path = opt.output_dir + "/output" + std::to_string(i) + ".npy";
-      if (!(err = sb::runner::write_npy(path, *out.as_tensor)).ok()) return fail(err);
+      // Outputs are written in logical (contiguous) order, whatever dim order the program keeps them in;
+      // inputs go the other way in Method::set_input.
+      sb::Tensor logical = *out.as_tensor;
+      std::vector<uint8_t> bytes;
+      if (!logical.is_default_dim_order()) {
+        bytes.assign(logical.nbytes(), 0);
+        for (int32_t d = 0; d < logical.dim; ++d) logical.dim_order[d] = static_cast<uint8_t>(d);
+        logical.data = bytes.data();
+        sb::copy_across_dim_orders(*out.as_tensor, logical);
+      }
+      if (!(err = sb::runner::write_npy(path, logical)).ok()) return fail(err);
     }
   }
   printf("memory_bytes %llu\nwork_bytes %llu\n", static_cast<unsigned long long>(method.memory_used()),

@@ -60,4 +60,16 @@ void pool_out_sizes(const Tensor& in, const PoolGeometry& g, int64_t* sizes) {
   sizes[in.dim - 1] = g.ow;
 }
 
+PlaneIndex::PlaneIndex(const Tensor& t) : lead_(t.dim == 4 ? 2 : 1) {
+  int64_t strides[kMaxDims];
+  dim_order_strides(t, strides);
+  h = strides[t.dim - 2];
+  w = strides[t.dim - 1];
+  lead_strides_[0] = strides[0];
+  if (lead_ == 2) {
+    lead_strides_[1] = strides[1];
+    inner_ = t.sizes[1] == 0 ? 1 : t.sizes[1];
+  }
+}
+
 }  // namespace sb::kernels

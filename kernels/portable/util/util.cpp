@@ -133,23 +133,36 @@ int64_t size_product(const Tensor& t, int32_t begin, int32_t end) {
   return n;
 }
 
-BroadcastIndex::BroadcastIndex(const Tensor& in, const Tensor& out) : same_(same_shape(in, out)), rank_(out.dim) {
+// Output elements are visited in out's memory order (the k-th outermost dim
+// in memory is out.dim_order[k]); the input's strides follow its own dim
+// order, so any two dim orders broadcast correctly (identical for the default).
+BroadcastIndex::BroadcastIndex(const Tensor& in, const Tensor& out)
+    : same_(same_shape(in, out) && same_dim_order(in, out)), rank_(out.dim) {
   int64_t in_strides[kMaxDims];
-  contiguous_strides(in, in_strides);
-  for (int32_t d = 0; d < rank_; ++d) {
-    out_sizes_[d] = out.sizes[d];
+  dim_order_strides(in, in_strides);
+  for (int32_t k = 0; k < rank_; ++k) {
+    const int32_t d = out.dim_order[k];
+    out_sizes_[k] = out.sizes[d];
     const int32_t id = in.dim - rank_ + d;
-    in_strides_[d] = (id >= 0 && in.sizes[id] != 1) ? in_strides[id] : 0;
+    in_strides_[k] = (id >= 0 && in.sizes[id] != 1) ? in_strides[id] : 0;
   }
 }
 
-Error check_contiguous_dim_order(const char* op, const Value& dim_order, int32_t rank) {
-  if (dim_order.is_none()) return Error();
+Error check_dim_order_arg(const char* op, const Value& dim_order, const Tensor* like, const Tensor& out) {
+  char have[64];
+  format_dim_order(have, sizeof have, out);
+  if (dim_order.is_none()) {
+    const bool keeps = like != nullptr ? same_dim_order(*like, out) : out.is_default_dim_order();
+    if (keeps) return Error();
+    return Error::make(ErrorCode::kInvalidArgument, "%s: out has dim order %s, not %s", op, have,
+                       like != nullptr ? "self's" : "the default");
+  }
   const Span<const int64_t> order = dim_order.as_int_list;
-  bool identity = static_cast<int32_t>(order.size()) == rank;
-  for (size_t i = 0; identity && i < order.size(); ++i) identity = order[i] == static_cast<int64_t>(i);
-  if (identity) return Error();
-  return Error::make(ErrorCode::kNotSupported, "%s: only the contiguous dim order is supported", op);
+  bool same = static_cast<int32_t>(order.size()) == out.dim;
+  for (size_t i = 0; same && i < order.size(); ++i) same = order[i] == out.dim_order[i];
+  if (same) return Error();
+  return Error::make(ErrorCode::kInvalidArgument, "%s: dim_order (%zu dims) differs from out's dim order %s", op,
+                     order.size(), have);
 }
 
 }  // namespace sb::kernels

@@ -1,5 +1,6 @@
 #include "sb/kernel.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "sb/registry.h"
@@ -91,6 +92,66 @@ bool is_output(const KernelDef& def, size_t i) {
   return kind_at(def, i) == 'W';
 }
 
+namespace {
+
+// The first tensor of `args` (list members included) that breaks `def.layout`,
+// with where it is; false when every tensor fits.
+struct LayoutBreak {
+  const Tensor* tensor = nullptr;
+  size_t arg = 0;
+  long item = -1;  // index in a tensor list, or -1
+};
+
+bool find_layout_break(const KernelDef& def, Args args, LayoutBreak* found) {
+  const Tensor* first = nullptr;  // the first tensor of rank >= 1 (kSameDimOrder)
+  auto breaks = [&](const Tensor* t) {
+    if (t == nullptr) return false;
+    if (def.layout == LayoutPolicy::kDefaultOnly) return !t->is_default_dim_order();
+    if (t->dim == 0) return false;
+    if (first == nullptr) {
+      first = t;
+      return false;
+    }
+    const bool both_default = first->is_default_dim_order() && t->is_default_dim_order();
+    return !both_default && !same_dim_order(*first, *t);
+  };
+  for (size_t a = 0; a < args.size(); ++a) {
+    const Value& v = *args[a];
+    if (v.is_tensor() && breaks(v.as_tensor)) {
+      *found = LayoutBreak{v.as_tensor, a, -1};
+      return true;
+    }
+    if (v.tag == Tag::kTensorList || v.tag == Tag::kOptionalTensorList) {
+      for (size_t k = 0; k < v.as_tensor_list.size(); ++k) {
+        if (breaks(v.as_tensor_list[k])) {
+          *found = LayoutBreak{v.as_tensor_list[k], a, static_cast<long>(k)};
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Error check_layout(const KernelDef& def, Args args, const Value* values) {
+  if (def.layout == LayoutPolicy::kAny) return Error();
+  LayoutBreak found;
+  if (!find_layout_break(def, args, &found)) return Error();
+  char order[64];
+  format_dim_order(order, sizeof order, *found.tensor);
+  char where[64];
+  const int n = values != nullptr
+                    ? snprintf(where, sizeof where, "value %ld", static_cast<long>(args[found.arg] - values))
+                    : snprintf(where, sizeof where, "argument %zu", found.arg);
+  if (found.item >= 0 && n > 0 && static_cast<size_t>(n) < sizeof where) {
+    snprintf(where + n, sizeof where - static_cast<size_t>(n), ", item %ld", found.item);
+  }
+  return Error::make(ErrorCode::kNotSupported, "%s does not take dim order %s (%s)%s", def.op, order, where,
+                     def.layout == LayoutPolicy::kSameDimOrder ? ": its tensors must share one dim order" : "");
+}
+
 Error check_signature(const KernelDef& def, Args args, CallSite site) {
   const size_t expected = arity(def);
   const char ret = returned_kind(def);
@@ -138,6 +199,11 @@ Error KernelContext::call(const char* op, Args args) {
   }
   Error err = check_signature(*def, args, CallSite::kDispatcher);
   if (!err.ok()) return err;
+  // Only a kernel that takes other dim orders can pass them on (the loader
+  // checked the program's calls; kernels make their own views contiguous).
+  if (kernel_.layout != LayoutPolicy::kDefaultOnly && !(err = check_layout(*def, args, nullptr)).ok()) {
+    return Error::make(err.code(), "%s: %s", kernel_.op, err.message());
+  }
   return invoke(registry_, trace_, *def, &kernel_, args);
 }
 

@@ -344,14 +344,17 @@ class Method::Loader {
     if (dynamism < 0 || dynamism > 2) return invalid("tensor value %u has unknown shape dynamism %u", i, dynamism);
     t.dynamism = static_cast<ShapeDynamism>(dynamism);
     t.capacity = t.numel();
+    // No dim order means the default; any other must be a permutation of the
+    // dims. Which kernels take which orders is checked per call, below.
     if (dim_order.length != 0) {
       if (dim_order.length != sizes.length) return invalid("tensor value %u has a dim order of the wrong length", i);
-      for (uint32_t d = 0; d < dim_order.length; ++d) {
-        if (r_.element<uint8_t>(dim_order, d) != d) {
-          return Error::make(ErrorCode::kNotSupported,
-                             "tensor value %u uses a non-contiguous dim order; only contiguous tensors are supported",
-                             static_cast<unsigned>(i));
-        }
+      for (uint32_t d = 0; d < dim_order.length; ++d) t.dim_order[d] = r_.element<uint8_t>(dim_order, d);
+      if (!is_dim_order(t.dim_order, t.dim)) {
+        char order[64];
+        format_dim_order(order, sizeof order, t);
+        return Error::make(ErrorCode::kInvalidProgram,
+                           "invalid program: tensor value %u has dim order %s, not a permutation of its %u dims", static_cast<unsigned>(i),
+                           order, static_cast<unsigned>(dim_order.length));
       }
     }
     if (r_.scalar<int32_t>(val, schema::tensor::kStorageOffset, 0) != 0) {
@@ -607,6 +610,8 @@ class Method::Loader {
           if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
             return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", static_cast<unsigned>(k), err.message());
           }
+          // Dim orders are static: each call's are checked once, here.
+          if (!(err = check_layout(*out.kernel, Args(out.args, out.num_args), m_.values_)).ok()) return err;
           if (returned_kind(*out.kernel) == 's') {
             m_.value_flags_[out.args[out.num_args - 1] - m_.values_] |= kRetaggable | kWritten;
           }
@@ -850,7 +855,9 @@ Error Method::set_input(size_t i, const Tensor& src) {
     Error err = resize(dst, src.sizes, src.dim);
     if (!err.ok()) return Error::make(ErrorCode::kInvalidArgument, "input %zu %s", i, err.message());
   }
-  if (dst.nbytes() != 0) memcpy(dst.data, src.data, dst.nbytes());
+  // The caller's elements are in its tensor's dim order (contiguous, for the
+  // runner); the program's input may keep another.
+  copy_across_dim_orders(src, dst);
   return Error();
 }
 
