@@ -131,7 +131,7 @@ def _failing(report: PrReport, inputs: Inputs, root: Path, body: str) -> list[st
         reasons.append(f"{count} model(s) could not be traced, first {plain(first.model)}: {plain(first.message, 400)}")
     if fail_stale and report.stale:
         reasons.append("the selected-operators yaml is stale")
-    over = [plain(t.name) for t in report.targets if t.over_budget]
+    over = [f"{plain(t.name)} on {plain(s.arch)}" for t in report.targets for s in t.sizes if s.over_budget]
     if fail_budget and over and not BINARY_SIZE_LINE.search(body):
         reasons.append(f"over the size budget: {', '.join(over)} (add a 'Binary-Size: <reason>' line to the PR body)")
     return reasons

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot import arch as arches
 from bot import build, config, depgraph, git, lock, oplist, pte, regenerate, safe_files, size, stale, trace
 from bot.errors import BotError, ExitCode
 from bot.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
 from bot.oplist import SelectedOps
+from bot.progress import LogProgress, Progress
 from bot.runner import run_model
 
-Progress = Callable[[str], None]
 KEEP = (f"{build.BUILD_DIR_NAME}/",)  # a worktree's build directories outlive its checkouts
 
 
@@ -47,6 +48,28 @@ class NotTraced:
 
 
 @dataclass(frozen=True)
+class ArchSizes:
+    """One target's selective runtime on one architecture: base and head measured, or why not."""
+
+    arch: str
+    base: size.SizeReport | None
+    head: size.SizeReport | None
+    build_error: str = ""  # the head's build for this arch failed (other arches may have passed)
+    budget: int | None = None  # VM bytes
+    base_error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
+
+    @property
+    def delta(self) -> int | None:
+        if self.base is None or self.head is None:
+            return None
+        return self.head.vm_size - self.base.vm_size
+
+    @property
+    def over_budget(self) -> bool:
+        return self.budget is not None and self.head is not None and self.head.vm_size > self.budget
+
+
+@dataclass(frozen=True)
 class TargetReport:
     name: str
     yaml: str
@@ -54,24 +77,37 @@ class TargetReport:
     diff: stale.SelectionDiff
     causes: tuple[stale.Cause, ...]
     load_failures: tuple[LoadFailure, ...]
-    base: size.SizeReport | None
-    head: size.SizeReport | None
-    budget: int | None
+    sizes: tuple[ArchSizes, ...] = ()  # one per configured architecture, in config order
     models_without_yaml: tuple[str, ...] = ()  # models new in this PR that no checked-in yaml covers
-    build_error: str = ""
     closure_changes: tuple[ClosureChange, ...] = ()
     not_traced: tuple[NotTraced, ...] = ()
     yaml_error: str = ""  # the checked-in yaml cannot be used (not YAML, breaks the schema, unreadable)
 
+    def size(self, arch: str) -> ArchSizes | None:
+        return next((s for s in self.sizes if s.arch == arch), None)
+
+    @property
+    def build_errors(self) -> tuple[ArchSizes, ...]:
+        return tuple(s for s in self.sizes if s.build_error)
+
+    @property
+    def build_error(self) -> str:
+        """The first failing architecture's build error ("" if every build passed), named by its arch."""
+        failed = self.build_errors
+        if not failed:
+            return ""
+        first = failed[0]
+        return first.build_error if len(self.sizes) == 1 else f"{first.arch}: {first.build_error}"
+
     @property
     def delta(self) -> int | None:
-        if self.base is None or self.head is None:
-            return None
-        return self.head.stripped - self.base.stripped
+        """VM bytes, summed over the architectures measured on both sides (None: none was)."""
+        known = [s.delta for s in self.sizes if s.delta is not None]
+        return sum(known) if known else None
 
     @property
     def over_budget(self) -> bool:
-        return self.budget is not None and self.head is not None and self.head.stripped > self.budget
+        return any(s.over_budget for s in self.sizes)
 
 
 @dataclass(frozen=True)
@@ -151,31 +187,45 @@ class Checkout:
                 raise
             return None  # a base that does not build has no graph to compare with
 
-    def build_runtime(self, yaml_file: Path, dtype_selective: bool) -> Path:
+    def build_runtime(self, yaml_file: Path, dtype_selective: bool, arch: arches.Arch, smoke: bool) -> Path:
+        """`smoke`: also the runner (a runtime the checked-in yaml's models run on); else the size probe only."""
         assert self.cfg is not None
         lenient = self.cfg.include == "traced"
         return build.build(
-            build.selective_flavour(yaml_file, dtype_selective, lenient),
-            targets=("executor_runner", "runtime_size_probe"),
+            build.selective_flavour(yaml_file, dtype_selective, lenient, arch=arch.name),
+            targets=build.runtime_targets(arch) if smoke else build.size_targets(arch),
             source_dir=self.root / self.cfg.runtime_source,
             limits=self.cfg.limits,
         )
 
-    def measure(self, build_dir: Path, work: Path) -> size.SizeReport:
-        probe = build_dir / "runtime_size_probe"
-        return size.analyse(probe, build_dir / "runtime_size_probe.map", self.ops_by_source, work)
+    def measure(self, build_dir: Path, work: Path, arch: arches.Arch) -> size.SizeReport:
+        assert self.cfg is not None
+        probe = build_dir / build.SIZE_PROBE
+        return size.analyse(
+            probe, build_dir / f"{build.SIZE_PROBE}.map", self.ops_by_source, work, arch=arch, limits=self.cfg.limits
+        )
+
+
+def _as_progress(progress: Progress | Callable[[str], None]) -> Progress:
+    """A Progress; a plain message callback (older callers, tests) gets one line per step start and end."""
+    return progress if isinstance(progress, Progress) else LogProgress(write=progress)
 
 
 def run_pr(
-    repo: Path, base_ref: str, head_ref: str | None, progress: Progress, only_targets: set[str] | None = None
+    repo: Path,
+    base_ref: str,
+    head_ref: str | None,
+    progress: Progress | Callable[[str], None],
+    only_targets: set[str] | None = None,
 ) -> PrReport:
     """`only_targets` runs a shard: just those targets (all when None).
 
     Runs in one clone are serialized: they share its worktrees and build directories.
     """
+    shown = _as_progress(progress)
     repo = git.toplevel(repo)
-    with lock.clone(repo, build.cache_dir(), on_wait=progress):
-        return _run_pr(repo, base_ref, head_ref, progress, only_targets)
+    with lock.clone(repo, build.cache_dir(), on_wait=shown.note):
+        return _run_pr(repo, base_ref, head_ref, shown, only_targets)
 
 
 def _run_pr(
@@ -197,11 +247,11 @@ def _run_pr(
     base_root = git.worktree(repo, base_sha, cache, role="base", keep=KEEP)
     base = _open_or_bare(base_root)
 
-    progress("building the model tracer at head")
     try:
-        head = Checkout.open(head_root, cfg)
-        tracer_build = build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source, limits=cfg.limits)
-        tracer = build.runner_path(tracer_build)
+        with progress.step("building the model tracer at head"):
+            head = Checkout.open(head_root, cfg)
+            tracer_build = build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source, limits=cfg.limits)
+            tracer = build.runner_path(tracer_build)
     except BotError as exc:
         if exc.exit_code != ExitCode.BUILD:
             raise
@@ -214,20 +264,18 @@ def _run_pr(
             changed_files=tuple(changed),
             build_error=exc.message + ("\n" + exc.detail if exc.detail else ""),
         )
-    progress(f"tracing {len(cfg.models())} models")
     tracing = TolerantTracer(cfg)
-    regenerated = regenerate.regenerate(cfg, tracer, tracing)
+    regenerated = regenerate.regenerate(cfg, tracer, tracing, progress)
     stale_paths = tuple(p.as_posix() for p in regenerate.stale_files(cfg, regenerated))
-    progress("reading the op graph of base and head kernels")
-    head_graph, base_graph = head.graph(), base.graph()
+    with progress.step("reading the op graph of base and head kernels"):
+        head_graph, base_graph = head.graph(), base.graph()
     graph_change = depgraph.diff(base_graph, head_graph) if head_graph and base_graph else None
 
     targets = []
     with tempfile.TemporaryDirectory(prefix="sb-pr-") as tmp:
         for target in cfg.targets:
-            progress(f"target {target.name}: smoke run, base and head builds")
             work = Path(tmp) / target.name
-            report = _target_report(target, regenerated.per_target[target.name], head, base, changed, work)
+            report = _target_report(target, regenerated.per_target[target.name], head, base, changed, work, progress)
             if head_graph is not None:
                 report = _with_graph_findings(report, target, head, head_graph, base_graph, regenerated)
             targets.append(report)
@@ -338,18 +386,119 @@ def _open_or_bare(root: Path) -> Checkout:
         return Checkout.open(root, None)
 
 
-def _smoke_run(checkout: Checkout, target: config.Target, runtime: Path, work: Path) -> list[LoadFailure]:
-    """Runs every model of the target on the runtime built from the checked-in yaml."""
+def _smoke_run(
+    checkout: Checkout, target: config.Target, runtime: Path, work: Path, arch: arches.Arch, progress: Progress
+) -> list[LoadFailure]:
+    """Runs every model of the target on the runtime built from the checked-in yaml (under `arch`'s emulator)."""
     assert checkout.cfg is not None
     limits = checkout.cfg.limits
     failures = []
-    for model in target.models:
-        try:
-            inputs = [checkout.root / p for p in model.inputs]
-            run_model(build.runner_path(runtime), checkout.root / model.path, inputs, work / model.name, limits=limits)
-        except BotError as exc:
-            failures.append(LoadFailure(model.path.as_posix(), exc.message))
+    with progress.step(f"target {target.name}: smoke run on {arch.name}", total=len(target.models)) as step:
+        for model in target.models:
+            step.working_on(model.path.as_posix())
+            try:
+                inputs = [checkout.root / p for p in model.inputs]
+                run_model(
+                    build.runner_path(runtime),
+                    checkout.root / model.path,
+                    inputs,
+                    work / model.name,
+                    limits=limits,
+                    arch=arch,
+                )
+            except BotError as exc:
+                failures.append(LoadFailure(model.path.as_posix(), exc.message))
+            step.advance(model.path.as_posix())
     return failures
+
+
+def _merge_failures(per_arch: dict[str, list[LoadFailure]]) -> tuple[LoadFailure, ...]:
+    """One finding per model and message: named by architecture only when the architectures disagree."""
+    ran = list(per_arch)
+    seen: dict[tuple[str, str], list[str]] = {}
+    for arch_name, failures in per_arch.items():
+        for f in failures:
+            seen.setdefault((f.model, f.message), []).append(arch_name)
+    merged = []
+    for (model, message), where in seen.items():
+        everywhere = len(ran) == 1 or sorted(where) == sorted(ran)
+        merged.append(LoadFailure(model, message if everywhere else f"on {', '.join(where)}: {message}"))
+    return tuple(merged)
+
+
+def _error(exc: BotError) -> str:
+    return exc.message + ("\n" + exc.detail if exc.detail else "")
+
+
+def _budget(target: config.Target, arch_name: str) -> int | None:
+    return target.budget_for(arch_name)
+
+
+def _arch_sizes(
+    target: config.Target,
+    arch: arches.Arch,
+    regenerated_yaml: Path,
+    checked_in: Path | None,
+    head: Checkout,
+    base: Checkout,
+    work: Path,
+    progress: Progress,
+) -> tuple[ArchSizes, list[LoadFailure]]:
+    """Builds (smoke, head, base) and measures one architecture; a failed build is this arch's finding only."""
+    base_yaml = base.root / target.yaml
+    has_base = base.cfg is not None and _load_selection(base_yaml)[0] is not None
+    smoke = checked_in is not None and arch.runs_models
+    budget = _budget(target, arch.name)
+    missing = arches.missing_tools(arch, run=smoke)
+    if missing:
+        return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", budget), []
+    builds = 1 + int(smoke) + int(has_base)
+    failures: list[LoadFailure] = []
+    head_dir = base_dir = None
+    base_error = ""
+    with progress.step(f"target {target.name}: build {arch.name}", total=builds) as step:
+        try:
+            if smoke and checked_in is not None:
+                step.working_on("checked-in yaml")
+                runtime = head.build_runtime(checked_in, target.dtype_selective, arch, smoke=True)
+                step.advance("checked-in yaml")
+            else:
+                runtime = None
+            step.working_on("head")
+            head_dir = head.build_runtime(regenerated_yaml, target.dtype_selective, arch, smoke=False)
+            step.advance("head")
+        except BotError as exc:
+            if exc.exit_code != ExitCode.BUILD:
+                raise
+            return ArchSizes(arch.name, None, None, _error(exc), budget), []
+        if has_base:
+            step.working_on("base")
+            try:
+                base_dir = base.build_runtime(base_yaml, target.dtype_selective, arch, smoke=False)
+            except BotError as exc:
+                if exc.exit_code != ExitCode.BUILD:
+                    raise
+                base_error = exc.message  # the base's own problem (it may predate this arch), not this PR's
+            step.advance("base")
+    if runtime is not None:
+        failures = _smoke_run(head, target, runtime, work / "smoke" / arch.name, arch, progress)
+    with progress.step(f"target {target.name}: size analysis {arch.name}", total=1 + int(base_dir is not None)) as step:
+        try:
+            head_size = head.measure(head_dir, work / "head" / arch.name, arch)
+            step.advance("head")
+            base_size = base.measure(base_dir, work / "base" / arch.name, arch) if base_dir is not None else None
+            step.advance("base")
+        except BotError as exc:
+            if exc.exit_code != ExitCode.BUILD:
+                raise
+            return ArchSizes(arch.name, None, None, _error(exc), budget), failures
+    return ArchSizes(arch.name, base_size, head_size, "", budget, base_error), failures
+
+
+def regenerated_path(head_root: Path, target: str) -> Path:
+    """Where a PR run writes the target's regenerated yaml, the selection its head runtime is built from
+    (one per checkout and target: names are `[A-Za-z0-9][A-Za-z0-9_.-]*`, the config schema's pattern)."""
+    return build.cache_dir() / "regenerated" / git.repo_key(head_root) / target / "selected_operators.yaml"
 
 
 def _target_report(
@@ -359,6 +508,7 @@ def _target_report(
     base: Checkout,
     changed: list[str],
     work: Path,
+    progress: Progress,
 ) -> TargetReport:
     work.mkdir(parents=True, exist_ok=True)
     checked_in_path = head.root / target.yaml
@@ -370,34 +520,28 @@ def _target_report(
     causes = stale.causes(selection_diff, changed, model_paths, head.kernel_files)
     new_models = tuple(p for p in model_paths if p in changed and not (base.root / p).exists())
 
-    load_failures: list[LoadFailure] = []
-    build_error = ""
-    head_report = base_report = None
-    try:
-        if loaded is not None:
-            runtime = head.build_runtime(checked_in_path, target.dtype_selective)
-            load_failures = _smoke_run(head, target, runtime, work / "smoke")
-        regenerated_yaml = work / f"{target.name}.regenerated.yaml"
-        oplist.dump(regenerated, regenerated_yaml)
-        head_report = head.measure(head.build_runtime(regenerated_yaml, target.dtype_selective), work / "head")
-        base_yaml = base.root / target.yaml
-        if base.cfg is not None and _load_selection(base_yaml)[0] is not None:
-            base_report = base.measure(base.build_runtime(base_yaml, target.dtype_selective), work / "base")
-    except BotError as exc:
-        if exc.exit_code != ExitCode.BUILD:
-            raise
-        build_error = exc.message + ("\n" + exc.detail if exc.detail else "")
+    # A stable path in the bot's cache (never the PR's tree): the head's build directory is keyed by
+    # it, so a rerun builds incrementally instead of from scratch.
+    regenerated_yaml = regenerated_path(head.root, target.name)
+    regenerated_yaml.parent.mkdir(parents=True, exist_ok=True)
+    oplist.dump(regenerated, regenerated_yaml)
+    sizes = []
+    failures: dict[str, list[LoadFailure]] = {}
+    for arch_name in target.architectures:
+        arch = arches.get(arch_name)
+        checked_in = checked_in_path if loaded is not None else None
+        measured, ran = _arch_sizes(target, arch, regenerated_yaml, checked_in, head, base, work, progress)
+        sizes.append(measured)
+        if loaded is not None and arch.runs_models and not measured.build_error:
+            failures[arch.name] = ran
     return TargetReport(
         name=target.name,
         yaml=target.yaml.as_posix(),
         yaml_exists=yaml_exists,
         diff=selection_diff,
         causes=causes,
-        load_failures=tuple(load_failures),
-        base=base_report,
-        head=head_report,
-        budget=target.size_budget,
+        load_failures=_merge_failures(failures),
+        sizes=tuple(sizes),
         models_without_yaml=new_models,
-        build_error=build_error,
         yaml_error=yaml_error,
     )

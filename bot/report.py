@@ -20,12 +20,15 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.pipeline import PrReport, TargetReport
+from bot.pipeline import ArchSizes, PrReport, TargetReport
+from bot.size import SizeReport
 
 MARKER = "<!-- selective-build-report -->"
 COMMENT_LIMIT = 65_536
 FIX_COMMAND = "python -m bot regenerate"
-TOP_SYMBOLS = 10
+TOP_SYMBOLS = 10  # symbol changes per runtime, in its breakdown
+TOP_MOVERS = 5  # ops and symbols in the top movers tables
+CHART_BARS = 20
 NAME_LIMIT = 200  # characters of an op, model, file or target name
 MESSAGE_LIMIT = 400  # characters of a one-line message (a load failure, a yaml error)
 LOG_LINE_LIMIT = 300  # characters of one line of a build log tail
@@ -119,13 +122,16 @@ def _bytes(n: int | None) -> str:
     return f"{n:,}"
 
 
+def _signed(n: int) -> str:
+    return f"{'▲' if n > 0 else '▼' if n < 0 else ''} {n:+,}".strip()
+
+
 def _delta(base: int | None, head: int | None) -> tuple[str, str]:
     if base is None or head is None:
         return "new" if base is None and head is not None else "n/a", "n/a"
     change = head - base
-    arrow = "▲" if change > 0 else "▼" if change < 0 else ""
     pct = f"{change / base:+.2%}" if base else "n/a"
-    return f"{arrow} {change:+,}".strip(), pct
+    return _signed(change), pct
 
 
 @dataclass(frozen=True)
@@ -135,6 +141,7 @@ class Detail:
     breakdowns: bool = True
     chart: bool = True
     not_traced: bool = True
+    movers: bool = True
     log_tails: bool = True
     size_rows: bool = True
     name_limit: int = NAME_LIMIT
@@ -143,66 +150,147 @@ class Detail:
 
 
 FULL = Detail()
+_BARE = Detail(False, False, False, False, False, False)
 LEVELS = (
     FULL,
     replace(FULL, breakdowns=False),
     replace(FULL, breakdowns=False, chart=False),
     replace(FULL, breakdowns=False, chart=False, not_traced=False),
-    replace(FULL, breakdowns=False, chart=False, not_traced=False, log_tails=False),
-    replace(FULL, breakdowns=False, chart=False, not_traced=False, log_tails=False, size_rows=False),
-    Detail(False, False, False, False, False, name_limit=60, message_limit=160),
-    Detail(False, False, False, False, False, name_limit=60, message_limit=160, items=20),
-    Detail(False, False, False, False, False, name_limit=40, message_limit=100, items=3),
+    replace(FULL, breakdowns=False, chart=False, not_traced=False, movers=False),
+    replace(FULL, breakdowns=False, chart=False, not_traced=False, movers=False, log_tails=False),
+    _BARE,
+    replace(_BARE, name_limit=60, message_limit=160),
+    replace(_BARE, name_limit=60, message_limit=160, items=20),
+    replace(_BARE, name_limit=40, message_limit=100, items=3),
 )
 OMITTED = {
     "breakdowns": "per-target breakdowns",
     "chart": "the chart",
     "not_traced": "untraced ops",
+    "movers": "top movers",
     "log_tails": "build log tails",
     "size_rows": "the size table",
 }
+
+
+@dataclass(frozen=True)
+class Row:
+    """One runtime: a target on one architecture."""
+
+    target: TargetReport
+    sizes: ArchSizes
+
+    @property
+    def changed(self) -> bool:
+        """Worth a row of its own: it moved, is new, failed, or breaks its budget."""
+        s = self.sizes
+        return s.delta != 0 or s.over_budget or bool(s.build_error)
+
+    def label(self, limit: int = NAME_LIMIT) -> str:
+        return f"{text(self.target.name, limit)} on {text(self.sizes.arch, limit)}"
+
+
+def rows(report: PrReport) -> list[Row]:
+    """Every target x architecture, largest absolute change first (failures and new ones after the moves)."""
+    found = [Row(t, s) for t in report.targets for s in t.sizes]
+    return sorted(found, key=lambda r: -abs(r.sizes.delta or 0))
+
+
+def _changes(base: dict[str, int] | None, head: dict[str, int] | None) -> list[tuple[str, int]]:
+    """(name, head - base) for every name that moved, largest absolute change first."""
+    before, after = base or {}, head or {}
+    moved = [(n, after.get(n, 0) - before.get(n, 0)) for n in set(before) | set(after)]
+    return sorted(((n, d) for n, d in moved if d), key=lambda nd: (-abs(nd[1]), nd[0]))
+
+
+def _biggest_mover(report: PrReport, name: Callable[[object], str]) -> str:
+    moved = [r for r in rows(report) if r.sizes.delta]
+    if not moved:
+        return ""
+    top = moved[0]
+    s = top.sizes
+    assert s.delta is not None and s.base is not None and s.head is not None
+    what = _changes(s.base.per_op, s.head.per_op) or _changes(s.base.symbols, s.head.symbols)
+    by = f" ({name(cap(what[0][0], 80))} {what[0][1]:+,})" if what else ""
+    return f"biggest: {name(cap(top.target.name, 40))} on {name(s.arch)} {s.delta:+,}{by}"
+
+
+def _size_part(report: PrReport, name: Callable[[object], str]) -> str:
+    measured = [r.sizes for r in rows(report) if r.sizes.delta is not None]
+    delta = sum(s.delta or 0 for s in measured)
+    if not any(s.delta for s in measured):
+        return "no size change"
+    per_arch: dict[str, list[ArchSizes]] = {}
+    for s in measured:
+        per_arch.setdefault(s.arch, []).append(s)
+    if len(per_arch) == 1:
+        total_base = sum(s.base.vm_size for s in measured if s.base)
+        part = f"size {_signed(delta)} bytes"
+        part += f" ({delta / total_base:+.2%})" if total_base else ""
+    else:
+        part = "size " + ", ".join(
+            f"{_signed(sum(s.delta or 0 for s in group))} bytes on {name(arch)}" for arch, group in per_arch.items()
+        )
+    return f"{part}, {_biggest_mover(report, name)}"
 
 
 def _failed_builds(report: PrReport) -> list[TargetReport]:
     return [t for t in report.targets if t.build_error]
 
 
+def _graph_part(report: PrReport) -> str:
+    added, removed = len(report.graph_added), len(report.graph_removed)
+    if not added and not removed:
+        return ""
+    edges = [f"{added} new edge(s)" if added else "", f"{removed} removed" if removed else ""]
+    reached = {c.model for t in report.targets for c in t.closure_changes}
+    reach = f", reached by {len(reached)} model(s)" if reached else ""
+    return "op graph: " + " and ".join(e for e in edges if e) + reach
+
+
 def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
-    """One line: the verdict and every kind of finding. `name` formats PR-controlled
-    names (markdown by default; `plain` for a check-run title)."""
+    """One line: the verdict and every kind of finding, then the size change and its biggest mover.
+    `name` formats PR-controlled names (markdown by default; `plain` for a check-run title)."""
     if report.build_error:
         return "❌ the head's kernels do not build: nothing else could be checked"
     stale = [t for t in report.targets if t.diff.stale or not t.yaml_exists]
     broken = [t for t in report.targets if t.load_failures]
     unusable = [t for t in report.targets if t.yaml_error]
     failed = _failed_builds(report)
-    over = [t for t in report.targets if t.over_budget]
-    total_base = sum(t.base.stripped for t in report.targets if t.base and t.head)
-    delta = report.size_delta
-    size_part = "no size change" if delta == 0 else f"size {'▲' if delta > 0 else '▼'} {delta:+,} bytes"
-    if total_base and delta:
-        size_part += f" ({delta / total_base:+.2%})"
-    new = [t for t in report.targets if t.base is None and t.head is not None]
+    over = [r for r in rows(report) if r.sizes.over_budget]
+    new = [r.sizes for r in rows(report) if r.sizes.base is None and r.sizes.head is not None]
+    graph = _graph_part(report)
+    runtimes = sum(len(t.sizes) for t in report.targets)
     parts = [f"{len(report.targets)} target(s)"]
+    if runtimes > len(report.targets):
+        arch_names = list(dict.fromkeys(s.arch for t in report.targets for s in t.sizes))
+        parts[0] += f" on {', '.join(name(a) for a in arch_names)} ({runtimes} runtimes)"
     if failed:
         first = failed[0].build_error.split("\n", 1)[0]
         names = ", ".join(name(cap(t.name, 40)) for t in failed[:3]) + (", …" if len(failed) > 3 else "")
         parts.insert(0, f"build failed: target {names} ({name(cap(first, 120))})")
-    parts.append(size_part)
-    if new:
-        parts.append(f"{len(new)} new target(s) of {sum(t.head.stripped for t in new if t.head):,} bytes")
     if stale:
         parts.append(f"{len(stale)} stale yaml")
     if unusable:
         parts.append(f"{len(unusable)} unusable yaml")
     if broken:
-        parts.append(f"{len(broken)} target(s) fail at load")
+        models = len({f.model for t in broken for f in t.load_failures})
+        parts.append(f"{len(broken)} target(s) fail at load ({models} model(s))")
     if report.model_failures:
         parts.append(f"{len(report.model_failures)} model(s) could not be traced")
+    if graph:
+        parts.append(graph)
     if over:
-        parts.append(f"{len(over)} target(s) over budget")
+        where = ", ".join(f"{name(cap(r.target.name, 40))} on {name(r.sizes.arch)}" for r in over[:3])
+        parts.append(
+            f"{len({r.target.name for r in over})} target(s) over budget ({where}{', …' if len(over) > 3 else ''})"
+        )
+    size_part = _size_part(report, name)
+    parts.append(size_part)
+    if new:
+        parts.append(f"{len(new)} new runtime(s) of {sum(s.head.vm_size for s in new if s.head):,} bytes")
     findings = failed or stale or broken or unusable or report.model_failures or over
-    if not findings and not new and delta == 0:
+    if not findings and not new and not graph and size_part == "no size change":
         return "✅ **No change**: " + ", ".join(parts)
     icon = "❌" if failed or broken or unusable or report.model_failures else "⚠️" if stale or over else "📦"
     return f"{icon} " + ", ".join(parts)
@@ -316,16 +404,41 @@ def _not_traced(report: PrReport, detail: Detail) -> list[str]:
     return [*lines, "", "</details>", ""]
 
 
+def _budget_cell(s: ArchSizes) -> str:
+    if s.budget is None:
+        return "n/a"
+    return f"{'❌ over' if s.over_budget else '✅'} {s.budget:,}"
+
+
 def _size_table(report: PrReport, detail: Detail) -> list[str]:
+    """Runtimes that moved (or are new, failed or over budget), largest change first; the rest counted."""
     if not detail.size_rows:
         return []
-    lines = ["### Sizes", "", "| target | base | head | Δ bytes | Δ % | budget |", "|---|---:|---:|---:|---:|---:|"]
-    for t in report.targets:
-        base = t.base.stripped if t.base else None
-        head = t.head.stripped if t.head else None
-        delta, pct = _delta(base, head)
-        budget = "n/a" if t.budget is None else (f"{'❌ over' if t.over_budget else '✅'} {t.budget:,}")
-        lines.append(f"| {text(t.name)} | {_bytes(base)} | {_bytes(head)} | {delta} | {pct} | {budget} |")
+    all_rows = rows(report)
+    shown = [r for r in all_rows if r.changed]
+    unchanged = len(all_rows) - len(shown)
+    if not shown:
+        return [f"Sizes (VM bytes): all {unchanged} runtime(s) unchanged.", ""] if unchanged else []
+    n = detail.name_limit
+    lines = [
+        "### Sizes",
+        "",
+        "VM bytes: the loadable sections of the stripped runtime, as it ships.",
+        "",
+        "| target | arch | base | head | Δ bytes | Δ % | budget |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in shown:
+        s = r.sizes
+        base = s.base.vm_size if s.base else None
+        head = s.head.vm_size if s.head else None
+        delta, pct = ("build failed", "n/a") if s.build_error else _delta(base, head)
+        lines.append(
+            f"| {text(r.target.name, n)} | {text(s.arch, n)} | {_bytes(base)} | {_bytes(head)} | {delta} | {pct} "
+            f"| {_budget_cell(s)} |"
+        )
+    if unchanged:
+        lines += ["", f"…and {unchanged} unchanged runtime(s)."]
     return [*lines, ""]
 
 
@@ -333,57 +446,102 @@ def _budget_findings(report: PrReport, detail: Detail) -> list[str]:
     """Budget breaches as findings of their own: they survive when the size table is dropped."""
     if detail.size_rows:
         return []
-    over = [t for t in report.targets if t.over_budget and t.head and t.budget is not None]
     lines = [
-        f"- ❌ {text(t.name, detail.name_limit)}: {t.head.stripped:,} bytes, over its budget of {t.budget:,}"
-        for t in over
-        if t.head and t.budget is not None
+        f"- ❌ {r.label(detail.name_limit)}: {r.sizes.head.vm_size:,} bytes, over its budget of {r.sizes.budget:,}"
+        for r in rows(report)
+        if r.sizes.over_budget and r.sizes.head and r.sizes.budget is not None
     ]
-    return ["### Over budget", "", *_listed(lines, detail, "targets"), ""] if lines else []
+    return ["### Over budget", "", *_listed(lines, detail, "runtimes"), ""] if lines else []
 
 
-def _breakdown(t: TargetReport) -> list[str]:
-    if t.head is None:
+def _movers(report: PrReport, detail: Detail) -> list[str]:
+    """The ops and symbols that moved most: one line per name, architecture and change, naming the targets."""
+    if not detail.movers:
         return []
-    base_sections = t.base.sections if t.base else {}
-    base_ops = t.base.per_op if t.base else {}
-    base_syms = t.base.symbols if t.base else {}
-    lines = [f"<details><summary>{text(t.name)}: sections, per operator, top symbols</summary>", ""]
-    lines += ["| section | base | head | Δ |", "|---|---:|---:|---:|"]
-    for name in sorted(set(base_sections) | set(t.head.sections)):
-        b, h = base_sections.get(name), t.head.sections.get(name)
-        lines.append(f"| {code(name)} | {_bytes(b)} | {_bytes(h)} | {_delta(b, h)[0]} |")
-    lines += ["", "| operator | base | head | Δ |", "|---|---:|---:|---:|"]
-    ops = sorted(set(base_ops) | set(t.head.per_op), key=lambda o: -abs(t.head.per_op.get(o, 0) - base_ops.get(o, 0)))
-    for op in ops:
-        b, h = base_ops.get(op), t.head.per_op.get(op)
-        lines.append(f"| {code(op)} | {_bytes(b)} | {_bytes(h)} | {_delta(b, h)[0]} |")
-    changes = {
-        name: t.head.symbols.get(name, 0) - base_syms.get(name, 0)
-        for name in set(base_syms) | set(t.head.symbols)
-        if t.head.symbols.get(name, 0) != base_syms.get(name, 0)
-    }
-    if changes:
+    out: list[str] = []
+    for kind, field in (("op", "per_op"), ("symbol", "symbols")):
+        grouped: dict[tuple[str, str, int], list[str]] = {}
+        for r in rows(report):
+            s = r.sizes
+            if s.base is None or s.head is None or not s.delta:
+                continue
+            for what, change in _changes(getattr(s.base, field), getattr(s.head, field)):
+                grouped.setdefault((what, s.arch, change), []).append(r.target.name)
+        if not grouped:
+            continue
+        ordered = sorted(grouped.items(), key=lambda kv: (-abs(kv[0][2]), kv[0][0], kv[0][1]))
+        out += [f"| {kind} | arch | Δ bytes | targets |", "|---|---|---:|---|"]
+        for (what, arch, change), targets in ordered[:TOP_MOVERS]:
+            names = ", ".join(text(t) for t in targets[:3]) + (
+                f" and {len(targets) - 3} more" if len(targets) > 3 else ""
+            )
+            out.append(f"| {code(what)} | {text(arch)} | {_signed(change)} | {names} |")
+        if len(ordered) > TOP_MOVERS:
+            out.append(f"| …and {len(ordered) - TOP_MOVERS} more | | | |")
+        out.append("")
+    return ["### Top movers", "", *out] if out else []
+
+
+def _breakdown(r: Row) -> list[str]:
+    s = r.sizes
+    if s.head is None or not r.changed:
+        return []
+    base = s.base
+    lines = [f"<details><summary>{r.label()}: sections, .bss, file size, operators, symbols</summary>", ""]
+    lines += ["| | base | head | Δ |", "|---|---:|---:|---:|"]
+    for label, attr in (("VM bytes", "vm_size"), (".bss", "bss"), ("file (page padded)", "file_size")):
+        b, h = (getattr(base, attr) if base else None), getattr(s.head, attr)
+        lines.append(f"| {label} | {_bytes(b)} | {_bytes(h)} | {_delta(b, h)[0]} |")
+    if s.base_error:
+        lines += ["", f"The base could not be built for {text(s.arch)}: {text(s.base_error, MESSAGE_LIMIT)}"]
+    for heading, base_map, head_map in (
+        ("section", base.sections if base else {}, s.head.sections),
+        ("operator", base.per_op if base else {}, s.head.per_op),
+    ):
+        moved = _changes(base_map, head_map)
+        if not moved:
+            continue
+        lines += ["", f"| {heading} | base | head | Δ |", "|---|---:|---:|---:|"]
+        for what, _ in moved:
+            b, h = base_map.get(what), head_map.get(what)
+            lines.append(f"| {code(what)} | {_bytes(b)} | {_bytes(h)} | {_delta(b, h)[0]} |")
+        same = len(set(base_map) | set(head_map)) - len(moved)
+        if same:
+            lines.append(f"| …and {same} unchanged | | | |")
+    symbols = _changes(base.symbols if base else {}, s.head.symbols)
+    if symbols:
         lines += ["", "| top symbol changes | Δ bytes |", "|---|---:|"]
-        for name, change in sorted(changes.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:TOP_SYMBOLS]:
-            lines.append(f"| {code(name)} | {change:+,} |")
+        for what, change in symbols[:TOP_SYMBOLS]:
+            lines.append(f"| {code(what)} | {_signed(change)} |")
     return [*lines, "", "</details>", ""]
 
 
+def _chart_label(r: Row) -> str:
+    def safe(value: str) -> str:
+        return cap("".join(ch for ch in value if ch.isascii() and (ch.isalnum() or ch in "-_.")), 30)
+
+    return f'"{safe(r.target.name)}/{safe(r.sizes.arch)}"'
+
+
 def _chart(report: PrReport, detail: Detail) -> list[str]:
-    measured = [t for t in report.targets if t.head]
-    if not measured or not detail.chart:
+    """Only when something moved: how much each runtime grew or shrank, as two labelled series."""
+    moved = [r for r in rows(report) if r.sizes.delta][:CHART_BARS]
+    if not moved or not detail.chart:
         return []
-    names = ", ".join(
-        '"' + cap("".join(ch for ch in t.name if ch.isascii() and (ch.isalnum() or ch in "-_.")), 40) + '"'
-        for t in measured
-    )
-    head = ", ".join(str(t.head.stripped) for t in measured if t.head)
-    lines = ["```mermaid", "xychart-beta", '  title "Stripped runtime size per target (bytes)"', f"  x-axis [{names}]"]
-    if all(t.base for t in measured):
-        lines.append(f"  bar [{', '.join(str(t.base.stripped) for t in measured if t.base)}]")
-    lines += [f"  bar [{head}]", "```", ""]
-    return lines
+    deltas = [r.sizes.delta or 0 for r in moved]
+    top = max(abs(d) for d in deltas)
+    lines = [
+        "```mermaid",
+        "xychart-beta",
+        '  title "Size change per target and architecture (VM bytes, head - base)"',
+        f"  x-axis [{', '.join(_chart_label(r) for r in moved)}]",
+        f'  y-axis "bytes" 0 --> {top}',
+    ]
+    if any(d > 0 for d in deltas):
+        lines.append(f'  bar "grew" [{", ".join(str(max(d, 0)) for d in deltas)}]')
+    if any(d < 0 for d in deltas):
+        lines.append(f'  bar "shrank" [{", ".join(str(max(-d, 0)) for d in deltas)}]')
+    return [*lines, "```", ""]
 
 
 def _log_tail(log: str) -> str:
@@ -394,11 +552,14 @@ def _log_tail(log: str) -> str:
 
 def _build_errors(report: PrReport, detail: Detail) -> list[str]:
     lines = []
-    failures = [("head kernels", report.build_error)] + [(t.name, t.build_error) for t in report.targets]
+    n = detail.name_limit
+    failures = [(text("head kernels"), report.build_error)] + [
+        (f"{text(t.name, n)} on {text(s.arch, n)}", s.build_error) for t in report.targets for s in t.sizes
+    ]
     for name, error in failures:
         if error:
             message, _, log = error.partition("\n")
-            lines += [f"#### {text(name, detail.name_limit)}: build failed", ""]
+            lines += [f"#### {name}: build failed", ""]
             lines += [text(message, detail.message_limit), ""]
             if log and detail.log_tails:
                 lines += ["<details><summary>build log (tail)</summary>", "", f"<pre>{_log_tail(log)}</pre>"]
@@ -429,11 +590,12 @@ def _compose(report: PrReport, detail: Detail) -> str:
         + _budget_findings(report, detail)
         + _graph_section(report, detail)
         + _size_table(report, detail)
+        + _movers(report, detail)
         + _chart(report, detail)
         + _not_traced(report, detail)
     )
     if detail.breakdowns:
-        lines += [line for t in report.targets for line in _breakdown(t)]
+        lines += [line for r in rows(report) for line in _breakdown(r)]
     omitted = [label for key, label in OMITTED.items() if not getattr(detail, key)]
     if detail.name_limit < NAME_LIMIT:
         omitted.append("long names shortened")
@@ -457,8 +619,34 @@ def render(report: PrReport, limit: int = COMMENT_LIMIT) -> str:
     return kept + cut
 
 
+def _side(size: SizeReport | None) -> dict[str, object] | None:
+    if size is None:
+        return None
+    return {"vm_size": size.vm_size, "bss": size.bss, "file_size": size.file_size, "sections": dict(size.sections)}
+
+
+def _arch_json(s: ArchSizes) -> dict[str, object]:
+    both = s.base is not None and s.head is not None
+    movers = {
+        key: [{"name": n, "delta": d} for n, d in _changes(getattr(s.base, field), getattr(s.head, field))[:TOP_MOVERS]]
+        if both
+        else []
+        for key, field in (("top_ops", "per_op"), ("top_symbols", "symbols"))
+    }
+    return {
+        "arch": s.arch,
+        "base": _side(s.base),
+        "head": _side(s.head),
+        "delta": s.delta,
+        "budget": s.budget,
+        "over_budget": s.over_budget,
+        "build_error": s.build_error.split("\n", 1)[0],
+        **movers,
+    }
+
+
 def to_json(report: PrReport) -> dict[str, object]:
-    """What scripts (and the Action's outputs) need, without the markdown."""
+    """What scripts (and the Action's outputs) need, without the markdown. Sizes are VM bytes."""
     return {
         "base": report.base_sha,
         "head": report.head_sha,
@@ -477,9 +665,7 @@ def to_json(report: PrReport) -> dict[str, object]:
                 "unused": [u.op for u in t.diff.unused],
                 "load_failures": [{"model": f.model, "message": f.message} for f in t.load_failures],
                 "causes": [c.detail for c in t.causes],
-                "base_bytes": t.base.stripped if t.base else None,
-                "head_bytes": t.head.stripped if t.head else None,
-                "budget": t.budget,
+                "sizes": [_arch_json(s) for s in t.sizes],
                 "over_budget": t.over_budget,
                 "build_error": t.build_error.split("\n", 1)[0],
             }

@@ -25,7 +25,7 @@ from jsonschema.exceptions import best_match
 from bot.depgraph import Edge
 from bot.errors import BotError, ExitCode
 from bot.limits import MIB
-from bot.pipeline import ClosureChange, LoadFailure, NotTraced, PrReport, TargetReport
+from bot.pipeline import ArchSizes, ClosureChange, LoadFailure, NotTraced, PrReport, TargetReport
 from bot.safe_files import UnsafeFileError, read_text
 from bot.size import SizeReport
 from bot.stale import Cause, DtypeChange, OpUse, SelectionDiff
@@ -130,6 +130,8 @@ def _problem(error: ValidationError) -> str:
         return f"must be at least {expected}"
     if rule == "maximum":
         return f"must be at most {expected:,}"
+    if rule == "anyOf" and error.schema.get("description"):
+        return f"must be {error.schema['description']}"
     if rule == "const":
         return f"must be {json.dumps(expected)}"
     if rule == "enum":
@@ -152,7 +154,39 @@ def validate(data: object, source: str) -> None:
 def _size(data: dict | None) -> SizeReport | None:
     if data is None:
         return None
-    return SizeReport(data["stripped"], data["sections"], data["symbols"], data.get("per_op", {}))
+    if "vm_size" not in data:
+        # An artifact from before exact sizes: only the stripped file's size was measured.
+        stripped = data["stripped"]
+        return SizeReport(stripped, 0, stripped, data["sections"], data["symbols"], data.get("per_op", {}))
+    return SizeReport(
+        data["vm_size"], data["bss"], data["file_size"], data["sections"], data["symbols"], data.get("per_op", {})
+    )
+
+
+def _arch_sizes(data: dict) -> ArchSizes:
+    return ArchSizes(
+        arch=data["arch"],
+        base=_size(data["base"]),
+        head=_size(data["head"]),
+        build_error=data.get("build_error", ""),
+        budget=data.get("budget"),
+        base_error=data.get("base_error", ""),
+    )
+
+
+def _legacy_sizes(data: dict) -> tuple[ArchSizes, ...]:
+    """A target of an artifact from before architectures: one x86-64 runtime."""
+    if not any(data.get(key) for key in ("base", "head", "budget", "build_error")):
+        return ()
+    return (
+        ArchSizes(
+            "x86-64",
+            _size(data.get("base")),
+            _size(data.get("head")),
+            data.get("build_error", ""),
+            data.get("budget"),
+        ),
+    )
 
 
 def _op_uses(items: list[dict]) -> tuple[OpUse, ...]:
@@ -185,11 +219,8 @@ def _target(data: dict) -> TargetReport:
             Cause(c["kind"], c["path"], c["detail"], tuple(c["ops"]), c["kernel"], c["change"]) for c in data["causes"]
         ),
         load_failures=_failures(data["load_failures"]),
-        base=_size(data["base"]),
-        head=_size(data["head"]),
-        budget=data["budget"],
+        sizes=tuple(_arch_sizes(a) for a in data["sizes"]) if "sizes" in data else _legacy_sizes(data),
         models_without_yaml=tuple(data.get("models_without_yaml", [])),
-        build_error=data.get("build_error", ""),
         closure_changes=tuple(
             ClosureChange(c["model"], tuple(c["added"]), tuple(c["removed"]), tuple(c["lacking"]))
             for c in data.get("closure_changes", [])

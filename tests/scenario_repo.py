@@ -33,16 +33,16 @@ def bot(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "bot", *args], cwd=repo, capture_output=True, text=True)
 
 
-def make_base(path: Path) -> Path:
-    """A repo whose only commit is the project (runtime, kernels, bot, three models) with fresh yamls."""
+def make_base(path: Path, config: str = CONFIG, models: tuple[str, ...] = MODELS) -> Path:
+    """A repo whose only commit is the project (runtime, kernels, bot, the models) with fresh yamls."""
     tracked = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, check=True, capture_output=True, text=True)
     for name in tracked.stdout.splitlines():
         top = name.split("/", 1)[0]
-        keep = top in ("native", "kernels", "bot") or any(name.startswith(f"models/zoo/{m}.") for m in MODELS)
+        keep = top in ("native", "kernels", "bot") or any(name.startswith(f"models/zoo/{m}.") for m in models)
         if keep:
             (path / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO_ROOT / name, path / name)
-    (path / ".selective-build.yml").write_text(CONFIG)
+    (path / ".selective-build.yml").write_text(config)
     (path / ".gitignore").write_text(".sb-build/\n")
     git(path, "init", "-q", "-b", "main")
     git(path, "config", "user.email", "test@example.com")
@@ -78,3 +78,21 @@ def make_kernel_call_another_op(repo: Path) -> None:
     )
     assert 'dim_order_ops::_to_dim_order_copy.out", copy_args' in text
     kernel.write_text(text)
+
+
+RELU_IMPL = "Error relu_out_impl(KernelContext& /*ctx*/, Args args) {\n"
+
+
+def grow_relu(repo: Path) -> None:
+    """relu gains an argument check with a long message: a few hundred bytes more code and read-only data,
+    the same ops and dtypes (so the yaml stays fresh)."""
+    kernel = repo / "kernels" / "portable" / "op_relu.cpp"
+    text = kernel.read_text()
+    assert RELU_IMPL in text, "the relu line this scenario edits is gone"
+    check = (
+        "  if (args[0]->as_tensor == nullptr || args[1]->as_tensor == nullptr) {\n"
+        '    return Error::make(ErrorCode::kInvalidArgument, "%s: self and out must both be tensors; a program '
+        'that passes anything else is corrupt and is refused here, before any element is read or written", kOp);\n'
+        "  }\n"
+    )
+    kernel.write_text(text.replace(RELU_IMPL, RELU_IMPL + check))

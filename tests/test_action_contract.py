@@ -102,11 +102,9 @@ def test_pull_request_run_writes_outputs_summary_comment_and_check(
 
     out = outputs(tmp_path / "github_output")
     assert out["stale"] == "true"
-    assert (
-        int(out["size-delta"])
-        == json.loads((tmp_path / "report.json").read_text())["report"]["targets"][0]["head"]["stripped"]
-        - json.loads((tmp_path / "report.json").read_text())["report"]["targets"][0]["base"]["stripped"]
-    )
+    artifact = json.loads((tmp_path / "report.json").read_text())["report"]
+    measured = [s for t in artifact["targets"] for s in t["sizes"] if s["base"] and s["head"]]
+    assert measured and int(out["size-delta"]) == sum(s["head"]["vm_size"] - s["base"]["vm_size"] for s in measured)
     assert Path(out["report"]).read_text().startswith(MARKER)
 
     summary = (tmp_path / "step_summary").read_text()

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot import github, oplist, pte, report, report_io, stale
-from bot.pipeline import ClosureChange, LoadFailure, PrReport, TargetReport
+from bot.pipeline import ArchSizes, ClosureChange, LoadFailure, PrReport, TargetReport
 from bot.report import MARKER
 from bot.size import SizeReport
 from bot.workflow_log import Log, command, plain
@@ -40,7 +40,7 @@ def real_target(name: str = "vision-app") -> TargetReport:
     root_only = oplist.from_program(pte.load(ZOO_DIR / "mobilenet_v2.pte"), "models/zoo/mobilenet_v2.pte")
     traced = oplist.load(ZOO_DIR.parent / "oplist" / "mobilenet_v2.yaml")
     diff = stale.diff(root_only, traced)
-    return TargetReport(name, f"apps/{name}/selected_operators.yaml", True, diff, (), (), None, None, None)
+    return TargetReport(name, f"apps/{name}/selected_operators.yaml", True, diff, (), ())
 
 
 def real_report(head_sha: str = HEAD) -> PrReport:
@@ -131,15 +131,26 @@ def _set(path: str, value: object) -> Callable[[dict], None]:
     return apply
 
 
+SIZE = {"vm_size": 1, "bss": 0, "file_size": 4096, "sections": {".text": 1}, "symbols": {}, "per_op": {}}
+
+
+def _sizes(**fields: object) -> Callable[[dict], None]:
+    """The artifact's first target measured on x86-64, with `fields` of that measurement replaced."""
+    return _set("report.targets.0.sizes", [{"arch": "x86-64", "base": None, "head": SIZE, **fields}])
+
+
 @pytest.mark.parametrize(
     ("mutate", "named"),
     [
-        (_set("report.targets.0.budget", "1,000 bytes"), "report.targets[0].budget must be an integer or null"),
+        (_sizes(budget="1,000 bytes"), "report.targets[0].sizes[0].budget must be an integer or null"),
+        (_sizes(arch=["x86-64"]), "report.targets[0].sizes[0].arch must be a string"),
         (_set("report.base_sha", 12), "report.base_sha must be a string"),
         (_set("report.base_sha", "main"), "report.base_sha must be a commit sha"),
         (_set("report.targets", {"vision-app": {}}), "report.targets must be an array"),
         (_set("report.targets.0.diff.missing", "aten::add.out"), "report.targets[0].diff.missing must be an array"),
-        (_set("report.targets.0.head", {"stripped": 1, "sections": [], "symbols": {}}), "head.sections must be an"),
+        (_sizes(head=dict(SIZE, sections=[])), "report.targets[0].sizes[0].head.sections must be an"),
+        (_sizes(head=dict(SIZE, vm_size=-5)), "report.targets[0].sizes[0].head.vm_size must be at least 0"),
+        (_sizes(head={"sections": {}, "symbols": {}}), "head must be sizes with vm_size, bss and file_size"),
         (_set("report.targets.0.head", {"stripped": -5, "sections": {}, "symbols": {}}), "stripped must be at least 0"),
         (_set("report.targets.0.yaml_exists", "yes"), "report.targets[0].yaml_exists must be a boolean"),
         (_set("report.stale_files", ["x"] * 100_001), "report.stale_files has more than 100,000 entries"),
@@ -184,7 +195,16 @@ def test_an_unreadable_artifact_is_one_line_and_never_hangs(
 
 
 def test_new_report_fields_round_trip_and_reach_the_json() -> None:
-    target = dataclasses.replace(real_target(), yaml_error="apps/vision-app/selected_operators.yaml: not valid YAML")
+    sized = SizeReport(
+        90_000, 512, 98_304, {".text": 60_000, ".bss": 512}, {"sb::f": 90_000}, {"aten::relu.out": 90_000}
+    )
+    grown = SizeReport(
+        90_300, 512, 98_304, {".text": 60_300, ".bss": 512}, {"sb::f": 90_300}, {"aten::relu.out": 90_300}
+    )
+    sizes = (ArchSizes("x86-64", sized, grown, budget=95_000), ArchSizes("cortex-m", None, None, "no toolchain"))
+    target = dataclasses.replace(
+        real_target(), yaml_error="apps/vision-app/selected_operators.yaml: not valid YAML", sizes=sizes
+    )
     rep = dataclasses.replace(
         real_report(), targets=(target,), model_failures=(LoadFailure("models/zoo/gru.pte", "exceeded 300 s"),)
     )
@@ -193,8 +213,22 @@ def test_new_report_fields_round_trip_and_reach_the_json() -> None:
     summary = report.to_json(rep)
     assert summary["model_failures"] == [{"model": "models/zoo/gru.pte", "message": "exceeded 300 s"}]
     assert summary["targets"][0]["yaml_error"].endswith("not valid YAML")  # type: ignore[index]
+    x86, cortex_m = summary["targets"][0]["sizes"]  # type: ignore[index]
+    assert x86["delta"] == 300 and x86["head"]["vm_size"] == 90_300 and x86["head"]["bss"] == 512
+    assert x86["top_ops"] == [{"name": "aten::relu.out", "delta": 300}] and not x86["over_budget"]
+    assert cortex_m["build_error"] == "no toolchain" and cortex_m["head"] is None
     merged = report_io.merge([rep, dataclasses.replace(rep, targets=(), model_failures=())])
     assert merged.model_failures == rep.model_failures
+
+
+def test_an_artifact_from_before_architectures_still_gets_its_comment() -> None:
+    data = artifact_data()
+    old = {"stripped": 90_112, "sections": {".text": 60_000}, "symbols": {}, "per_op": {}}
+    data["report"]["targets"][0].pop("sizes")
+    data["report"]["targets"][0].update(base=old, head=dict(old, stripped=94_208), budget=None)
+    rep, _ = report_io.loads(json.dumps(data), "old.json")
+    assert [(s.arch, s.delta) for s in rep.targets[0].sizes] == [("x86-64", 4096)]
+    assert "| vision\\-app | x86\\-64 | 90,112 | 94,208 | ▲ +4,096 |" in report.render(rep)
 
 
 # --- the sticky comment --------------------------------------------------------------------------
@@ -313,19 +347,20 @@ def findings_report() -> PrReport:
     vision = real_target()
     ops = [m.op for m in vision.diff.missing]
     per_op = {op: 100 + i for i, op in enumerate(ops)} | {LONG_OP: 5}
-    sized = SizeReport(90_000, {".text": 60_000}, {f"sb::kernels::{op}": 50 for op in ops}, per_op)
+    sized = SizeReport(90_000, 512, 98_304, {".text": 60_000}, {f"sb::kernels::{op}": 50 for op in ops}, per_op)
+    grown = SizeReport(95_000, 512, 98_304, {".text": 65_000}, {f"sb::kernels::{op}": 55 for op in ops}, per_op)
     hostile = dataclasses.replace(
         vision,
         diff=dataclasses.replace(vision.diff, unused=(stale.OpUse(LONG_OP, ("m.pte",), ()),)),
-        base=sized,
-        head=dataclasses.replace(sized, stripped=95_000),
-        budget=91_000,
+        sizes=(ArchSizes("x86-64", sized, grown, budget=91_000), ArchSizes("aarch64", sized, sized, budget=91_000)),
         load_failures=(LoadFailure("models/zoo/mobilenet_v2.pte", "missing operator " + ops[0]),),
         closure_changes=(ClosureChange("models/zoo/mobilenet_v2.pte", (ops[0],), (), (ops[0],)),),
     )
     log = "\n".join(f"ninja: step {i} " + "y" * 500 for i in range(30))
     failure = "build of seq failed: op.cpp:1:1: error: no\n" + log
-    broken = dataclasses.replace(real_target("seq-app"), build_error=failure)
+    broken = dataclasses.replace(
+        real_target("seq-app"), sizes=(ArchSizes("x86-64", sized, sized), ArchSizes("aarch64", None, None, failure))
+    )
     unusable = dataclasses.replace(real_target("audio-app"), yaml_error="audio.yaml: not valid YAML at line 3")
     return dataclasses.replace(
         real_report(),
@@ -339,7 +374,7 @@ def kinds_of_findings() -> list[str]:
     text, code = report.text, report.code
     return [
         f"build failed: target {text('seq-app')}",  # in the summary line
-        f"#### {text('seq-app')}: build failed",
+        f"#### {text('seq-app')} on {text('aarch64')}: build failed",
         "the checked-in yaml cannot be used",
         text("audio.yaml: not valid YAML at line 3"),
         f"this PR breaks {code('models/zoo/mobilenet_v2.pte')}",
@@ -373,9 +408,9 @@ def test_a_long_op_name_keeps_every_finding_at_any_limit(limit: int) -> None:
 def test_a_failed_build_is_named_in_the_summary_line() -> None:
     rep = findings_report()
     line = report.summary_line(rep)
-    assert line.startswith("❌ build failed: target seq\\-app (build of seq failed")
+    assert line.startswith("❌ build failed: target seq\\-app (aarch64\\: build of seq failed")
     assert "no size change" not in line.split(",")[0]
-    assert report.summary_line(rep, name=report.plain).startswith("❌ build failed: target seq-app (build of seq")
+    assert report.summary_line(rep, name=report.plain).startswith("❌ build failed: target seq-app (aarch64: build")
 
 
 BIDI = [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)]

@@ -22,7 +22,7 @@ def real_report(head_sha: str = HEAD) -> PrReport:
     root_only = oplist.from_program(pte.load(ZOO_DIR / "mobilenet_v2.pte"), "models/zoo/mobilenet_v2.pte")
     traced = oplist.load(ZOO_DIR.parent / "oplist" / "mobilenet_v2.yaml")
     diff = stale.diff(root_only, traced)
-    target = TargetReport("vision-app", "apps/vision/selected_operators.yaml", True, diff, (), (), None, None, None)
+    target = TargetReport("vision-app", "apps/vision/selected_operators.yaml", True, diff, (), ())
     return PrReport("main", "b" * 40, head_sha, (target,), ("apps/vision/selected_operators.yaml",))
 
 

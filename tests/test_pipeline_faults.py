@@ -119,7 +119,7 @@ def test_a_killed_run_never_poisons_the_next_pipeline_run(repo: Path, tmp_path: 
     rerun = pipeline.run_pr(repo, "main~1", None, lambda _: None)
 
     assert not rerun.first_build_error()
-    assert [(t.name, t.base, t.head) for t in rerun.targets] == [(t.name, t.base, t.head) for t in clean.targets]
+    assert [(t.name, t.sizes) for t in rerun.targets] == [(t.name, t.sizes) for t in clean.targets]
 
 
 def test_a_configure_killed_midway_is_started_over(tmp_path: Path) -> None:
@@ -274,7 +274,7 @@ def test_an_invalid_checked_in_yaml_is_a_finding_in_the_report(repo: Path, tmp_p
     rep = pipeline_report(tmp_path / "report.json")
     seq = next(t for t in rep.targets if t.name == "seq")
     assert seq.yaml_error and rep.stale
-    assert seq.head is not None  # the regenerated selection was still built and measured
+    assert seq.sizes[0].head is not None  # the regenerated selection was still built and measured
     cnn = next(t for t in rep.targets if t.name == "cnn")
     assert not cnn.yaml_error and not cnn.diff.stale
     assert report.summary_line(rep)
@@ -363,7 +363,7 @@ def test_a_model_that_runs_too_long_is_a_finding_not_a_hang(repo: Path) -> None:
     assert [f.model for f in rep.model_failures] == ["models/zoo/loop.pte"]
     assert "exceeded 1 s" in rep.model_failures[0].message
     seq = next(t for t in rep.targets if t.name == "seq")
-    assert seq.head is not None  # the other models were still traced, built and measured
+    assert seq.sizes[0].head is not None  # the other models were still traced, built and measured
     assert "models/zoo/loop.pte" in report.render(rep)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot import action, report
-from bot.pipeline import PrReport, TargetReport
+from bot.pipeline import ArchSizes, PrReport, TargetReport
 from bot.size import SizeReport
 from bot.stale import SelectionDiff
 from tests.conftest import REPO_ROOT
@@ -12,10 +12,11 @@ from tests.conftest import REPO_ROOT
 def sized_target(name: str, base: int, head: int, ops: int, budget: int | None = None) -> TargetReport:
     def size(total: int, bump: int) -> SizeReport:
         per_op = {f"aten::op_{i}_with_a_long_descriptive_name.out": 100 + i + bump for i in range(ops)}
-        return SizeReport(total, {".text": total // 2}, {f"sb::kernels::fn_{i}": 50 + bump for i in range(ops)}, per_op)
+        symbols = {f"sb::kernels::fn_{i}": 50 + bump for i in range(ops)}
+        return SizeReport(total, 64, total + 4096, {".text": total // 2}, symbols, per_op)
 
-    return TargetReport(name, f"apps/{name}/selected_operators.yaml", True, SelectionDiff(), (), (), size(base, 0),
-                        size(head, 1), budget)  # fmt: skip
+    sizes = (ArchSizes("x86-64", size(base, 0), size(head, 1), budget=budget),)
+    return TargetReport(name, f"apps/{name}/selected_operators.yaml", True, SelectionDiff(), (), (), sizes)
 
 
 def big_report(targets: int, ops: int) -> PrReport:
@@ -31,7 +32,7 @@ def test_comment_stays_under_githubs_limit_and_says_it_was_truncated() -> None:
     assert len(huge) <= report.COMMENT_LIMIT
     assert "Report shortened to fit GitHub's comment limit: per-target breakdowns" in huge
     assert huge.startswith(report.MARKER)
-    assert "| app\\-0 |" in huge  # the size table survives; breakdowns go first
+    assert "| app\\-0 | x86\\-64 |" in huge  # the size table survives; breakdowns go first
 
 
 def test_size_budget_fails_unless_the_pr_body_explains(tmp_path) -> None:
