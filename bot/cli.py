@@ -271,11 +271,16 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
 
 
 def _safe(message: str) -> str:
-    """PR-controlled text for the terminal or job log: redacted, one line, never a workflow command."""
+    """PR-controlled text for the terminal or job log: redacted, one line, never a workflow command.
+
+    A percent sign stays one: the runner reads escapes only inside workflow commands, so in a
+    plain line "%" needs none (plain() would show "+0.05%" as "+0.05%25"). Each piece between
+    them is made plain; a "%" between pieces cannot form a command or a newline.
+    """
     from bot.redact import redact
     from bot.workflow_log import plain
 
-    return plain(redact(message))
+    return "%".join(plain(piece) for piece in redact(message).split("%"))
 
 
 def cmd_pr(args: argparse.Namespace) -> int:

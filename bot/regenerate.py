@@ -40,7 +40,7 @@ def regenerate(
     traced: dict[Path, SelectedOps] = {}
     by_model: dict[Path, SelectedOps] = {}
     models = config.models()
-    with progress.step(f"tracing {len(models)} models", total=len(models)) as step:
+    with progress.step("tracing models", total=len(models)) as step:
         for model in models:
             label = model.path.as_posix()
             step.working_on(label)

@@ -30,7 +30,7 @@ def log_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
 def test_a_job_log_gets_one_line_per_step_and_item(capsys: pytest.CaptureFixture[str]) -> None:
     progress = cli.make_progress({"GITHUB_ACTIONS": "true"}, terminal=True)
     assert isinstance(progress, LogProgress)
-    with progress, progress.step("tracing 2 models", total=2) as step:
+    with progress, progress.step("tracing models", total=2) as step:
         for name in ("a.pte", "b.pte"):
             step.working_on(name)
             step.advance(name)
@@ -38,11 +38,11 @@ def test_a_job_log_gets_one_line_per_step_and_item(capsys: pytest.CaptureFixture
         pass
     cli.print_timings(progress)
     lines = log_lines(capsys)
-    assert lines[:4] == ["▶ tracing 2 models (2)", "  [1/2] a.pte", "  [2/2] b.pte", lines[3]]
-    assert lines[3].startswith("✓ tracing 2 models in ")
+    assert lines[:4] == ["▶ tracing models (2)", "  [1/2] a.pte", "  [2/2] b.pte", lines[3]]
+    assert lines[3].startswith("✓ tracing models in ")
     assert lines[4] == "▶ size analysis"
     assert lines[6] == "timings:"
-    assert [line.split("  ")[-1] for line in lines[7:]] == ["tracing 2 models (2)", "size analysis", "total"]
+    assert [line.split("  ")[-1] for line in lines[7:]] == ["tracing models (2)", "size analysis", "total"]
 
 
 def test_no_terminal_means_a_job_log_and_a_terminal_means_bars() -> None:
@@ -93,6 +93,12 @@ def test_pr_quoted_labels_are_inert_on_a_terminal(monkeypatch: pytest.MonkeyPatc
     for line in text.splitlines():
         assert not line.lstrip().startswith("::"), line
     assert "timings" in text and "total" in text
+
+
+def test_percent_signs_read_as_percent_signs_and_newlines_stay_escaped() -> None:
+    assert cli._safe("size +0.05% (50%)") == "size +0.05% (50%)"
+    assert cli._safe("a%\n::error::x") == "a%%0A::error::x"
+    assert not cli._safe("%\n::error::x").lstrip().startswith("::")
 
 
 def test_timing_table_ends_with_the_total() -> None:
@@ -146,8 +152,8 @@ def test_regenerate_reports_each_model_traced(tmp_path: Path) -> None:
     result = regenerate.regenerate(cfg, tmp_path / "runner", trace_model, progress)  # type: ignore[arg-type]
     assert traced == ["models/a.pte", HOSTILE]
     assert set(result.per_target) == {"app"}
-    assert lines[0] == "▶ tracing 2 models (2)"
+    assert lines[0] == "▶ tracing models (2)"
     assert lines[1] == "  [1/2] models/a.pte"
     assert lines[2].startswith("  [2/2] models/[bold red]x[/bold red].pte")
     assert len(lines) == 4
-    assert [(t.label, t.count) for t in progress.timings] == [("tracing 2 models", 2)]
+    assert [(t.label, t.count) for t in progress.timings] == [("tracing models", 2)]
