@@ -364,7 +364,10 @@ class Method::Loader {
     if (r_.scalar<int8_t>(extra, schema::extra_tensor_info::kLocation, 0) == schema::extra_tensor_info::kExternal) {
       return Error::make(ErrorCode::kNotSupported, "tensor value %u keeps its data outside the .pte file", static_cast<unsigned>(i));
     }
-    const uint64_t nbytes = t.nbytes();  // in range: shape_numel bounds the shape
+    // shape_numel bounds the shape, so this fits 64 bits; a 32-bit size_t (Cortex-M) can
+    // still be too small for it, and Tensor::nbytes() would wrap.
+    const uint64_t nbytes = sat_mul(static_cast<uint64_t>(t.numel()), element_size(t.dtype));
+    if (nbytes > SIZE_MAX) return invalid("tensor value %u is larger than this machine's address space", i);
     const uint32_t buffer_idx = r_.scalar<uint32_t>(val, schema::tensor::kDataBufferIdx, 0);
     const fb::Table alloc = r_.table(val, schema::tensor::kAllocationInfo);
     if (alloc.present) {
