@@ -11,6 +11,8 @@ Each child gets
 - an address-space limit (RLIMIT_AS): `Limits.run_memory_bytes` for the
   runtime, the tracer and binutils; BUILD_MEMORY_BYTES per process for CMake
   and the compilers, which legitimately need more, but not the machine;
+  a program built for another architecture runs under qemu-user with its
+  guest address space reserved at that same limit (`emulated`);
 - no core dumps, no privilege gain through set-uid programs
   (PR_SET_NO_NEW_PRIVS) and no CAP_SYS_PTRACE, so it cannot read the bot's
   memory even when the job runs as root;
