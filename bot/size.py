@@ -72,7 +72,7 @@ _LIBC_NAME = re.compile(
 )
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class SizeReport:
     """Sizes of one runtime binary. `vm_size` is the headline; see the module doc.
 
@@ -85,34 +85,6 @@ class SizeReport:
     sections: dict[str, int]  # every non-empty SHF_ALLOC section -> bytes (NOBITS ones too: section_kind)
     symbols: dict[str, int]  # demangled symbol (or a "(no symbol: ...)" remainder) -> loadable bytes
     per_op: dict[str, int]  # op or bucket (CORE, HELPERS, LIBC, LINKER) -> loadable bytes
-
-    def __init__(
-        self,
-        vm_size: int,
-        bss: Any = 0,
-        file_size: Any = None,
-        sections: dict[str, int] | None = None,
-        symbols: dict[str, int] | None = None,
-        per_op: dict[str, int] | None = None,
-        *,
-        stripped: int | None = None,
-    ) -> None:
-        if isinstance(bss, dict):
-            # Until every consumer has moved: the old positional form (stripped, sections, symbols, per_op).
-            bss, file_size, sections, symbols, per_op = 0, vm_size, bss, file_size, sections
-        if stripped is not None:  # the old keyword: one figure for both
-            vm_size = file_size = stripped
-        object.__setattr__(self, "vm_size", vm_size)
-        object.__setattr__(self, "bss", bss)
-        object.__setattr__(self, "file_size", vm_size if file_size is None else file_size)
-        object.__setattr__(self, "sections", sections or {})
-        object.__setattr__(self, "symbols", symbols or {})
-        object.__setattr__(self, "per_op", per_op or {})
-
-    @property
-    def stripped(self) -> int:
-        """Deprecated: the stripped file size. Kept until every consumer reads vm_size/file_size."""
-        return self.file_size
 
     @staticmethod
     def section_kind(name: str) -> str:
