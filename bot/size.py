@@ -120,11 +120,6 @@ def strip_copy(binary: Path, work_dir: Path, arch: Arch = HOST, limits: Limits =
     return copy
 
 
-def stripped_size(binary: Path, work_dir: Path, limits: Limits = DEFAULT_LIMITS, arch: Arch = HOST) -> int:
-    """File size in bytes of a stripped copy of `binary` (page padded: details only)."""
-    return strip_copy(binary, work_dir, arch, limits).stat().st_size
-
-
 def _elf(binary: Path) -> Any:
     from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
