@@ -4,10 +4,14 @@ attribution of every loadable byte to symbols and to operators.
 The headline is `vm_size`: the bytes of the loadable sections of the stripped
 binary (SHF_ALLOC and not SHT_NOBITS: code, read-only data, data, relocations,
 dynamic tables, unwind tables), each section's `sh_size` summed without page
-padding. This is bloaty's VM size of the sections (bloaty counts an allocated
-section's `sh_size` as VM size, and `.bss` as VM size without file bytes) with
-the zero-initialised NOBITS sections left out; those are `bss`, reported apart.
-Unlike the file size, it moves by exactly the bytes a change adds or removes.
+padding. Bloaty's sections report counts exactly this per section (its ELF
+reader gives an SHF_ALLOC section `sh_size` of VM size and a NOBITS one no file
+bytes), so `vm_size` is the sum of bloaty's section rows minus the NOBITS ones
+(`bss`, reported apart). Bloaty's TOTAL also has catch-all rows for the gaps
+between sections inside each LOAD segment and for the mapped ELF headers
+("[LOAD #n]", "[ELF Headers]"): alignment and page padding, left out here.
+Unlike the file size, `vm_size` moves by exactly the bytes a change adds or
+removes.
 
 Both attributions (`per_op`, `symbols`) sum to `vm_size` exactly, by
 construction: every loadable section is walked by address, each byte goes to at
