@@ -6,6 +6,7 @@
 #include "sb/kernel.h"
 #include "util/arith_ops.h"
 #include "util/dtype_switch.h"
+#include "util/pool.h"
 #include "util/promote.h"
 #include "util/shape.h"
 
@@ -60,8 +61,10 @@ Error adaptive_avg_pool2d_impl(KernelContext& /*ctx*/, Args args) {
     using T = decltype(zero);
     const T* x = self.data_as<T>();
     T* y = out.data_as<T>();
+    // Any dim order: input and out are each read through their own strides.
+    const PlaneIndex xi(self), yi(out);
     for (int64_t p = 0; p < planes; ++p) {
-      const T* plane = x + p * h * w;
+      const T* plane = x + xi.plane(p);
       for (int64_t oh = 0; oh < oh_size; ++oh) {
         const int64_t h0 = window_start(oh, oh_size, h);
         const int64_t h1 = window_end(oh, oh_size, h);
@@ -70,10 +73,10 @@ Error adaptive_avg_pool2d_impl(KernelContext& /*ctx*/, Args args) {
           const int64_t w1 = window_end(ow, ow_size, w);
           compute_t<T> sum = 0;
           for (int64_t ih = h0; ih < h1; ++ih) {
-            for (int64_t iw = w0; iw < w1; ++iw) sum = arith::add(sum, static_cast<compute_t<T>>(plane[ih * w + iw]));
+            for (int64_t iw = w0; iw < w1; ++iw) sum = arith::add(sum, static_cast<compute_t<T>>(plane[ih * xi.h + iw * xi.w]));
           }
           const int64_t count = (h1 - h0) * (w1 - w0);
-          y[(p * oh_size + oh) * ow_size + ow] = static_cast<T>(sum / static_cast<compute_t<T>>(count));
+          y[yi.plane(p) + oh * yi.h + ow * yi.w] = static_cast<T>(sum / static_cast<compute_t<T>>(count));
         }
       }
     }
@@ -83,6 +86,6 @@ Error adaptive_avg_pool2d_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef _adaptive_avg_pool2d_out{kOp, "TI|T", &adaptive_avg_pool2d_impl, {}};
+extern const KernelDef _adaptive_avg_pool2d_out{kOp, "TI|T", &adaptive_avg_pool2d_impl, {}, LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

@@ -35,8 +35,10 @@ Error avg_pool_out_impl(KernelContext& /*ctx*/, Args args) {
     using T = decltype(zero);
     const T* x = in.data_as<T>();
     T* y = out.data_as<T>();
+    // Any dim order: input and out are each read through their own strides.
+    const PlaneIndex xi(in), yi(out);
     for (int64_t p = 0; p < g.planes; ++p) {
-      const T* plane = x + p * g.h * g.w;
+      const T* plane = x + xi.plane(p);
       for (int64_t oh = 0; oh < g.oh; ++oh) {
         for (int64_t ow = 0; ow < g.ow; ++ow) {
           // The window clipped to input + padding counts for count_include_pad;
@@ -47,12 +49,12 @@ Error avg_pool_out_impl(KernelContext& /*ctx*/, Args args) {
           const int64_t hs = max64(h0, 0), ws = max64(w0, 0), he = min64(h1, g.h), we = min64(w1, g.w);
           double sum = 0.0;
           for (int64_t ih = hs; ih < he; ++ih) {
-            for (int64_t iw = ws; iw < we; ++iw) sum += static_cast<double>(convert<compute_t<T>>(plane[ih * g.w + iw]));
+            for (int64_t iw = ws; iw < we; ++iw) sum += static_cast<double>(convert<compute_t<T>>(plane[ih * xi.h + iw * xi.w]));
           }
           const int64_t divisor = divisor_override ? divisor_override
                                   : count_include_pad ? padded
                                                       : (he - hs) * (we - ws);
-          y[(p * g.oh + oh) * g.ow + ow] = divisor > 0 ? convert<T>(sum / static_cast<double>(divisor)) : T(0);
+          y[yi.plane(p) + oh * yi.h + ow * yi.w] = divisor > 0 ? convert<T>(sum / static_cast<double>(divisor)) : T(0);
         }
       }
     }
@@ -62,6 +64,6 @@ Error avg_pool_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef avg_pool2d_out{kOp, "TIIIbbn|T", &avg_pool_out_impl, {}};
+extern const KernelDef avg_pool2d_out{kOp, "TIIIbbn|T", &avg_pool_out_impl, {}, LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

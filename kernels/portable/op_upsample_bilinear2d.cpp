@@ -6,6 +6,7 @@
 
 #include "sb/kernel.h"
 #include "util/dtype_switch.h"
+#include "util/pool.h"
 #include "util/shape.h"
 #include "util/upsample.h"
 
@@ -66,17 +67,21 @@ Error upsample_bilinear2d_out_impl(KernelContext& /*ctx*/, Args args) {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
+    // Any dim order: input and out are each read through their own strides.
+    const PlaneIndex xi(in), yi(out);
     for (int64_t p = 0; p < g.planes; ++p) {
-      const T* plane = x + p * g.h * g.w;
+      const T* plane = x + xi.plane(p);
       for (int64_t i = 0; i < g.oh; ++i) {
         const Taps th = taps(g.ratio_h, i, g.h, g.oh, align_corners);
-        const T* r0 = plane + th.i0 * g.w;
-        const T* r1 = plane + th.i1 * g.w;
+        const T* r0 = plane + th.i0 * xi.h;
+        const T* r1 = plane + th.i1 * xi.h;
+        T* dst = y + yi.plane(p) + i * yi.h;
         for (int64_t j = 0; j < g.ow; ++j) {
           const Taps tw = taps(g.ratio_w, j, g.w, g.ow, align_corners);
-          const C top = static_cast<C>(r0[tw.i0]) * tw.w0 + static_cast<C>(r0[tw.i1]) * tw.w1;
-          const C bottom = static_cast<C>(r1[tw.i0]) * tw.w0 + static_cast<C>(r1[tw.i1]) * tw.w1;
-          *y++ = store<T>(top * th.w0 + bottom * th.w1);
+          const int64_t a = tw.i0 * xi.w, b = tw.i1 * xi.w;
+          const C top = static_cast<C>(r0[a]) * tw.w0 + static_cast<C>(r0[b]) * tw.w1;
+          const C bottom = static_cast<C>(r1[a]) * tw.w0 + static_cast<C>(r1[b]) * tw.w1;
+          dst[j * yi.w] = store<T>(top * th.w0 + bottom * th.w1);
         }
       }
     }
@@ -86,6 +91,7 @@ Error upsample_bilinear2d_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef upsample_bilinear2d_vec_out{kOp, "TJbE|T", &upsample_bilinear2d_out_impl, {}};
+extern const KernelDef upsample_bilinear2d_vec_out{kOp, "TJbE|T", &upsample_bilinear2d_out_impl, {},
+    LayoutPolicy::kAny};
 
 }  // namespace sb::kernels

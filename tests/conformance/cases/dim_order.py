@@ -108,7 +108,8 @@ CASES += [
     ),
 ]
 
-# --- convolution, pooling, upsampling, channels-last in and out ----------------------------------
+# --- convolution, pooling, upsampling, channels-last in and out (ExecuTorch's export makes the input of
+# avg_pool2d and _adaptive_avg_pool2d contiguous first: no channels-last program holds them)
 CONV = "aten::convolution.out"
 CASES += [
     _case(
@@ -149,6 +150,18 @@ CASES += [
         "aten::upsample_nearest2d.vec_out",
         "f32_cl_size",
         lambda x: F.interpolate(x, size=(5, 3), mode="nearest"),
+        cl(sample((2, 2, 3, 4), torch.float32)),
+    ),
+    _case(
+        "aten::upsample_bilinear2d.vec_out",
+        "f32_cl",
+        lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
+        cl(sample((1, 3, 3, 4), torch.float32)),
+    ),
+    _case(
+        "aten::upsample_bilinear2d.vec_out",
+        "f32_cl_align_corners",
+        lambda x: F.interpolate(x, size=(5, 7), mode="bilinear", align_corners=True),
         cl(sample((2, 2, 3, 4), torch.float32)),
     ),
 ]
