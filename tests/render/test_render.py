@@ -1,0 +1,198 @@
+"""The PR comment as a reviewer sees it: rendered like GitHub does (GitHub-flavoured
+markdown sanitized with GitHub's schema, mermaid from npm) in headless Chromium.
+
+The comments come from real pipeline runs (tests/render/scenarios.py): a PR
+that changes nothing, one where a kernel grows, and one whose model changed
+without its yaml being regenerated. Screenshots (full page, every <details>
+open) are saved to tests/output/render/<scenario>.png for people to look at;
+CI uploads that folder.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot import pipeline
+from tests.conftest import REPO_ROOT
+from tests.render import scenarios
+
+OUTPUT = REPO_ROOT / "tests" / "output" / "render"
+RENDER_JS = Path(__file__).with_name("render.mjs")
+NODE_MODULES = REPO_ROOT / "tests" / "node" / "node_modules"
+CHROMIUM = Path("/usr/bin/chromium")
+
+DELIMITER_ROW = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+# What markdown or HTML source looks like when it failed to render.
+RAW_SYNTAX = ("|---", "|:--", "--:|", "<details", "<summary", "</", "<br", "&amp;", "&lt;", "&gt;", "&nbsp;", "```")
+# A markdown backslash escape shown as typed: escaped text inside raw HTML (a <summary>), which
+# markdown leaves alone, so "app\-0" reaches the reader with its backslash.
+BACKSLASH_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")
+
+
+@dataclass
+class Rendered:
+    report: pipeline.PrReport
+    markdown: str
+    page: dict[str, Any]  # what render.mjs saw
+    screenshot: Path
+
+
+def _require_tools() -> None:
+    missing = [str(p) for p in (CHROMIUM, NODE_MODULES / "playwright-core", NODE_MODULES / "mermaid") if not p.exists()]
+    if shutil.which("node") is None:
+        missing.append("node")
+    assert not missing, f"render test tools missing ({', '.join(missing)}): run scripts/setup.sh"
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Rendered]:
+    _require_tools()
+    work = tmp_path_factory.mktemp("render")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SB_CACHE_DIR", str(work / "cache"))  # one cache: base builds and worktrees are reused
+        repo = scenarios.make_repo(work / "repo")
+        comments = {name: scenarios.comment(repo, name) for name in scenarios.SCENARIOS}
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    pages = []
+    for name, (_, markdown) in comments.items():
+        (OUTPUT / f"{name}.md").write_text(markdown)
+        pages.append({"name": name, "markdown": str(OUTPUT / f"{name}.md"), "screenshot": str(OUTPUT / f"{name}.png")})
+    job = work / "job.json"
+    job.write_text(json.dumps({"pages": pages}))
+    proc = subprocess.run(["node", str(RENDER_JS), str(job)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = {page["name"]: page for page in json.loads(proc.stdout)}
+    return {
+        name: Rendered(report, markdown, seen[name], OUTPUT / f"{name}.png")
+        for name, (report, markdown) in comments.items()
+    }
+
+
+def _outside_code(markdown: str) -> list[str]:
+    """The markdown's lines outside fenced code blocks."""
+    lines, fenced = [], False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            lines.append(line)
+    return lines
+
+
+def _cells(row: str) -> list[str]:
+    row = row.strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row)]
+
+
+def _as_text(cell: str) -> str:
+    """A header cell's markdown as the text it renders to (code spans, emphasis, tags and entities)."""
+    text = re.sub(r"<[^>]+>", "", cell)
+    text = re.sub(r"`([^`]*)`", r"\1", text)
+    text = re.sub(r"(\*\*|__|\*|_)(\S.*?\S|\S)\1", r"\2", text)
+    return html.unescape(re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)).strip()
+
+
+def expected_tables(markdown: str) -> list[list[str]]:
+    """Header cells of every table in the markdown (a row followed by a delimiter row)."""
+    lines = _outside_code(markdown)
+    return [
+        [_as_text(c) for c in _cells(line)]
+        for line, following in itertools.pairwise(lines)
+        if "|" in line and DELIMITER_ROW.match(following.strip()) and "-" in following
+    ]
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_the_scenario_is_what_it_claims(rendered: dict[str, Rendered], name: str) -> None:
+    report = rendered[name].report
+    assert not report.first_build_error(), report.first_build_error()
+    assert report.stale == (name == "stale_yaml")
+    if name == "no_change":
+        assert report.size_delta == 0
+    if name == "size_only":
+        assert report.size_delta > 0
+        assert "relu" in rendered[name].markdown  # the kernel that grew is named
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_the_page_renders_without_errors_or_network(rendered: dict[str, Rendered], name: str) -> None:
+    page = rendered[name].page
+    assert page["consoleErrors"] == []
+    assert page["blocked"] == []  # everything came from loopback
+    assert page["width"] <= page["viewport"], "the comment is wider than the page: a horizontal scrollbar"
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_every_table_renders_with_its_header(rendered: dict[str, Rendered], name: str) -> None:
+    expected = expected_tables(rendered[name].markdown)
+    tables = rendered[name].page["tables"]
+    assert [t["headers"] for t in tables] == expected
+    assert all(t["rows"] > 0 for t in tables)
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_details_render_and_open(rendered: dict[str, Rendered], name: str) -> None:
+    details = rendered[name].page["details"]
+    assert details["count"] == rendered[name].markdown.count("<details")
+    assert details["open"] == details["count"]
+    assert all(details["summaries"]), "a <details> without a visible summary"
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_every_mermaid_chart_becomes_an_svg(rendered: dict[str, Rendered], name: str) -> None:
+    page = rendered[name].page
+    assert page["mermaidBlocks"] == rendered[name].markdown.count("```mermaid") == len(page["mermaid"])
+    for chart in page["mermaid"]:
+        assert chart["svg"], f"not rendered: {chart['unrendered'][:200]}"
+        assert not chart["errorDrawn"], chart["labels"]
+        assert not any("Syntax error" in label for label in chart["labels"]), chart["labels"]
+        assert chart["width"] > 100 and chart["height"] > 50
+    assert "Syntax error" not in page["text"]
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_no_raw_markdown_or_html_is_visible(rendered: dict[str, Rendered], name: str) -> None:
+    text = rendered[name].page["text"]
+    shown = [token for token in RAW_SYNTAX if token in text]
+    assert not shown, f"{shown} visible in the rendered comment"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "no_change",
+        # report.py escapes names for markdown inside <details><summary>, raw HTML that markdown leaves
+        # alone: "vision on x86\-64" is shown with its backslash. Strict: remove the mark once fixed.
+        pytest.param("size_only", marks=pytest.mark.xfail(strict=True, reason="markdown escapes in <summary>")),
+        pytest.param("stale_yaml", marks=pytest.mark.xfail(strict=True, reason="markdown escapes in <summary>")),
+    ],
+)
+def test_no_markdown_escape_is_shown_as_typed(rendered: dict[str, Rendered], name: str) -> None:
+    shown = BACKSLASH_ESCAPE.findall(rendered[name].page["text"])
+    assert not shown, f"{shown} visible in the rendered comment"
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_the_screenshot_is_saved(rendered: dict[str, Rendered], name: str) -> None:
+    shot = rendered[name].screenshot
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert shot.stat().st_size > 5000
+
+
+def test_the_table_reader_understands_the_markdown_it_checks() -> None:
+    table = "| **op** | `x` &amp; y | Δ \\| app\\-0 |\n|---|:--|--:|\n| 1 | 2 | 3 |\n"
+    markdown = f"a\n\n{table}\n```\n| no | table |\n|---|---|\n```\n"
+    assert expected_tables(markdown) == [["op", "x & y", "Δ | app-0"]]
+    assert BACKSLASH_ESCAPE.findall("app\\-0 on x86\\-64, C:\\dir") == ["\\-", "\\-"]
