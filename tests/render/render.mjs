@@ -206,7 +206,19 @@ try {
     await browserPage.evaluate(() => document.fonts.ready);
     const seen = await inspect(browserPage);
     mkdirSync(dirname(spec.screenshot), { recursive: true });
-    await browserPage.screenshot({ path: spec.screenshot, fullPage: true });
+    // The whole comment (the full page, without the empty viewport below a short one).
+    const box = await browserPage.evaluate(() => {
+      const r = document.querySelector(".comment").getBoundingClientRect();
+      return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+    });
+    const margin = 12;
+    const clip = {
+      x: Math.max(0, box.x - margin),
+      y: Math.max(0, box.y - margin),
+      width: box.width + 2 * margin,
+      height: box.height + 2 * margin,
+    };
+    await browserPage.screenshot({ path: spec.screenshot, fullPage: true, clip });
     results.push({ name: spec.name, mermaidBlocks: blocks, consoleErrors, blocked, ...seen });
     await browserPage.close();
   }
