@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import itertools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -29,7 +30,7 @@ from tests.render import scenarios
 OUTPUT = REPO_ROOT / "tests" / "output" / "render"
 RENDER_JS = Path(__file__).with_name("render.mjs")
 NODE_MODULES = REPO_ROOT / "tests" / "node" / "node_modules"
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("SB_CHROMIUM", "/usr/bin/chromium"))  # render.mjs reads the same variable
 
 DELIMITER_ROW = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 # What markdown or HTML source looks like when it failed to render.
