@@ -148,13 +148,20 @@ class RichProgress(Progress):
     def __enter__(self) -> RichProgress:
         from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bars
+        from rich.table import Column
 
         self._bars = Bars(
             SpinnerColumn(finished_text="[green]✓[/green]"),
             TextColumn("{task.description}", markup=False),
             BarColumn(bar_width=24),
             TextColumn("{task.fields[count]}", markup=False),  # "3/12" for steps with a total, else nothing
-            TextColumn("{task.fields[detail]}", markup=False, style="dim"),
+            # a fixed width, so bars do not shift as items come and go; long names end in "…"
+            TextColumn(
+                "{task.fields[detail]}",
+                markup=False,
+                style="dim",
+                table_column=Column(width=32, no_wrap=True, overflow="ellipsis"),
+            ),
             TimeElapsedColumn(),
             console=self.console,
             transient=False,
