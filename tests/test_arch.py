@@ -10,6 +10,8 @@ the bot's own size code.
 
 from __future__ import annotations
 
+import concurrent.futures
+import os
 import subprocess
 from pathlib import Path
 
@@ -173,6 +175,28 @@ def test_cortex_m_links_only_the_selection(cortex_m_build: Path) -> None:
     link_map = (cortex_m_build / f"{build.SIZE_PROBE}.map").read_text()
     assert "op_convolution.cpp.obj" not in link_map  # a GRU needs no convolution
     assert not (cortex_m_build / "executor_runner").exists()  # nothing hosted is built for a microcontroller
+
+
+def test_every_kernel_and_the_core_compile_for_cortex_m(cortex_m_build: Path) -> None:
+    """The sensor build links a GRU's kernels; this keeps every other kernel portable too
+    (int32_t is long there, size_t 32 bits, no __int128, no POSIX math constants), with the
+    compile flags CMake configured for Cortex-M, front end only (what -Werror sees)."""
+    ninja = (cortex_m_build / "build.ninja").read_text()
+    flags = next(line.split("=", 1)[1].split() for line in ninja.splitlines() if line.startswith("  FLAGS = "))
+    assert "-mcpu=cortex-m4" in flags and "-Werror" in flags
+    defines = ["-DSB_BARE_METAL=1", f"-I{REPO / 'native/core/include'}", f"-I{REPO / 'kernels/portable'}"]
+    sources = sorted([*(REPO / "native/core/src").glob("*.cpp"), *(REPO / "kernels/portable").glob("op_*.cpp")])
+    sources += sorted((REPO / "kernels/portable/util").glob("*.cpp"))
+
+    def compile_one(source: Path) -> str:
+        cmd = [arches.CORTEX_M.compiler, *flags, *defines, "-fsyntax-only", str(source)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        return "" if proc.returncode == 0 else f"{source.name}: {proc.stderr.strip().splitlines()[0]}"
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        failures = [f for f in pool.map(compile_one, sources) if f]
+    assert len(sources) > 200
+    assert not failures, "\n".join(failures)
 
 
 def test_runtime_targets_per_arch() -> None:
