@@ -27,6 +27,13 @@ Error convert_blocks(const Tensor& t, const Tensor& out, int64_t outer, int64_t 
   });
 }
 
+// Product of t's sizes over the dims at memory positions [begin, end).
+int64_t memory_product(const Tensor& t, int32_t begin, int32_t end) {
+  int64_t n = 1;
+  for (int32_t i = begin; i < end; ++i) n *= t.sizes[t.dim_order[i]];
+  return n;
+}
+
 // ATen skips legacy empty 1-D inputs of shape [0] whatever the other ranks.
 bool skipped(const Tensor& t) { return t.dim == 1 && t.sizes[0] == 0; }
 
@@ -64,14 +71,18 @@ Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
   int64_t sizes[kMaxDims];
   for (int32_t d = 0; d < ref->dim; ++d) sizes[d] = d == dim ? joined : ref->sizes[d];
   if (!(err = resize_output(kOp, out, sizes, ref->dim)).ok()) return err;
-  // Each input contributes one contiguous block per outer index.
-  const int64_t outer = size_product(out, 0, dim);
+  // Each input contributes one contiguous block per outer index. All tensors
+  // share one dim order (the loader checked): blocks are counted over the
+  // dims in memory order, from where `dim` sits in it.
+  int32_t at = 0;
+  while (out.dim_order[at] != dim) ++at;
+  const int64_t outer = memory_product(out, 0, at);
   const size_t elem = element_size(out.dtype);
-  const size_t out_block = static_cast<size_t>(size_product(out, dim, out.dim)) * elem;
+  const size_t out_block = static_cast<size_t>(memory_product(out, at, out.dim)) * elem;
   size_t offset = 0;
   for (const Tensor* t : tensors) {
     if (skipped(*t)) continue;
-    const size_t block = static_cast<size_t>(size_product(*t, dim, t->dim)) * elem;
+    const size_t block = static_cast<size_t>(memory_product(*t, at, t->dim)) * elem;
     if (t->dtype != out.dtype) {
       err = convert_blocks(*t, out, outer, static_cast<int64_t>(block / elem), static_cast<int64_t>(out_block / elem),
                            static_cast<int64_t>(offset / elem));
@@ -90,6 +101,7 @@ Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef cat_out{kOp, "Li|T", &cat_out_impl, {}};
+// Memory-order blocks: any dim order shared by every tensor.
+extern const KernelDef cat_out{kOp, "Li|T", &cat_out_impl, {}, LayoutPolicy::kSameDimOrder};
 
 }  // namespace sb::kernels

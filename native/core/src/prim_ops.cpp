@@ -343,8 +343,9 @@ Error et_copy_index(KernelContext& ctx, Args args) {
 
 constexpr Span<const char* const> no_calls;
 
-const KernelDef kSymSize{"aten::sym_size.int", "Ti>s", &sym_size, no_calls};
-const KernelDef kSymNumel{"aten::sym_numel", "T>s", &sym_numel, no_calls};
+// Sizes do not depend on the layout: any dim order.
+const KernelDef kSymSize{"aten::sym_size.int", "Ti>s", &sym_size, no_calls, LayoutPolicy::kAny};
+const KernelDef kSymNumel{"aten::sym_numel", "T>s", &sym_numel, no_calls, LayoutPolicy::kAny};
 const KernelDef kLocalScalarDense{"aten::_local_scalar_dense", "T>s", &local_scalar_dense, no_calls};
 const KernelDef kSymMax{"executorch_prim::sym_max.Scalar", "ss>s", &sym_minmax<true>, no_calls};
 const KernelDef kSymMin{"executorch_prim::sym_min.Scalar", "ss>s", &sym_minmax<false>, no_calls};

@@ -76,6 +76,18 @@ CASES += [
     ),
 ]
 
+# cat joins channels-last tensors in memory order (channels are innermost).
+CASES += [
+    _case(
+        "aten::cat.out",
+        f"f32_cl_dim{dim}",
+        lambda a, b, dim=dim: torch.cat([a, b], dim),
+        cl(sample((2, 3, 4, 5), torch.float32)),
+        cl(sample(tuple(2 if d == dim else n for d, n in enumerate((2, 3, 4, 5))), torch.float32, seed=1)),
+    )
+    for dim in (0, 1, 2, 3)
+]
+
 # --- copies between dim orders -------------------------------------------------------------------
 TO_COPY = "dim_order_ops::_to_dim_order_copy.out"
 CLONE = "dim_order_ops::_clone_dim_order.out"
