@@ -430,10 +430,6 @@ def _error(exc: BotError) -> str:
     return exc.message + ("\n" + exc.detail if exc.detail else "")
 
 
-def _budget(target: config.Target, arch_name: str) -> int | None:
-    return target.budget_for(arch_name)
-
-
 def _arch_sizes(
     target: config.Target,
     arch: arches.Arch,
@@ -448,7 +444,7 @@ def _arch_sizes(
     base_yaml = base.root / target.yaml
     has_base = base.cfg is not None and _load_selection(base_yaml)[0] is not None
     smoke = checked_in is not None and arch.runs_models
-    budget = _budget(target, arch.name)
+    budget = target.budget_for(arch.name)
     missing = arches.missing_tools(arch, run=smoke)
     if missing:
         return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", budget), []
@@ -486,8 +482,10 @@ def _arch_sizes(
         try:
             head_size = head.measure(head_dir, work / "head" / arch.name, arch)
             step.advance("head")
-            base_size = base.measure(base_dir, work / "base" / arch.name, arch) if base_dir is not None else None
-            step.advance("base")
+            base_size = None
+            if base_dir is not None:
+                base_size = base.measure(base_dir, work / "base" / arch.name, arch)
+                step.advance("base")
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise

@@ -248,6 +248,19 @@ def _graph_part(report: PrReport) -> str:
     return "op graph: " + " and ".join(e for e in edges if e) + reach
 
 
+def _unchanged(report: PrReport) -> bool:
+    """No finding and no change of any kind: the PR gets the short comment."""
+    return (
+        not report.build_error
+        and not report.stale
+        and not report.model_failures
+        and not report.graph_added
+        and not report.graph_removed
+        and not any(t.build_error for t in report.targets)
+        and not any(r.changed for r in rows(report))
+    )
+
+
 def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
     """One line: the verdict and every kind of finding, then the size change and its biggest mover.
     `name` formats PR-controlled names (markdown by default; `plain` for a check-run title)."""
@@ -289,8 +302,7 @@ def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
     parts.append(size_part)
     if new:
         parts.append(f"{len(new)} new runtime(s) of {sum(s.head.vm_size for s in new if s.head):,} bytes")
-    findings = failed or stale or broken or unusable or report.model_failures or over
-    if not findings and not new and not graph and size_part == "no size change":
+    if _unchanged(report):
         return "✅ **No change**: " + ", ".join(parts)
     icon = "❌" if failed or broken or unusable or report.model_failures else "⚠️" if stale or over else "📦"
     return f"{icon} " + ", ".join(parts)
@@ -395,8 +407,10 @@ def _graph_section(report: PrReport, detail: Detail) -> list[str]:
 
 
 def _not_traced(report: PrReport, detail: Detail) -> list[str]:
+    """Ops static analysis says a model can reach that no traced run reached: context for a PR that
+    changes something; the same on every PR otherwise, so a PR that changes nothing does not repeat it."""
     rows = [(t.name, n) for t in report.targets for n in t.not_traced]
-    if not rows or not detail.not_traced:
+    if not rows or not detail.not_traced or _unchanged(report):
         return []
     lines = ["<details><summary>Reachable, not traced: ops a model can reach that no traced run reached</summary>", ""]
     for target, n in rows:
@@ -432,7 +446,11 @@ def _size_table(report: PrReport, detail: Detail) -> list[str]:
         s = r.sizes
         base = s.base.vm_size if s.base else None
         head = s.head.vm_size if s.head else None
-        delta, pct = ("build failed", "n/a") if s.build_error else _delta(base, head)
+        delta, pct = _delta(base, head)
+        if s.build_error:
+            delta = "build failed"
+        elif s.base_error:
+            delta = "base not built"
         lines.append(
             f"| {text(r.target.name, n)} | {text(s.arch, n)} | {_bytes(base)} | {_bytes(head)} | {delta} | {pct} "
             f"| {_budget_cell(s)} |"

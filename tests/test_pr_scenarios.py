@@ -1,15 +1,23 @@
-"""Scenario PRs in temporary repos, run through the whole local PR pipeline."""
+"""Scenario PRs in temporary repos, run through the whole local PR pipeline.
+
+The first four run on the two-target x86-64 repo of conftest; the multi-architecture
+ones on a repo measured for x86-64 and aarch64 (its cnn target for Cortex-M too),
+one branch per PR against `main`, sharing one cache so base builds are reused."""
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bot import pipeline, report
+from bot import arch, build, git, oplist, pipeline, report
 from tests.conftest import ZOO_DIR
-from tests.scenario_repo import clone_of, commit_all, make_kernel_call_another_op
+from tests.scenario_repo import clone_of, commit_all, grow_relu, make_base, make_kernel_call_another_op
+from tests.scenario_repo import git as repo_git
 
 
 @pytest.fixture
@@ -88,12 +96,14 @@ def test_c_size_only_kernel_change_shows_the_per_op_delta(repo: Path) -> None:
     rep = run(repo)
     cnn, seq = target(rep, "cnn"), target(rep, "seq")
     assert not rep.stale
-    assert cnn.head and cnn.base
-    deltas = {op: cnn.head.per_op.get(op, 0) - cnn.base.per_op.get(op, 0) for op in cnn.head.per_op}
+    sizes = cnn.size("x86-64")
+    assert sizes and sizes.head and sizes.base
+    deltas = {op: sizes.head.per_op.get(op, 0) - sizes.base.per_op.get(op, 0) for op in sizes.head.per_op}
     assert deltas["aten::relu.out"] != 0
     assert all(d == 0 for op, d in deltas.items() if op not in ("aten::relu.out",) and not op.startswith("("))
     assert seq.delta == 0  # gru does not use relu
     assert "aten::relu.out" in report.render(rep)
+    assert "biggest: cnn on x86\\-64" in report.summary_line(rep)
 
 
 def test_d_nothing_changed(repo: Path) -> None:
@@ -103,3 +113,144 @@ def test_d_nothing_changed(repo: Path) -> None:
     assert not rep.stale
     assert all(t.delta == 0 for t in rep.targets)
     assert "No change" in report.summary_line(rep)
+
+
+# --- per architecture ------------------------------------------------------------------------------
+
+ARCH_CONFIG = """\
+version: 1
+kernel_libraries: [kernels/functions.yaml]
+oplist_dir: models/oplist
+architectures: [x86-64, aarch64]
+targets:
+  cnn:
+    yaml: apps/cnn/selected_operators.yaml
+    models: [models/zoo/squeezenet.pte]
+    architectures: [x86-64, aarch64, cortex-m]
+  seq:
+    yaml: apps/seq/selected_operators.yaml
+    models: [models/zoo/gru.pte]
+"""
+NO_CHANGE_BYTES = 700  # a PR that changes nothing: the header, the summary line, one line on sizes
+
+
+def _drop_an_op(repo: Path) -> None:
+    """A hand edit of seq's yaml drops an op gru runs: stale, and gru fails at load on every arch."""
+    path = repo / "apps" / "seq" / "selected_operators.yaml"
+    selection = oplist.load(path)
+    del selection.operators["aten::sigmoid.out"]
+    selection.et_kernel_metadata.pop("aten::sigmoid.out", None)
+    oplist.dump(selection, path)
+
+
+BRANCHES = {
+    "grow": grow_relu,
+    "calls": make_kernel_call_another_op,
+    "docs": lambda repo: (repo / "NOTES.md").write_text("docs only\n"),
+    "stale": _drop_an_op,
+}
+
+
+@pytest.fixture(scope="module")
+def arch_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    for needed in (arch.AARCH64, arch.CORTEX_M):
+        missing = arch.missing_tools(needed)
+        assert missing is None, missing  # scripts/setup.sh installs them; CI runs these
+    repo = make_base(tmp_path_factory.mktemp("arch") / "repo", ARCH_CONFIG, ("squeezenet", "gru"))
+    for name, edit in BRANCHES.items():
+        repo_git(repo, "checkout", "-q", "-b", name, "main")
+        edit(repo)
+        commit_all(repo, name)
+        repo_git(repo, "checkout", "-q", "main")
+    cache = tmp_path_factory.mktemp("arch-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB_CACHE_DIR", str(cache))
+        yield repo
+
+
+def run_branch(repo: Path, branch: str) -> pipeline.PrReport:
+    return pipeline.run_pr(repo, "main", branch, lambda _: None)
+
+
+_SECTION = re.compile(r"^\s*\[\s*\d+\]\s+(.*)$")
+
+
+def loadable_bytes(binary: Path, target_arch: arch.Arch) -> int:
+    """SHF_ALLOC, not NOBITS sections of `binary`, summed from binutils' section table (not bot/size.py)."""
+    table = subprocess.run(
+        [target_arch.tool("readelf"), "-S", "-W", str(binary)], check=True, capture_output=True, text=True
+    ).stdout
+    total = 0
+    for line in table.splitlines():
+        match = _SECTION.match(line)
+        if not match:
+            continue
+        fields = match.group(1).split()
+        if len(fields) < 10 or fields[1] == "NOBITS":  # [0] (NULL, no name, no flags) has fewer fields
+            continue
+        size, flags = int(fields[4], 16), fields[6]
+        if "A" in flags:
+            total += size
+    return total
+
+
+def probe(yaml_file: Path, source: Path, target_arch: arch.Arch) -> Path:
+    """The size probe the pipeline built from `yaml_file` (same flavour, same directory: nothing is rebuilt)."""
+    flavour = build.selective_flavour(yaml_file, True, False, arch=target_arch.name)
+    built = build.build(flavour, targets=build.size_targets(target_arch), source_dir=source)
+    return built / build.SIZE_PROBE
+
+
+def test_a_kernel_growing_shows_its_exact_delta_on_every_architecture(arch_repo: Path) -> None:
+    rep = run_branch(arch_repo, "grow")
+    text = report.render(rep)
+    cache = build.cache_dir()
+    base_root = cache / "worktrees" / f"base-{git.repo_key(arch_repo)}"
+    head_root = cache / "worktrees" / f"head-{git.repo_key(arch_repo)}"
+    cnn, seq = (next(t for t in rep.targets if t.name == n) for n in ("cnn", "seq"))
+    assert not rep.stale and not cnn.load_failures and not seq.load_failures  # squeezenet and gru ran under qemu too
+    assert [s.arch for s in cnn.sizes] == ["x86-64", "aarch64", "cortex-m"]
+    for target_arch in (arch.HOST, arch.AARCH64, arch.CORTEX_M):
+        base = loadable_bytes(
+            probe(base_root / "apps/cnn/selected_operators.yaml", base_root / "native", target_arch), target_arch
+        )
+        head_yaml = pipeline.regenerated_path(head_root, "cnn")
+        head = loadable_bytes(probe(head_yaml, head_root / "native", target_arch), target_arch)
+        delta = head - base
+        assert 0 < delta < 1000, (target_arch.name, delta)  # a few hundred bytes
+        assert cnn.size(target_arch.name).delta == delta
+        row = f"| cnn | {report.text(target_arch.name)} | {base:,} | {head:,} | ▲ {delta:+,} |"
+        assert row in text, (row, text)
+    assert [s.delta for s in seq.sizes] == [0, 0]  # gru's runtime does not link relu
+    assert "| seq |" not in text and "…and 2 unchanged runtime(s)." in text
+    line = report.summary_line(rep)
+    assert line.startswith("📦 ") and "biggest: cnn on " in line and "aten\\:\\:relu\\.out" in line
+    assert "```mermaid" in text and 'bar "grew"' in text
+
+
+def test_b_a_kernel_calling_another_op_is_in_the_headline(arch_repo: Path) -> None:
+    rep = run_branch(arch_repo, "calls")
+    line = report.summary_line(rep)
+    assert "op graph: 1 new edge(s) and 1 removed, reached by 1 model(s)" in line, line
+    assert "1 stale yaml" in line
+    cnn = next(t for t in rep.targets if t.name == "cnn")
+    # Fails at load the same way on x86-64 and under qemu-aarch64: one finding, not one per arch.
+    assert [(f.model, f.message.startswith("on ")) for f in cnn.load_failures] == [("models/zoo/squeezenet.pte", False)]
+
+
+def test_c_a_pr_that_changes_nothing_gets_a_short_comment(arch_repo: Path) -> None:
+    rep = run_branch(arch_repo, "docs")
+    text = report.render(rep)
+    assert report.summary_line(rep).startswith("✅ **No change**")
+    assert len(text.encode()) < NO_CHANGE_BYTES, text
+    assert "all 5 runtime(s) unchanged" in text
+    assert "<details>" not in text and "mermaid" not in text
+
+
+def test_d_a_stale_yaml_is_named_in_the_headline(arch_repo: Path) -> None:
+    rep = run_branch(arch_repo, "stale")
+    line = report.summary_line(rep)
+    assert line.startswith("❌ ") and "1 stale yaml" in line and "1 target(s) fail at load (1 model(s))" in line
+    seq = next(t for t in rep.targets if t.name == "seq")
+    assert [m.op for m in seq.diff.missing] == ["aten::sigmoid.out"]
+    assert [f.model for f in seq.load_failures] == ["models/zoo/gru.pte"]
