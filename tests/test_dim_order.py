@@ -191,3 +191,20 @@ def test_mixed_dim_orders_refused_by_an_elementwise_kernel_at_load(runner: Path,
     model = tmp_path / "add.pte"
     model.write_bytes(program.buffer)
     assert_clean_failure(run(runner, model), "aten::add.out does not take dim order ")
+
+
+def test_any_permutation_matches_the_contiguous_program(runner: Path, tmp_path: Path) -> None:
+    """Inputs in dim order [2, 0, 1] (ExecuTorch's runtime takes only contiguous or channels-last inputs, so
+    its run of the contiguous export is the reference): element-wise ops in that order, then a clone back."""
+
+    class Mix(nn.Module):
+        def forward(self, a: Any, b: Any) -> Any:
+            return torch.sigmoid(a * b + a).contiguous()
+
+    torch.manual_seed(2)
+    a, b = (torch.randn(4, 2, 3).permute(1, 2, 0) for _ in range(2))
+    program = export(Mix(), (a, b))
+    assert (2, 0, 1) in dim_orders(program)
+    contiguous = (a.contiguous(), b.contiguous())
+    reference = executorch_outputs(export(Mix(), contiguous).buffer, contiguous)
+    assert_close(our_outputs(runner, program.buffer, contiguous, tmp_path), reference)
