@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 from bot.errors import BotError, ExitCode
 
@@ -78,6 +79,10 @@ def missing_tools(arch: Arch, *, run: bool = True) -> str | None:
     if run and arch.emulator:
         needed.append(arch.emulator[0])
     missing = [tool for tool in needed if shutil.which(tool) is None]
+    if run and arch.emulator and "-L" in arch.emulator:
+        sysroot = arch.emulator[arch.emulator.index("-L") + 1]
+        if not Path(sysroot, "lib").is_dir():
+            missing.append(f"{sysroot} (the target's libc)")
     if not missing:
         return None
     return f"{', '.join(missing)} not found: run scripts/setup.sh"
