@@ -37,7 +37,13 @@ DELIMITER_ROW = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 RAW_SYNTAX = ("|---", "|:--", "--:|", "<details", "<summary", "</", "<br", "&amp;", "&lt;", "&gt;", "&nbsp;", "```")
 # A markdown backslash escape shown as typed: escaped text inside raw HTML (a <summary>), which
 # markdown leaves alone, so "app\-0" reaches the reader with its backslash.
+RAW_TABLE_ROW = re.compile(r"^ *\|.*\| *$", re.MULTILINE)
 BACKSLASH_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")
+
+
+def raw_syntax(text: str) -> list[str]:
+    """Markdown or HTML source visible in a page's text (a rendered table's rows are tab-separated)."""
+    return [token for token in RAW_SYNTAX if token in text] + RAW_TABLE_ROW.findall(text)
 
 
 @dataclass
@@ -55,6 +61,15 @@ def _require_tools() -> None:
     assert not missing, f"render test tools missing ({', '.join(missing)}): run scripts/setup.sh"
 
 
+def render(pages: list[dict[str, str]], work: Path) -> dict[str, dict[str, Any]]:
+    """What render.mjs saw on each page, by name."""
+    job = work / "job.json"
+    job.write_text(json.dumps({"pages": pages}))
+    proc = subprocess.run(["node", str(RENDER_JS), str(job)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {page["name"]: page for page in json.loads(proc.stdout)}
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Rendered]:
     _require_tools()
@@ -68,11 +83,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Rendered]:
     for name, (_, markdown) in comments.items():
         (OUTPUT / f"{name}.md").write_text(markdown)
         pages.append({"name": name, "markdown": str(OUTPUT / f"{name}.md"), "screenshot": str(OUTPUT / f"{name}.png")})
-    job = work / "job.json"
-    job.write_text(json.dumps({"pages": pages}))
-    proc = subprocess.run(["node", str(RENDER_JS), str(job)], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    seen = {page["name"]: page for page in json.loads(proc.stdout)}
+    seen = render(pages, work)
     return {
         name: Rendered(report, markdown, seen[name], OUTPUT / f"{name}.png")
         for name, (report, markdown) in comments.items()
@@ -166,8 +177,7 @@ def test_every_mermaid_chart_becomes_an_svg(rendered: dict[str, Rendered], name:
 @pytest.mark.parametrize("name", scenarios.SCENARIOS)
 def test_no_raw_markdown_or_html_is_visible(rendered: dict[str, Rendered], name: str) -> None:
     text = rendered[name].page["text"]
-    shown = [token for token in RAW_SYNTAX if token in text]
-    assert not shown, f"{shown} visible in the rendered comment"
+    assert raw_syntax(text) == [], "visible in the rendered comment"
 
 
 @pytest.mark.parametrize(
@@ -197,3 +207,53 @@ def test_the_table_reader_understands_the_markdown_it_checks() -> None:
     markdown = f"a\n\n{table}\n```\n| no | table |\n|---|---|\n```\n"
     assert expected_tables(markdown) == [["op", "x & y", "Δ | app-0"]]
     assert BACKSLASH_ESCAPE.findall("app\\-0 on x86\\-64, C:\\dir") == ["\\-", "\\-"]
+
+
+PROBE = """\
+## Probe &amp; check
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+- [x] done
+- [ ] open
+
+<details><summary>more</summary>
+
+text &lt;here&gt;
+
+</details>
+
+```mermaid
+xychart-beta
+  x-axis [a, b]
+  bar [1, 2]
+```
+
+```mermaid
+xychart-beta
+  x-axis [a, b
+```
+
+| not | a table |
+|-x-|
+"""
+
+
+def test_the_harness_sees_what_a_reviewer_would(tmp_path: Path) -> None:
+    """The checks above can fail: a broken chart and a broken table are caught, the rest renders."""
+    _require_tools()
+    (tmp_path / "probe.md").write_text(PROBE)
+    page = render(
+        [{"name": "probe", "markdown": str(tmp_path / "probe.md"), "screenshot": str(tmp_path / "p.png")}], tmp_path
+    )["probe"]
+    assert [t["headers"] for t in page["tables"]] == [["a", "b"]] == expected_tables(PROBE)
+    assert page["details"] == {"count": 1, "open": 1, "summaries": ["more"]}
+    good, broken = page["mermaid"]
+    assert good["svg"] and not good["errorDrawn"] and "a" in good["labels"]
+    assert broken["errorDrawn"] and any("Syntax error" in label for label in broken["labels"])
+    assert any("Parse error" in error for error in page["consoleErrors"])
+    assert "Probe & check" in page["text"] and "text <here>" in page["text"]  # entities decoded
+    assert " done" in page["text"] and "[x]" not in page["text"]  # a task list, not brackets
+    assert raw_syntax(page["text"]) == ["| not | a table | |-x-|"]  # a paragraph: its lines joined
