@@ -68,12 +68,17 @@ class Progress:
         current = Step(label, total, self._advanced)
         self._started(current)
         start = time.monotonic()
+        failed = True
         try:
             yield current
+            failed = False
         finally:
             elapsed = time.monotonic() - start
             self.timings.append(Timing(label, elapsed, current.done if total is not None else None))
-            self._finished(current, elapsed)
+            if failed:
+                self._failed(current, elapsed)
+            else:
+                self._finished(current, elapsed)
 
     def __enter__(self) -> Progress:
         """Shows live output (if any) until the command ends; `with` works on every kind."""
@@ -104,6 +109,10 @@ class Progress:
     def _finished(self, step: Step, seconds: float) -> None: ...
     def _noted(self, message: str) -> None: ...
 
+    def _failed(self, step: Step, seconds: float) -> None:
+        """The step ended with an error (the command reports it); shown as ended, not as done."""
+        self._finished(step, seconds)
+
 
 def _count(step: Step) -> str:
     return f"{step.done}/{step.total}" if step.total is not None else ""
@@ -132,6 +141,9 @@ class LogProgress(Progress):
 
     def _finished(self, step: Step, seconds: float) -> None:
         self.write(f"✓ {step.label} in {_seconds(seconds)}")
+
+    def _failed(self, step: Step, seconds: float) -> None:
+        self.write(f"✗ {step.label}: stopped after {_seconds(seconds)}")
 
     def _noted(self, message: str) -> None:
         self.write(f"  {message}")
@@ -188,6 +200,12 @@ class RichProgress(Progress):
         if self._bars is not None and task is not None:
             total = step.total if step.total is not None else 1
             self._bars.update(task, total=total, completed=total, detail="", count=_count(step))
+
+    def _failed(self, step: Step, seconds: float) -> None:
+        task = self._tasks.pop(id(step), None)
+        if self._bars is not None and task is not None:
+            self._bars.update(task, description=f"{step.label} (stopped)", detail="")
+            self._bars.stop_task(task)
 
     def _noted(self, message: str) -> None:
         if self._bars is not None:

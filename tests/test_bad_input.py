@@ -32,8 +32,10 @@ def assert_one_line(proc: subprocess.CompletedProcess[str], code: ExitCode, mess
     assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    assert message in lines[0], lines[0]
+    # Long commands log their steps and timings first (bot/progress.py); the error is the last line, and one line.
+    errors = [line for line in lines if line.startswith("error: ")]
+    assert len(errors) == 1 and lines[-1] == errors[0], proc.stderr
+    assert message in lines[-1], lines[-1]
 
 
 def config_dir(tmp_path: Path, text: str | None) -> Path:

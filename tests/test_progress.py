@@ -45,6 +45,16 @@ def test_a_job_log_gets_one_line_per_step_and_item(capsys: pytest.CaptureFixture
     assert [line.split("  ")[-1] for line in lines[7:]] == ["tracing models (2)", "size analysis", "total"]
 
 
+def test_a_step_ended_by_an_error_does_not_read_as_done() -> None:
+    lines: list[str] = []
+    progress = LogProgress(write=lines.append)
+    with pytest.raises(RuntimeError), progress.step("build x86-64"):
+        raise RuntimeError("compiler failed")
+    assert lines[0] == "▶ build x86-64"
+    assert lines[1].startswith("✗ build x86-64: stopped after ")
+    assert [t.label for t in progress.timings] == ["build x86-64"]
+
+
 def test_no_terminal_means_a_job_log_and_a_terminal_means_bars() -> None:
     assert isinstance(cli.make_progress({}, terminal=False), LogProgress)
     assert isinstance(cli.make_progress({"GITHUB_ACTIONS": "true"}, terminal=True), LogProgress)
