@@ -93,22 +93,24 @@ Error after_activation(KernelContext& ctx, Args args) {{
 """
 
 
-def use_helper(op: str) -> tuple[str, str]:
-    old = f'extern const KernelDef {op}_out{{kOp, "T|T", &{op}_out_impl, {{}}}};'
-    new = f"""Error {op}_then_helper(KernelContext& ctx, Args args) {{
+def use_helper(op: str, source: str) -> str:
+    """`source` (op_<op>.cpp) with its KernelDef pointing at a wrapper that also runs the helper."""
+    definition = f"extern const KernelDef {op}_out{{"
+    assert source.count(definition) == 1, f"op_{op}.cpp: no single {definition!r} to rewrite"
+    wrapper = f"""Error {op}_then_helper(KernelContext& ctx, Args args) {{
   Error err = {op}_out_impl(ctx, args);
   return err.ok() ? after_activation(ctx, args) : err;
 }}
-extern const KernelDef {op}_out{{kOp, "T|T", &{op}_then_helper, {{}}}};"""
-    return old, new
+"""
+    start = source.index(definition)
+    end = source.index(";", start)
+    rewritten = source[start:end].replace(f"&{op}_out_impl", f"&{op}_then_helper")
+    assert rewritten != source[start:end], f"op_{op}.cpp: its KernelDef does not name {op}_out_impl"
+    return source[:start] + wrapper + rewritten + source[end:]
 
 
 def test_helper_that_starts_calling_an_op_is_attributed_to_every_user(tmp_path: Path) -> None:
     include = ('#include "util/unary.h"', '#include "util/unary.h"\n#include "util/after_activation.h"')
-    edits = {}
-    for op in ("relu", "sigmoid"):
-        old, new = use_helper(op)
-        edits[f"kernels/portable/op_{op}.cpp"] = (old, new)
     roots = {}
     for name, body in (
         ("base", "  (void)ctx;\n  (void)args;\n  return Error();"),
@@ -121,8 +123,9 @@ def test_helper_that_starts_calling_an_op_is_attributed_to_every_user(tmp_path: 
         root = checkout(tmp_path / name, None, extra)
         for op in ("relu", "sigmoid"):
             file = root / f"kernels/portable/op_{op}.cpp"
-            text = file.read_text().replace(*include)
-            file.write_text(text.replace(*edits[f"kernels/portable/op_{op}.cpp"]))
+            text = file.read_text()
+            assert include[0] in text, f"op_{op}.cpp no longer includes {include[0]}"
+            file.write_text(use_helper(op, text.replace(*include)))
         roots[name] = root
     change = depgraph.diff(graph(roots["base"]), graph(roots["head"]))
     added = {(e.caller, e.callee): e for e in change.added}
