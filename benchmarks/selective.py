@@ -12,13 +12,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bot import arch as arches
-from bot import build, oplist, pte, size, trace
+from bot import build, config, oplist, pte, size, trace
 from bot.errors import BotError
 from bot.kernel_library import load_libraries, op_sources
 
 ZOO_DIR = build.REPO_ROOT / "models" / "zoo"
 SIZE_BUILD = "MinSizeRel"
 ARCHES = ("x86-64", "aarch64", "cortex-m")
+MODEL_ARCH = "x86-64"  # per-model tables on one architecture; apps on all of them
 BUCKETS = frozenset({size.CORE, size.HELPERS, size.LIBC, size.LINKER, size.UNATTRIBUTED})
 EXTRACTION_REPEAT = 5
 
@@ -64,32 +65,59 @@ def _pct(part: int, whole: int) -> str:
     return f"{part / whole:.1%}" if whole else "n/a"
 
 
-def arch_sizes(arch: arches.Arch, yamls: dict[str, Path], work: Path, by_source: dict[str, list[str]]) -> list[str]:
-    """One architecture's table: all ops, then each model's selective runtime with and without dtype selection."""
+def _row(
+    name: str,
+    n_ops: int,
+    yaml_path: Path,
+    arch: arches.Arch,
+    all_ops: size.SizeReport,
+    work: Path,
+    by_source: dict[str, list[str]],
+) -> str:
+    """One selective runtime against all-ops: with and without dtype selection, and what dtype selection saves."""
+    measured = {
+        dtype_selective: measure(build.selective_flavour(yaml_path, dtype_selective), arch, work, by_source)
+        for dtype_selective in (False, True)
+    }
+    plain, narrow = measured[False].vm_size, measured[True].vm_size
+    saved = plain - narrow
+    return (
+        f"| {name} | {n_ops} | {plain:,} | {_pct(plain, all_ops.vm_size)} | {narrow:,} | "
+        f"{_pct(narrow, all_ops.vm_size)} | {saved:,} ({_pct(saved, plain)}) | "
+        f"{_pct(kernel_bytes(measured[True]), kernel_bytes(all_ops))} |"
+    )
+
+
+TABLE_HEAD = [
+    "| runtime | ops | selective | % of all-ops | + dtype selection | % of all-ops | dtype selection saves |"
+    " kernel bytes, % of all-ops kernels |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+]
+
+
+def arch_sizes(
+    arch: arches.Arch, apps: dict[str, Path], models: dict[str, Path], work: Path, by_source: dict[str, list[str]]
+) -> list[str]:
+    """One architecture: the all-ops runtime, each app's selective runtime (its checked-in yaml), and,
+    when `models` is not empty, each model's own selective runtime."""
     heading = [f"### {arch.name} ({arch.description})", ""]
     missing = arches.missing_tools(arch, run=False)
     if missing is not None:
         return [*heading, f"Not measured: {missing}.", ""]
     try:
         all_ops = measure(build.Flavour("all-ops-size"), arch, work, by_source)
-        rows = []
-        for model, yaml_path in yamls.items():
-            n_ops = len(oplist.load(yaml_path).operators)
-            measured = {
-                dtype_selective: measure(build.selective_flavour(yaml_path, dtype_selective), arch, work, by_source)
-                for dtype_selective in (False, True)
-            }
-            plain, narrow = measured[False].vm_size, measured[True].vm_size
-            saved = plain - narrow
-            rows.append(
-                f"| {model} | {n_ops} | {plain:,} | {_pct(plain, all_ops.vm_size)} | {narrow:,} | "
-                f"{_pct(narrow, all_ops.vm_size)} | {saved:,} ({_pct(saved, plain)}) | "
-                f"{_pct(kernel_bytes(measured[True]), kernel_bytes(all_ops))} |"
-            )
+        app_rows = [
+            _row(name, len(oplist.load(path).operators), path, arch, all_ops, work, by_source)
+            for name, path in apps.items()
+        ]
+        model_rows = [
+            _row(name, len(oplist.load(path).operators), path, arch, all_ops, work, by_source)
+            for name, path in models.items()
+        ]
     except BotError as exc:
         return [*heading, f"Not measured: {str(exc).splitlines()[0][:300]}", ""]
     fixed = all_ops.vm_size - kernel_bytes(all_ops)
-    return [
+    lines = [
         *heading,
         "| all-ops runtime | bytes |",
         "|---|---:|",
@@ -99,38 +127,49 @@ def arch_sizes(arch: arches.Arch, yamls: dict[str, Path], work: Path, by_source:
         f"| .bss (apart) | {all_ops.bss:,} |",
         f"| stripped file (page padded) | {all_ops.file_size:,} |",
         "",
-        "| model | ops | selective | % of all-ops | + dtype selection | % of all-ops | dtype selection saves |"
-        " kernel bytes, % of all-ops kernels |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-        *rows,
+        "Apps (the targets of `.selective-build.yml`, built from their checked-in yaml):",
+        "",
+        *TABLE_HEAD,
+        *app_rows,
         "",
     ]
+    if model_rows:
+        lines += ["Each zoo model alone (its traced yaml):", "", *TABLE_HEAD, *model_rows, ""]
+    return lines
+
+
+def app_yamls() -> dict[str, Path]:
+    """Each target of this repo's config and its checked-in selected_operators.yaml."""
+    cfg = config.load(build.REPO_ROOT)
+    return {target.name: build.REPO_ROOT / target.yaml for target in cfg.targets}
 
 
 def sizes(work: Path, models: Iterable[str] | None = None, arch_names: Iterable[str] = ARCHES) -> list[str]:
     work.mkdir(parents=True, exist_ok=True)
     yamls = traced_yamls(work, models)
+    apps = app_yamls()
     by_source = ops_by_source()
     n_library = len(trace.declared_calls(trace.tracer_runner()))
     lines = [
         "## Selective runtime sizes",
         "",
         f"`runtime_size_probe` (loader + executor + registered kernels; `{SIZE_BUILD}`, gc-sections) per",
-        "architecture, built from each model's traced yaml (`python -m bot oplist --trace`), with and without",
-        "dtype selection. Sizes are exact VM bytes: the loadable sections of the stripped binary (code,",
-        "read-only data, data, relocations, dynamic and unwind tables), summed without page padding, as the",
-        "PR comment reports them; `.bss` is apart. Kernel bytes come from the linker map (bot/size.py): each",
-        "op's objects plus the shared kernel helpers and the registration table; the fixed part (core,",
-        "libc and C++ runtime, linker-generated tables and padding) is the rest.",
+        "architecture: each app of `.selective-build.yml` on every architecture, and each zoo model alone",
+        f"(its traced yaml, `python -m bot oplist --trace`) on {MODEL_ARCH}; with and without dtype selection.",
+        "Sizes are exact VM bytes: the loadable sections of the stripped binary (code, read-only data, data,",
+        "relocations, dynamic and unwind tables), summed without page padding, as the PR comment reports",
+        "them; `.bss` is apart. Kernel bytes come from the linker map (bot/size.py): each op's objects plus",
+        "the shared kernel helpers and the registration table; the fixed part (core, libc and C++ runtime,",
+        "linker-generated tables and padding) is the rest.",
         "",
         f"The all-ops library holds {n_library} ops in every dtype ExecuTorch's portable kernels take. Goal: a",
-        "selective runtime at most 5% of the all-ops runtime; the kernel bytes a model keeps (last column)",
+        "selective runtime at most 5% of the all-ops runtime; the kernel bytes a runtime keeps (last column)",
         "are measured against it, while the fixed part every runtime carries keeps whole selective runtimes",
         "above it.",
         "",
     ]
     for name in arch_names:
-        lines += arch_sizes(arches.get(name), yamls, work, by_source)
+        lines += arch_sizes(arches.get(name), apps, yamls if name == MODEL_ARCH else {}, work, by_source)
     return lines
 
 
