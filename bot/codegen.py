@@ -22,7 +22,8 @@ from bot.resolve import Resolution, ResolveError, resolve
 
 
 def _split_symbol(kernel_name: str) -> tuple[str, str]:
-    namespace, _, name = kernel_name.rpartition("::")
+    """`my_ops::kernels::fancy_gelu_out` -> (`my_ops::kernels`, `fancy_gelu_out`); any namespace, or none."""
+    namespace, _, name = kernel_name.removeprefix("::").rpartition("::")
     return namespace, name
 
 
@@ -49,7 +50,7 @@ def render_registration(entries: Iterable[KernelEntry], sources: Iterable[Path],
         lines.append("  registry.allow_unresolved_calls();  // selected from traced ops only")
     if ordered:
         lines.append("  const KernelDef* const kernels[] = {")
-        lines.extend(f"      &::{entry.kernel_name},  // {entry.op}" for entry in ordered)
+        lines.extend(f"      &::{entry.kernel_name.removeprefix('::')},  // {entry.op}" for entry in ordered)
         lines += [
             "  };",
             "  for (const KernelDef* kernel : kernels) {",

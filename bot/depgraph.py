@@ -12,8 +12,8 @@ up as a new edge.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from elftools.elf.constants import SH_FLAGS
@@ -98,7 +98,12 @@ def _cstring(data: bytes, offset: int) -> str | None:
         return None
 
 
-def read_object(path: Path, into: Objects) -> None:
+def _portable_kernel(symbol: str) -> bool:
+    return symbol.startswith("_ZN2sb7kernels")
+
+
+def read_object(path: Path, into: Objects, is_kernel: Callable[[str], bool] = _portable_kernel) -> None:
+    """`is_kernel`: which data symbols are KernelDefs (by mangled name; default: the portable library's)."""
     source = path.name.removesuffix(".o")
     with path.open("rb") as f:
         elf = ELFFile(f)
@@ -147,7 +152,7 @@ def read_object(path: Path, into: Objects) -> None:
                     _resolve(sym, addend, sections, section_data, defined_at, fn)
                 else:
                     holder = defined_at(target_index, where, "STT_OBJECT")
-                    if holder is None or not holder.startswith("_ZN2sb7kernels"):
+                    if holder is None or not is_kernel(holder):
                         continue
                     offset_in = where - next(s["st_value"] for s in symbols if _symbol_key(s, source) == holder)
                     if offset_in == KERNELDEF_FN_OFFSET:
@@ -206,11 +211,11 @@ def _resolve(sym, addend: int, sections, section_data, defined_at, fn: Function)
 
 def build_graph(objects: Objects, library: dict[str, KernelEntry]) -> Graph:
     """Edges op -> op: the op names a kernel's implementation can reach."""
-    by_kernel_name = {entry.kernel_name.rpartition("::")[2]: op for op, entry in library.items()}
+    by_symbol = kernel_symbols(library)
     edges: set[Edge] = set()
     sources: dict[str, str] = {}
     for symbol, (impl, source) in objects.kernels.items():
-        op = next((o for name, o in by_kernel_name.items() if symbol == _mangled_kernel(name)), None)
+        op = by_symbol.get(symbol)
         if op is None:
             continue
         sources[op] = source
@@ -235,8 +240,18 @@ def build_graph(objects: Objects, library: dict[str, KernelEntry]) -> Graph:
     return Graph(named, dict(sorted(sources.items())))
 
 
-def _mangled_kernel(name: str) -> str:
-    return f"_ZN2sb7kernels{len(name)}{name}E"
+def mangled_kernel(kernel_name: str) -> str:
+    """The Itanium-mangled symbol of a KernelDef named by its qualified name, in any namespace:
+    `sb::kernels::add_out` -> `_ZN2sb7kernels7add_outE`, `my_ops::fancy_gelu_out` -> `_ZN6my_ops14fancy_gelu_outE`."""
+    parts = kernel_name.removeprefix("::").split("::")
+    if len(parts) == 1:
+        return parts[0]  # a global variable keeps its plain name
+    return "_ZN" + "".join(f"{len(part)}{part}" for part in parts) + "E"
+
+
+def kernel_symbols(library: dict[str, KernelEntry]) -> dict[str, str]:
+    """Mangled KernelDef symbol -> op, for every kernel of the libraries."""
+    return {mangled_kernel(entry.kernel_name): op for op, entry in library.items()}
 
 
 def object_files(build_dir: Path) -> list[Path]:
@@ -246,19 +261,27 @@ def object_files(build_dir: Path) -> list[Path]:
 
 def from_build(build_dir: Path, library: dict[str, KernelEntry]) -> Graph:
     objects = Objects()
+    symbols = kernel_symbols(library)
     for path in object_files(build_dir):
-        read_object(path, objects)
+        read_object(path, objects, symbols.__contains__)
     return build_graph(objects, library)
 
 
-def graph_for_checkout(runtime_source: Path, library: dict[str, KernelEntry], limits: Limits = DEFAULT_LIMITS) -> Graph:
+def graph_for_checkout(
+    runtime_source: Path,
+    library: dict[str, KernelEntry],
+    limits: Limits = DEFAULT_LIMITS,
+    options: dict[str, str] | None = None,
+) -> Graph:
     """Builds a checkout's kernel library (all kernels, as the tracer does) and reads its graph.
 
-    `runtime_source` is the CMake project, e.g. <checkout>/native.
+    `runtime_source` is the CMake project, e.g. <checkout>/native; `options` adds the config's
+    kernel libraries (build.kernel_library_options), so custom kernels are in the graph too.
     """
     from bot import build, trace
 
-    build_dir = build.build(trace.TRACER, ("sb_selected_kernels",), source_dir=runtime_source, limits=limits)
+    flavour = replace(trace.TRACER, options={**trace.TRACER.options, **options}) if options else trace.TRACER
+    build_dir = build.build(flavour, ("sb_selected_kernels",), source_dir=runtime_source, limits=limits)
     return from_build(build_dir, library)
 
 

@@ -20,6 +20,36 @@ class KernelLibraryError(ValueError):
     """A functions.yaml that cannot be used; the message names file and entry."""
 
 
+# `namespace::name.overload`, as ExecuTorch's tools write operator names (custom namespaces included).
+OPERATOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$")
+# A C++ qualified name (the generated registration refers to the KernelDef by it).
+KERNEL_SYMBOL = re.compile(r"^(::)?([A-Za-z_][A-Za-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*$")
+DEFAULT_SOURCES = ("**/*.cpp",)  # a library's sources when the config names none: every .cpp in its folder tree
+
+
+@dataclass(frozen=True)
+class KernelLibrary:
+    """One kernel library of the config: its functions.yaml and the sources that implement it."""
+
+    yaml: Path  # relative to the repo root (absolute only for the bundled portable library)
+    sources: tuple[str, ...] = DEFAULT_SOURCES  # globs relative to the yaml's folder
+    portable: bool = False  # the runtime's own library, whose sources its CMake project compiles itself
+
+    def source_files(self, root: Path) -> list[Path]:
+        """The library's sources (absolute, sorted); each one stays inside the repo (no symlink leads out)."""
+        folder = (root / self.yaml).parent
+        found: set[Path] = set()
+        for pattern in self.sources:
+            found.update(p for p in folder.glob(pattern) if p.suffix in (".cpp", ".cc") and not p.is_dir())
+        if not self.yaml.is_absolute():
+            for path in found:
+                try:
+                    inside_repo(root, os.path.relpath(path, root), "kernel source")
+                except UnsafeFileError as exc:
+                    raise KernelLibraryError(str(exc)) from None
+        return sorted(found)
+
+
 @dataclass(frozen=True)
 class KernelEntry:
     op: str  # full operator name, e.g. "aten::add.out"
@@ -28,13 +58,20 @@ class KernelEntry:
 
 
 def _op_name(entry: dict, path: Path, index: int) -> str:
+    """The entry's full operator name; without a namespace it is `aten::` (as ExecuTorch's gen_oplist reads it)."""
     if "op" in entry:
-        name = str(entry["op"])
-        return name if "::" in name else f"aten::{name}"
-    if "func" in entry:
+        name = str(entry["op"]).strip()
+    elif "func" in entry:
         # "ns::name.overload(schema) -> ret": the name is what precedes "(".
-        return str(entry["func"]).split("(", 1)[0].strip()
-    raise KernelLibraryError(f"{path}: entry {index} has neither 'op' nor 'func'")
+        name = str(entry["func"]).split("(", 1)[0].strip()
+    else:
+        raise KernelLibraryError(f"{path}: entry {index} has neither 'op' nor 'func'")
+    full = name if "::" in name else f"aten::{name}"
+    if not OPERATOR_NAME.match(full):
+        raise KernelLibraryError(
+            f"{path}: entry {index}: {name[:80]!r} is not an operator name (namespace::name.overload)"
+        )
+    return full
 
 
 def functions_yaml_entries(data: object, path: Path) -> list[KernelEntry]:
@@ -54,6 +91,10 @@ def functions_yaml_entries(data: object, path: Path) -> list[KernelEntry]:
         kernel_name = default.get("kernel_name")
         if not isinstance(kernel_name, str) or not kernel_name:
             raise KernelLibraryError(f"{path}: {op} has no kernel_name")
+        if not KERNEL_SYMBOL.match(kernel_name):
+            raise KernelLibraryError(f"{path}: {op}: kernel_name {kernel_name[:80]!r} is not a C++ qualified name")
+        if any(e.op == op for e in entries):
+            raise KernelLibraryError(f"{path}: {op} is listed twice")
         entries.append(KernelEntry(op=op, kernel_name=kernel_name, source=path))
     return entries
 
@@ -69,8 +110,19 @@ def load_libraries(paths: list[Path], limit_bytes: int = DEFAULT_LIMITS.yaml_byt
         for entry in functions_yaml_entries(data, path):
             if entry.op in by_op:
                 raise KernelLibraryError(f"{entry.op} is implemented by both {by_op[entry.op].source} and {path}")
+            clash = next((e for e in by_op.values() if _bare(e.kernel_name) == _bare(entry.kernel_name)), None)
+            if clash is not None:
+                # Kernel sources are matched to KernelDefs by unqualified name.
+                raise KernelLibraryError(
+                    f"{path}: {entry.op}: kernel_name {entry.kernel_name} has the same name as {clash.kernel_name} "
+                    f"({clash.op}, {clash.source}); give it another"
+                )
             by_op[entry.op] = entry
     return by_op
+
+
+def _bare(kernel_name: str) -> str:
+    return kernel_name.rpartition("::")[2]
 
 
 KERNEL_DEFINITION = re.compile(r"^extern const (?:::)?(?:sb::)?KernelDef (\w+)\s*\{", re.MULTILINE)
@@ -95,6 +147,8 @@ def find_definitions(sources: Iterable[Path], root: Path | None = None) -> tuple
         if not names:
             helpers.append(source)
         for name in names:
+            if name in defined_in and defined_in[name] != source:
+                raise KernelLibraryError(f"KernelDef {name} is defined in both {defined_in[name]} and {source}")
             defined_in[name] = source
     return defined_in, helpers
 
