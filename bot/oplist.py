@@ -135,9 +135,9 @@ class SelectedOps:
         return found
 
 
-def kernel_key(tensors: Iterable[tuple[str, int]]) -> str:
-    """ExecuTorch kernel key for tensors given as (dtype name, rank), contiguous dim order."""
-    parts = [f"{DTYPE_CODES.get(dtype, -1)};{','.join(map(str, range(rank)))}" for dtype, rank in tensors]
+def kernel_key(tensors: Iterable[tuple[str, tuple[int, ...]]]) -> str:
+    """ExecuTorch kernel key for tensors given as (dtype name, dim order)."""
+    parts = [f"{DTYPE_CODES.get(dtype, -1)};{','.join(map(str, order))}" for dtype, order in tensors]
     # An op without tensor arguments (a prim op on sym ints) is "v1", as gen_oplist writes it.
     return "v1/" + "|".join(parts) if parts else "v1"
 
@@ -150,13 +150,13 @@ def from_program(program: pte.Program, model: str, method: str = "forward") -> S
     plan = program.plan(method)
 
     def call_key(args: tuple[int, ...]) -> str:
-        tensors: list[tuple[str, int]] = []
+        tensors: list[tuple[str, tuple[int, ...]]] = []
         for arg in args:
             value = plan.values[arg] if 0 <= arg < len(plan.values) else None
             if value is None:
                 continue
             if value.kind == "Tensor":
-                tensors.append((value.dtype or "", len(value.sizes)))
+                tensors.append(_described(value))
             elif value.kind in ("TensorList", "OptionalTensorList"):
                 tensors.extend(_list_members(plan, value))
         return kernel_key(tensors)
@@ -168,10 +168,15 @@ def from_program(program: pte.Program, model: str, method: str = "forward") -> S
     return SelectedOps(operators=operators, et_kernel_metadata={op: tuple(sorted(k)) for op, k in keys.items()})
 
 
-def _list_members(plan: pte.ExecutionPlan, value: pte.Value) -> list[tuple[str, int]]:
+def _described(tensor: pte.Value) -> tuple[str, tuple[int, ...]]:
+    """(dtype, dim order) of a tensor value, as gen_oplist reads them (a program without a dim order is contiguous)."""
+    return tensor.dtype or "", tensor.dim_order or tuple(range(len(tensor.sizes)))
+
+
+def _list_members(plan: pte.ExecutionPlan, value: pte.Value) -> list[tuple[str, tuple[int, ...]]]:
     # gen_oplist describes a tensor list by its first member.
     member = plan.first_tensor(value.members)
-    return [] if member is None else [(member.dtype or "", len(member.sizes))]
+    return [] if member is None else [_described(member)]
 
 
 def from_root_ops(ops: Iterable[str], source: str) -> SelectedOps:

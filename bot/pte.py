@@ -221,6 +221,7 @@ class Value:
     kind: str  # one of VALUE_KINDS
     dtype: str | None = None  # tensors only
     sizes: tuple[int, ...] = ()  # tensors only
+    dim_order: tuple[int, ...] = ()  # tensors only; empty: the program gave none (contiguous)
     members: tuple[int, ...] = ()  # tensor lists: value indices of the elements
     table: Table | None = None  # where the value's table is, for tools that patch files
 
@@ -322,7 +323,8 @@ def _read_value(r: FlatReader, ev: Table) -> Value:
         return Value(kind, table=val)
     dtype_id = int(r.scalar(val, 0, "b"))
     sizes = r.ints(val, 2)
-    return Value(kind, SCALAR_TYPES.get(dtype_id, f"unknown({dtype_id})"), sizes, table=val)
+    dim_order = r.ints(val, 3, "B")
+    return Value(kind, SCALAR_TYPES.get(dtype_id, f"unknown({dtype_id})"), sizes, dim_order, table=val)
 
 
 def _read_instruction(r: FlatReader, ins: Table) -> Instruction:

@@ -9,7 +9,8 @@ void append_tensor(std::string* key, const Tensor* t) {
   if (!key->empty() && key->back() != '/') *key += '|';
   if (t == nullptr) return;
   *key += std::to_string(static_cast<int>(t->dtype)) + ';';
-  for (int32_t d = 0; d < t->dim; ++d) *key += (d ? "," : "") + std::to_string(d);
+  // The tensor's own dim order, as gen_oplist writes it (0,2,3,1 for a channels-last tensor).
+  for (int32_t d = 0; d < t->dim; ++d) *key += (d ? "," : "") + std::to_string(t->dim_order[d]);
 }
 
 }  // namespace
