@@ -12,16 +12,18 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import arch as arches
-from bot import lock, sandbox
+from bot import bundle, lock, sandbox
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
+from bot.kernel_library import KernelLibrary, KernelLibraryError
 from bot.limits import DEFAULT_LIMITS, Limits
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = bundle.root()  # the source checkout, or an installed package's bundle (native/ and kernels/)
 BUILD_DIR_NAME = ".sb-build"
 CONFIGURED_STAMP = ".sb-configured"  # the configure command, written once it has succeeded
 LOCK_NAME = ".sb-lock"
@@ -33,6 +35,11 @@ def cache_dir() -> Path:
     """Where the PR pipeline keeps its worktrees (reused across runs)."""
     default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "selective-build"
     return Path(os.environ.get("SB_CACHE_DIR", default))
+
+
+def bundled_build_dir(flavour: Flavour) -> Path:
+    """Where a flavour of the installed package's runtime is built: the cache, by tool version."""
+    return cache_dir() / "bundled-runtime" / bundle.version() / flavour.key()
 
 
 def _tool(name: str) -> str:
@@ -94,6 +101,31 @@ def selective_flavour(
     return Flavour(f"selective-{ops_yaml.parent.name}-{ops_yaml.stem}", options, arch=arch)
 
 
+def with_options(flavour: Flavour, options: dict[str, str]) -> Flavour:
+    """The flavour with more CMake cache options (the same flavour when there are none)."""
+    if not options:
+        return flavour
+    return dataclasses.replace(flavour, options={**flavour.options, **options})
+
+
+def kernel_library_options(root: Path, libraries: Sequence[KernelLibrary]) -> dict[str, str]:
+    """The CMake options that compile the config's kernel libraries besides the runtime's portable one:
+    every library's functions.yaml (SB_KERNEL_LIBRARIES) and the others' sources (SB_KERNEL_SOURCES).
+
+    None when the portable library is all there is, so such builds keep their flavour keys.
+    Raises KernelLibraryError when a library's sources cannot be listed (one leads out of the repo).
+    """
+    extra = [library for library in libraries if not library.portable]
+    if not extra:
+        return {}
+    yamls = [str((root / library.yaml).resolve()) for library in libraries]
+    sources = [str(path.resolve()) for library in extra for path in library.source_files(root)]
+    for value in (*yamls, *sources):
+        if ";" in value:
+            raise KernelLibraryError(f"{value}: a kernel library path cannot hold ';' (CMake's list separator)")
+    return {"SB_KERNEL_LIBRARIES": ";".join(yamls), "SB_KERNEL_SOURCES": ";".join(sources)}
+
+
 SIZE_PROBE = "runtime_size_probe"  # the measured binary; its linker map is f"{SIZE_PROBE}.map" beside it
 
 
@@ -151,7 +183,13 @@ def build(
     two checkouts of the same code (head and the base worktree, or a fresh
     clone) compile with identical relative paths and share ccache hits.
     """
-    source = (source_dir or REPO_ROOT / "native").resolve()
+    source = (source_dir or bundle.runtime_dir()).resolve()
+    ccache_base = source.parent
+    if build_dir is None and bundle.is_installed() and bundle.contains(source):
+        # The installed package's runtime: never build inside site-packages. Every checkout
+        # (head, base) builds it in the same cache directory, so their compiles share ccache hits.
+        build_dir = bundled_build_dir(flavour)
+        ccache_base = Path(os.path.commonpath([source.parent, build_dir.parent]))
     out = (build_dir or source.parent / BUILD_DIR_NAME / flavour.key()).resolve()
     if build_dir is None and not out.is_relative_to(source.parent):
         # A checked-in .sb-build symlink must not send the build elsewhere.
@@ -193,10 +231,10 @@ def build(
         if not _configured_by(stamp, configure):
             # Never configured, or a run was killed mid-configure: start from an empty directory.
             _empty_directory(out, keep=(LOCK_NAME,))
-            _run(configure, out, f"CMake configure of {flavour.name}", source.parent, limits)
+            _run(configure, out, f"CMake configure of {flavour.name}", ccache_base, limits)
             write_text_atomic(stamp, "\0".join(configure))
         build_cmd = [_tool("cmake"), "--build", str(out), "--target", *targets]
-        _run(build_cmd, out, f"build of {flavour.name}", source.parent, limits)
+        _run(build_cmd, out, f"build of {flavour.name}", ccache_base, limits)
     return out
 
 

@@ -8,12 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot import arch as arches
-from bot import safe_yaml
+from bot import bundle, safe_yaml
 from bot.errors import BotError, ExitCode
+from bot.kernel_library import DEFAULT_SOURCES, KernelLibrary
 from bot.limits import DEFAULT_LIMITS, Limits
 from bot.safe_files import MissingFileError, UnsafeFileError, check_regular_file, inside_repo
 
 CONFIG_NAME = ".selective-build.yml"
+DEFAULT_RUNTIME = "native"  # a runtime repo's own CMake project (else the bundled runtime)
+DEFAULT_PORTABLE_LIBRARY = "kernels/functions.yaml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
 
 
@@ -59,6 +62,29 @@ class Config:
     fail_on_budget: bool
     targets: tuple[Target, ...]
     limits: Limits = DEFAULT_LIMITS
+    # The repo has no runtime of its own: runtime_source (absolute) and the first kernel library
+    # are the tool's bundled ones (bot/bundle.py), trusted and exempt from the repo-path confinement.
+    bundled_runtime: bool = False
+    # Source globs of the kernel_libraries entries that name them ({yaml: ..., sources: [...]}), by yaml.
+    library_sources: tuple[tuple[Path, tuple[str, ...]], ...] = ()
+
+    def libraries(self) -> tuple[KernelLibrary, ...]:
+        """The kernel libraries with their sources; the runtime's own portable library is marked
+        (its CMake project compiles it; the others reach the build as options, bot/build.py)."""
+        portable = ((self.root / self.runtime_source).parent / DEFAULT_PORTABLE_LIBRARY).resolve()
+        globs = dict(self.library_sources)
+        return tuple(
+            KernelLibrary(path, globs.get(path, DEFAULT_SOURCES), portable=(self.root / path).resolve() == portable)
+            for path in self.kernel_libraries
+        )
+
+    def runtime_label(self) -> str:
+        """Which runtime builds use, as the report names it."""
+        return bundle.describe() if self.bundled_runtime else bundle.describe_own(self.runtime_source)
+
+    def trusted(self, path: Path) -> bool:
+        """Whether `path` is one of the tool's own bundled files (not PR-controlled)."""
+        return self.bundled_runtime and path.is_absolute() and bundle.contains(path)
 
     def target(self, name: str) -> Target:
         for target in self.targets:
@@ -166,11 +192,20 @@ def from_dict(data: dict, root: Path) -> Config:
         )
     runtime = data.get("runtime", {})
     fail_on = data.get("fail_on", {})
+    own_runtime = "source_dir" in runtime or (root / DEFAULT_RUNTIME / "CMakeLists.txt").is_file()
+    entries = data.get("kernel_libraries", [])
+    declared = tuple(Path(p if isinstance(p, str) else p["yaml"]) for p in entries)
+    library_sources = tuple((Path(p["yaml"]), tuple(p["sources"])) for p in entries if isinstance(p, dict))
+    # An app repo builds the bundled runtime and portable library; its own libraries add to them.
+    bundled = (bundle.portable_library(), *declared)
+    libraries = (declared or (Path(DEFAULT_PORTABLE_LIBRARY),)) if own_runtime else bundled
     return Config(
         root=root,
-        runtime_source=Path(runtime.get("source_dir", "native")),
+        runtime_source=Path(runtime.get("source_dir", DEFAULT_RUNTIME)) if own_runtime else bundle.runtime_dir(),
         runtime_target=runtime.get("target", "runtime_size_probe"),
-        kernel_libraries=tuple(Path(p) for p in data.get("kernel_libraries", ["kernels/functions.yaml"])),
+        kernel_libraries=libraries,
+        bundled_runtime=not own_runtime,
+        library_sources=library_sources,
         oplist_dir=Path(data.get("oplist_dir", "oplist")),
         include=data.get("include", "static"),
         fail_on_stale=fail_on.get("stale", True),
@@ -184,8 +219,10 @@ def check_paths(config: Config) -> None:
     """Every path the config names, and every path derived from it, stays inside the repo;
     models and inputs are regular files within the limits."""
     root = config.root
-    _confined(root, config.runtime_source, "runtime.source_dir")
-    for index, library in enumerate(config.kernel_libraries):
+    if not config.trusted(config.runtime_source):
+        _confined(root, config.runtime_source, "runtime.source_dir")
+    app_libraries = [p for p in config.kernel_libraries if not config.trusted(p)]
+    for index, library in enumerate(app_libraries):
         _confined(root, library, f"kernel_libraries[{index}]")
     _confined(root, config.oplist_dir, "oplist_dir")
     for target in config.targets:

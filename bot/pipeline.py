@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import arch as arches
-from bot import build, config, depgraph, git, lock, oplist, pte, regenerate, safe_files, size, stale, trace
+from bot import build, bundle, config, depgraph, git, lock, oplist, pte, regenerate, safe_files, size, stale, trace
 from bot.errors import BotError, ExitCode
 from bot.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
 from bot.oplist import SelectedOps
@@ -122,6 +122,7 @@ class PrReport:
     graph_removed: tuple[depgraph.Edge, ...] = ()
     build_error: str = ""  # the head's kernels do not build: nothing else could be checked
     model_failures: tuple[LoadFailure, ...] = ()  # models the tracer could not run (error, time or memory limit)
+    runtime: str = ""  # the runtime built, e.g. "bundled runtime of selective-build 0.1.0" ("": not recorded)
 
     def first_build_error(self) -> str:
         """The first failing build's message line, or ""."""
@@ -153,35 +154,51 @@ class Checkout:
     ops_by_source: dict[str, list[str]]  # kernel object stem -> ops (size attribution)
     kernel_files: dict[str, str]  # op -> repo-relative kernel source (causes)
     library: dict[str, KernelEntry] = field(default_factory=dict)
+    build_options: dict[str, str] = field(default_factory=dict)  # CMake options of the app's kernel libraries
 
     @staticmethod
     def open(root: Path, cfg: config.Config | None) -> Checkout:
         """Raises BotError(BUILD) when the checkout's kernels cannot be built as they are."""
         if cfg is None:
             return Checkout(root, None, {}, {})
-        trees = [root / cfg.runtime_source, *{(root / p).parent for p in cfg.kernel_libraries}]
+        # The tool's bundled runtime and portable library are trusted; the repo's own trees are checked.
+        declared = (cfg.runtime_source, *{p.parent for p in cfg.kernel_libraries})
+        trees = [root / p for p in declared if not cfg.trusted(p)]
         leaving = safe_files.symlinks_leaving(root, trees)
         if leaving:
             where = leaving[0].relative_to(root).as_posix()
             raise BotError(f"{where} is a symlink that leads outside the repository; refusing to build", ExitCode.BUILD)
         try:
             library = load_libraries([root / p for p in cfg.kernel_libraries], cfg.limits.yaml_bytes)
-            # Kernel sources live beside their library's functions.yaml.
-            sources = sorted({src for p in cfg.kernel_libraries for src in (root / p).parent.rglob("*.cpp")})
-            by_op = op_sources(library, sources, root)
+            # Kernel sources live beside their library's functions.yaml (an app library may name them).
+            libraries = cfg.libraries()
+            sources = sorted(
+                {
+                    src
+                    for lib in libraries
+                    for src in ((root / lib.yaml).parent.rglob("*.cpp") if lib.portable else lib.source_files(root))
+                }
+            )
+            _one_file_per_name(sources, root)
+            options = build.kernel_library_options(root, libraries)
+            bundled = [src for src in sources if cfg.trusted(src)]
+            by_op = op_sources(library, bundled) | op_sources(library, [s for s in sources if s not in bundled], root)
         except KernelLibraryError as exc:
             raise BotError(str(exc), ExitCode.BUILD) from None
         by_source: dict[str, list[str]] = {}
         for op, path in by_op.items():
             by_source.setdefault(path.name, []).append(op)
-        files = {op: path.relative_to(root).as_posix() for op, path in by_op.items()}
-        return Checkout(root, cfg, by_source, files, library)
+        shown = {op: path.relative_to(bundle.root() if cfg.trusted(path) else root) for op, path in by_op.items()}
+        files = {op: path.as_posix() for op, path in shown.items()}
+        return Checkout(root, cfg, by_source, files, library, options)
 
     def graph(self) -> depgraph.Graph | None:
         if self.cfg is None:
             return None
         try:
-            return depgraph.graph_for_checkout(self.root / self.cfg.runtime_source, self.library, self.cfg.limits)
+            return depgraph.graph_for_checkout(
+                self.root / self.cfg.runtime_source, self.library, self.cfg.limits, self.build_options
+            )
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
@@ -192,7 +209,9 @@ class Checkout:
         assert self.cfg is not None
         lenient = self.cfg.include == "traced"
         return build.build(
-            build.selective_flavour(yaml_file, dtype_selective, lenient, arch=arch.name),
+            build.with_options(
+                build.selective_flavour(yaml_file, dtype_selective, lenient, arch=arch.name), self.build_options
+            ),
             targets=build.runtime_targets(arch) if smoke else build.size_targets(arch),
             source_dir=self.root / self.cfg.runtime_source,
             limits=self.cfg.limits,
@@ -204,6 +223,16 @@ class Checkout:
         return size.analyse(
             probe, build_dir / f"{build.SIZE_PROBE}.map", self.ops_by_source, work, arch=arch, limits=self.cfg.limits
         )
+
+
+def _one_file_per_name(sources: list[Path], root: Path) -> None:
+    """Size attribution goes by object file name: two kernel sources of one name would share their bytes."""
+    seen: dict[str, Path] = {}
+    for source in sources:
+        other = seen.setdefault(source.name, source)
+        if other != source:
+            shown = [p.relative_to(root).as_posix() if p.is_relative_to(root) else p.name for p in (other, source)]
+            raise KernelLibraryError(f"kernel sources {shown[0]} and {shown[1]} have one file name; rename one")
 
 
 def _as_progress(progress: Progress | Callable[[str], None]) -> Progress:
@@ -250,7 +279,8 @@ def _run_pr(
     try:
         with progress.step("building the model tracer at head"):
             head = Checkout.open(head_root, cfg)
-            tracer_build = build.build(trace.TRACER, source_dir=head_root / cfg.runtime_source, limits=cfg.limits)
+            tracer = build.with_options(trace.TRACER, head.build_options)
+            tracer_build = build.build(tracer, source_dir=head_root / cfg.runtime_source, limits=cfg.limits)
             tracer = build.runner_path(tracer_build)
     except BotError as exc:
         if exc.exit_code != ExitCode.BUILD:
@@ -263,6 +293,7 @@ def _run_pr(
             stale_files=(),
             changed_files=tuple(changed),
             build_error=exc.message + ("\n" + exc.detail if exc.detail else ""),
+            runtime=cfg.runtime_label(),
         )
     tracing = TolerantTracer(cfg)
     regenerated = regenerate.regenerate(cfg, tracer, tracing, progress)
@@ -289,6 +320,7 @@ def _run_pr(
         graph_added=graph_change.added if graph_change else (),
         graph_removed=graph_change.removed if graph_change else (),
         model_failures=tuple(tracing.failures),
+        runtime=cfg.runtime_label(),
     )
 
 
