@@ -1,7 +1,8 @@
 // aten::grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners,
 //                           *, Tensor(a!) out)
 // out[n, c, h, w] samples input[n, c] at grid[n, h, w] = (x, y) in [-1, 1]: bilinear (0), nearest (1) or bicubic (2);
-// coordinates outside the image read zeros (0), the border (1) or the reflected image (2).
+// coordinates outside the image read zeros (0), the border (1) or the reflected image (2). Float, Double, Half,
+// BFloat16 and (as ExecuTorch's kernel, in their own arithmetic) the integer dtypes; grid has the input's dtype.
 #include <cmath>
 #include <type_traits>
 
@@ -127,6 +128,71 @@ struct Plane {
   int64_t h, w;
 };
 
+// Integer dtypes, as ExecuTorch's kernel computes them: its formulas evaluated in the tensor's integer type T
+// with C++'s promotions (P: int, or int64 for Long), every intermediate wrapping instead of overflowing. Every
+// interpolation then weighs the pixel at the integer source index by 1 and its neighbours by 0 (bicubic's -0.75
+// is 0 in T), so all three modes read that one pixel.
+template <typename T>
+using Promoted = decltype(T() + 1);
+
+template <typename P>
+P wrap_add(P a, P b) {
+  using U = std::make_unsigned_t<P>;
+  return static_cast<P>(static_cast<U>(a) + static_cast<U>(b));
+}
+
+template <typename P>
+P wrap_mul(P a, P b) {
+  using U = std::make_unsigned_t<P>;
+  return static_cast<P>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+template <typename T>
+T int_unnormalize(T v, int64_t size, bool align_corners) {
+  using P = Promoted<T>;
+  const P shifted = wrap_add<P>(static_cast<P>(v), P(1));
+  if (align_corners) return static_cast<T>(wrap_mul<int64_t>(static_cast<int64_t>(shifted / 2), size - 1));
+  return static_cast<T>(wrap_add<int64_t>(wrap_mul<int64_t>(shifted, size), -1) / 2);
+}
+
+template <typename T>
+T int_clip(T v, int64_t size) {
+  const T hi = static_cast<T>(size - 1);
+  const T lo = v > T(0) ? v : T(0);
+  return hi < lo ? hi : lo;
+}
+
+template <typename T>
+T int_reflect(T v, int64_t twice_lo, int64_t twice_hi) {
+  using P = Promoted<T>;
+  using U = std::make_unsigned_t<P>;
+  if (twice_lo == twice_hi) return T(0);
+  const T lo = static_cast<T>(static_cast<P>(static_cast<T>(twice_lo)) / 2);
+  const T span = static_cast<T>(static_cast<P>(static_cast<T>(twice_hi - twice_lo)) / 2);
+  if (span == T(0)) return T(0);  // a size beyond T: ExecuTorch divides by zero here
+  const P diff = wrap_add<P>(static_cast<P>(v), static_cast<P>(-static_cast<P>(lo)));
+  const U magnitude = diff < 0 ? U(0) - static_cast<U>(diff) : static_cast<U>(diff);
+  const P d = static_cast<P>(static_cast<T>(magnitude));
+  const P sp = static_cast<P>(span);
+  const bool trivial = sp == P(1) || sp == P(-1);  // also keeps min / -1 defined
+  const P extra = trivial ? P(0) : d % sp;
+  const P flips = trivial ? d : d / sp;
+  const P r = flips % 2 == 0 ? wrap_add<P>(extra, static_cast<P>(lo))
+                             : wrap_add<P>(wrap_add<P>(sp, static_cast<P>(-extra)), static_cast<P>(lo));
+  return static_cast<T>(r);
+}
+
+// The pixel index an integer grid coordinate selects (before the padding's bounds handling).
+template <typename T>
+int64_t int_source_index(T v, int64_t size, int64_t padding, bool align_corners) {
+  T i = int_unnormalize(v, size, align_corners);
+  if (padding == kReflection) {
+    i = align_corners ? int_reflect(i, 0, 2 * (size - 1)) : int_reflect(i, -1, 2 * size - 1);
+  }
+  if (padding != kZeros) i = int_clip(i, size);
+  return static_cast<int64_t>(i);
+}
+
 template <typename T, typename S>
 S sample_bilinear(const T* img, Plane p, S ix, S iy, int64_t padding) {
   const int64_t x0 = to_index(std::floor(ix));
@@ -205,7 +271,7 @@ Error grid_sampler_2d_out_impl(KernelContext& /*ctx*/, Args args) {
   if (sizes[0] * sizes[1] * oh * ow > 0 && (p.h == 0 || p.w == 0)) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: cannot sample an empty input", kOp);
   }
-  return switch_dtype<kOp, kFloatHBF16>(out.dtype, [&](auto zero) {
+  return switch_dtype<kOp, kRealHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     using S = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const T* x = in.data_as<const T>();
@@ -216,31 +282,41 @@ Error grid_sampler_2d_out_impl(KernelContext& /*ctx*/, Args args) {
         const T* img = x + (n * sizes[1] + c) * p.h * p.w;
         const T* gp = g + n * oh * ow * 2;
         for (int64_t k = 0; k < oh * ow; ++k) {
-          const S gx = static_cast<S>(gp[2 * k]);
-          const S gy = static_cast<S>(gp[2 * k + 1]);
-          S v;
-          if (mode == 2) {
-            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-              v = sample_bicubic<T, S>(img, p, gx, gy, padding, align_corners);
-            } else {  // in the tensor's 16-bit type, rounding each step like ExecuTorch
-              using R = Rounded<T>;
-              v = sample_bicubic<T, R>(img, p, R(gp[2 * k]), R(gp[2 * k + 1]), padding, align_corners).v;
+          if constexpr (std::is_integral_v<T>) {
+            const int64_t xi = int_source_index(gp[2 * k], p.w, padding, align_corners);
+            const int64_t yi = int_source_index(gp[2 * k + 1], p.h, padding, align_corners);
+            if (padding == kZeros) {
+              *y++ = xi >= 0 && xi < p.w && yi >= 0 && yi < p.h ? img[yi * p.w + xi] : T(0);
+            } else {
+              *y++ = img[clamp_index(yi, p.h) * p.w + clamp_index(xi, p.w)];
             }
           } else {
-            const S ix = source_index(gx, p.w, padding, align_corners);
-            const S iy = source_index(gy, p.h, padding, align_corners);
-            if (mode == 0) {
-              v = sample_bilinear<T, S>(img, p, ix, iy, padding);
+            const S gx = static_cast<S>(gp[2 * k]);
+            const S gy = static_cast<S>(gp[2 * k + 1]);
+            S v;
+            if (mode == 2) {
+              if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+                v = sample_bicubic<T, S>(img, p, gx, gy, padding, align_corners);
+              } else {  // in the tensor's 16-bit type, rounding each step like ExecuTorch
+                using R = Rounded<T>;
+                v = sample_bicubic<T, R>(img, p, R(gp[2 * k]), R(gp[2 * k + 1]), padding, align_corners).v;
+              }
             } else {
-              const int64_t xi = to_index(std::nearbyint(ix)), yi = to_index(std::nearbyint(iy));
-              if (padding == kZeros) {
-                v = xi >= 0 && xi < p.w && yi >= 0 && yi < p.h ? static_cast<S>(img[yi * p.w + xi]) : S(0);
+              const S ix = source_index(gx, p.w, padding, align_corners);
+              const S iy = source_index(gy, p.h, padding, align_corners);
+              if (mode == 0) {
+                v = sample_bilinear<T, S>(img, p, ix, iy, padding);
               } else {
-                v = static_cast<S>(img[clamp_index(yi, p.h) * p.w + clamp_index(xi, p.w)]);
+                const int64_t xi = to_index(std::nearbyint(ix)), yi = to_index(std::nearbyint(iy));
+                if (padding == kZeros) {
+                  v = xi >= 0 && xi < p.w && yi >= 0 && yi < p.h ? static_cast<S>(img[yi * p.w + xi]) : S(0);
+                } else {
+                  v = static_cast<S>(img[clamp_index(yi, p.h) * p.w + clamp_index(xi, p.w)]);
+                }
               }
             }
+            *y++ = static_cast<T>(v);
           }
-          *y++ = static_cast<T>(v);
         }
       }
     }

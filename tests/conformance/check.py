@@ -13,6 +13,10 @@ runs some of ExecuTorch's optimized kernels, which do not always keep them.
 A fixture ExecuTorch's runtime refused (refused.txt) passes either way: when
 ours refuses too ("not supported by ExecuTorch either") and when ours computes
 it (recorded: ExecuTorch not taking a dtype is no failure of ours).
+
+A fixture without a program (unexpressible.txt: torch.export or to_edge cannot
+express the op in that dtype) has nothing to run: its result is "no program",
+neither pass nor fail, and the tests skip it with that reason.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ OURS_ONLY = "ours only"  # ExecuTorch's runtime refused; ours computed it
 ATEN = "matches ATen"  # ExecuTorch's runtime differs from ATen; ours matches ATen
 MISSING = "missing operator"  # our runtime has no kernel for the op
 FAIL = "fail"  # wrong result, or refused what ExecuTorch computes
+NO_PROGRAM = "no program"  # torch.export / to_edge cannot express the case: nothing to run
 PASSING = (PASS, BOTH_REFUSE, OURS_ONLY, ATEN)
 
 
@@ -126,6 +131,8 @@ def error_line(stderr: str, returncode: int) -> str:
 
 def run_fixture(runner: Path, fixture: Fixture, work: Path) -> Result:
     """Runs `fixture` on our runtime (`runner` is an all-ops executor_runner) and judges it."""
+    if fixture.unexpressible is not None:
+        return Result(NO_PROGRAM, fixture.unexpressible)
     out_dir = work / fixture.id
     cmd = [str(runner), "--model", str(fixture.path / "model.pte"), "--output-dir", str(out_dir)]
     for path in fixture.inputs():

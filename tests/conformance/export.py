@@ -13,7 +13,10 @@ written for it). ExecuTorch's runtime then runs the program: its outputs become
 `expected<i>.npy`, or, when it refuses (its kernel does not take that dtype),
 `refused.txt` holds its one-line reason. When the edge dialect's dtype check
 rejects a case, the program is lowered without that check so that ExecuTorch's
-runtime still decides (case.json records the check's verdict).
+runtime still decides (case.json records the check's verdict). A case tagged
+`may-be-unexpressible` (the dtype sweep, cases/sweep.py) that torch.export, to_edge
+or to_executorch cannot lower, or that ExecuTorch lowers into other ops, gets a
+fixture without a program: `unexpressible.txt` holds why.
 
 Each computed case is also run by eager PyTorch (ATen). Where ExecuTorch's
 runtime and ATen disagree by the suite's own rules, ATen's outputs are kept as
@@ -51,7 +54,7 @@ import torch
 from torch import nn
 
 from tests.conformance.layout import CASES_DIR, DTYPE_NAMES, DTYPES, FIXTURES_DIR, families
-from tests.conformance.spec import SKIP_DIM_ORDER
+from tests.conformance.spec import MAY_BE_UNEXPRESSIBLE, SKIP_DIM_ORDER
 
 MAX_PROGRAM_BYTES = 16 * 1024  # fixtures are committed: a single-op program is ~1-2 KB
 MAX_REASON_CHARS = 300
@@ -61,7 +64,7 @@ MAX_REASON_CHARS = 300
 class Outcome:
     id: str
     family: str
-    status: str  # "ok", "refused", "mislabelled", "error"
+    status: str  # "ok", "refused", "unexpressible", "mislabelled", "error"
     message: str = ""
     bytes: int = 0
 
@@ -288,8 +291,13 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
     from executorch.runtime import Runtime
 
     inputs = tuple(t.clone() for t in case.inputs)
-    with torch.no_grad():
-        exported = export_program(case, inputs)
+    try:
+        with torch.no_grad():
+            exported = export_program(case, inputs)
+    except Exception as exc:
+        if MAY_BE_UNEXPRESSIBLE not in case.tags:
+            raise
+        return write_unexpressible(family, case, out_root, f"torch.export: {first_line(exc)}")
     keep = [_torch_op(name) for name in case.preserved_ops()]
     # An op kept whole must also be exempt from the core-ATen check, or to_edge refuses it.
     options = {
@@ -302,12 +310,25 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
         edge = to_edge(exported, compile_config=EdgeCompileConfig(**options))
     except Exception as exc:  # the edge dialect's dtype check; ExecuTorch's runtime decides below
         edge_check = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:MAX_REASON_CHARS]
-        edge = to_edge(exported, compile_config=EdgeCompileConfig(_check_ir_validity=False, **options))
-    program = edge.to_executorch(backend_config(case))
+        try:
+            edge = to_edge(exported, compile_config=EdgeCompileConfig(_check_ir_validity=False, **options))
+        except Exception as exc:
+            if MAY_BE_UNEXPRESSIBLE not in case.tags:
+                raise
+            return write_unexpressible(family, case, out_root, f"to_edge: {first_line(exc)}")
+    try:
+        program = edge.to_executorch(backend_config(case))
+    except Exception as exc:
+        if MAY_BE_UNEXPRESSIBLE not in case.tags:
+            raise
+        return write_unexpressible(family, case, out_root, f"to_executorch: {first_line(exc)}")
     ops = operator_names(program)
     allowed = {case.op, *case.also, *shape_ops(case, ops)}
     if case.op not in ops or not set(ops) <= allowed:
-        return Outcome(case.id, family, "mislabelled", f"program holds {', '.join(ops) or 'no operator'}")
+        holds = f"program holds {', '.join(ops) or 'no operator'}"
+        if MAY_BE_UNEXPRESSIBLE in case.tags:
+            return write_unexpressible(family, case, out_root, f"ExecuTorch's export lowers it: {holds}")
+        return Outcome(case.id, family, "mislabelled", holds)
     buffer = program.buffer
     if len(buffer) > MAX_PROGRAM_BYTES:
         message = f"program is {len(buffer)} bytes (max {MAX_PROGRAM_BYTES}): use smaller inputs"
@@ -368,6 +389,42 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
         return Outcome(case.id, family, "refused", reason + note, size)
     note = f" (declared unsupported: {case.unsupported_by_executorch})" if case.unsupported_by_executorch else ""
     return Outcome(case.id, family, "ok", note, size)
+
+
+def first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"[:MAX_REASON_CHARS]
+
+
+def write_unexpressible(family: str, case: Any, out_root: Path, reason: str) -> Outcome:
+    """A fixture without a program: torch.export / to_edge cannot express the case (its reason in
+    unexpressible.txt), so no ExecuTorch program holds the op in this dtype."""
+    meta = {
+        "op": case.op,
+        "name": case.name,
+        "family": family,
+        "dtype": case_dtype(case),
+        "tags": list(case.tags),
+        "operators": [],
+        "inputs": [{"dtype": dtype_name(t.dtype), "shape": list(t.shape)} for t in case.inputs],
+        "outputs": [],
+        "unsupported_by_executorch": case.unsupported_by_executorch,
+    }
+    work = Path(tempfile.mkdtemp(prefix=f".{case.id}.", dir=out_root))
+    try:
+        for i, tensor in enumerate(case.inputs):
+            np.save(work / f"input{i}.npy", to_numpy(tensor))
+        (work / "unexpressible.txt").write_text(reason + "\n")
+        (work / "case.json").write_text(json.dumps(meta, sort_keys=True) + "\n")
+        final = out_root / case.id
+        if final.exists():
+            shutil.rmtree(final)
+        work.rename(final)
+    finally:
+        if work.exists():
+            shutil.rmtree(work)
+    size = sum(p.stat().st_size for p in (out_root / case.id).iterdir())
+    return Outcome(case.id, family, "unexpressible", reason, size)
 
 
 def _cache_cia_ops() -> None:
@@ -435,11 +492,13 @@ def main(argv: list[str] | None = None) -> int:
     for removed in prune(chosen, args.only, out_root):
         print(f"removed     {removed} (no such case any more)")
 
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("ok", "refused", "mislabelled", "error")}
+    statuses = ("ok", "refused", "unexpressible", "mislabelled", "error")
+    counts = {s: sum(o.status == s for o in outcomes) for s in statuses}
     total = sum(o.bytes for o in outcomes)
     print(
         f"{len(outcomes)} cases in {time.monotonic() - start:.0f} s: {counts['ok']} computed, "
-        f"{counts['refused']} refused by ExecuTorch, {counts['mislabelled']} mislabelled, {counts['error']} errors; "
+        f"{counts['refused']} refused by ExecuTorch, {counts['unexpressible']} not expressible as a program, "
+        f"{counts['mislabelled']} mislabelled, {counts['error']} errors; "
         f"{total} bytes written"
     )
     return 1 if counts["mislabelled"] or counts["error"] else 0

@@ -6,6 +6,8 @@
     fixtures/<case id>/expected<i>.npy  ExecuTorch's runtime's outputs
     fixtures/<case id>/refused.txt    instead of expected*.npy: ExecuTorch's runtime refused, its one-line reason
     fixtures/<case id>/aten<i>.npy    only where eager PyTorch (ATen) disagrees with ExecuTorch's runtime
+    fixtures/<case id>/unexpressible.txt  instead of model.pte and outputs: why torch.export / to_edge
+                                          cannot express the case (no program holds the op in that dtype)
 
 dtypes in .npy: Half as `<f2`, bool as `|b1`, integers as themselves; NumPy has no
 bfloat16, so BFloat16 tensors are stored as float32 holding exactly representable
@@ -60,6 +62,12 @@ class Fixture:
     def refused(self) -> str | None:
         """ExecuTorch's runtime's reason for refusing this case, or None when it computed it."""
         path = self.path / "refused.txt"
+        return path.read_text().strip() if path.is_file() else None
+
+    @property
+    def unexpressible(self) -> str | None:
+        """Why no ExecuTorch program holds this case (torch.export / to_edge cannot express it), or None."""
+        path = self.path / "unexpressible.txt"
         return path.read_text().strip() if path.is_file() else None
 
     def inputs(self) -> list[Path]:

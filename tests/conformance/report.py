@@ -28,6 +28,7 @@ COMPLEX_OPS = frozenset(
     for name in ("_conj_physical.out", "abs.out", "add.out", "bmm.out", "cat.out", "div.out", "mul.out",
                  "sum.IntList_out", "view_as_real_copy.out")
 )  # fmt: skip
+CELL_REASON_CHARS = 90
 
 
 def executorch_portable_yaml() -> Path:
@@ -62,6 +63,10 @@ def cell_text(text: str) -> str:
 
 def _cell(results: list[tuple[Fixture, check.Result]]) -> tuple[str, str]:
     """(cell text, status class) for one op and dtype."""
+    no_program = [r for _, r in results if r.status == check.NO_PROGRAM]
+    if len(no_program) == len(results):
+        return cell_text(f"no program: {no_program[0].message}")[:CELL_REASON_CHARS], "no program"
+    results = [(f, r) for f, r in results if r.status != check.NO_PROGRAM]
     statuses = Counter(r.status for _, r in results)
     n = len(results)
     failing = [(f, r) for f, r in results if not r.passed]
@@ -123,17 +128,22 @@ def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dic
         f"{status_counts[check.BOTH_REFUSE]} refused by both runtimes, "
         f"{status_counts[check.OURS_ONLY]} computed by ours only (ExecuTorch refuses), "
         f"{status_counts[check.ATEN]} match ATen where ExecuTorch's runtime differs from it, "
-        f"{status_counts[check.FAIL]} fail, {status_counts[check.MISSING]} missing operator",
+        f"{status_counts[check.FAIL]} fail, {status_counts[check.MISSING]} missing operator, "
+        f"{status_counts[check.NO_PROGRAM]} no program (torch.export / to_edge cannot express them)",
         f"- Cells (op x dtype): {cell_counts['pass']} pass, {cell_counts['both refuse']} not supported by "
-        f"ExecuTorch either, {cell_counts['fail']} fail, {cell_counts['no kernel']} no kernel yet, "
+        f"ExecuTorch either, {cell_counts['no program']} no program can hold the op in that dtype, "
+        f"{cell_counts['fail']} fail, {cell_counts['no kernel']} no kernel yet, "
         f"{cell_counts['no case']} no case yet",
         "",
         "Legend: `pass N` all N cases match ExecuTorch (`ours only k`: ExecuTorch's runtime refuses k",
         "and ours computes them; `ATen k`: k match eager PyTorch where ExecuTorch's runtime differs from",
         "it, listed below); `ET n/a` ExecuTorch's runtime refuses this dtype and so does ours;",
         "`**fail** k/N` k of N cases fail (reasons below); `no kernel` we have no kernel for the op yet;",
-        "`no case` we have the kernel but no case in this dtype yet (or torch.export cannot express the op",
-        "in that dtype, e.g. `elu` of an integer tensor, so no program can hold it).",
+        "`no program: <reason>` torch.export, to_edge or to_executorch cannot express the op in this dtype",
+        "(e.g. `elu` of an integer tensor), or ExecuTorch's export lowers it into other ops, so no ExecuTorch",
+        "program holds it (reasons in full below); `no case` we have the kernel but no case in this dtype yet.",
+        "Cells without a hand-written case are decided by the dtype sweep (`cases/sweep.py`, cases named",
+        "`<dtype>_sweep`): an existing case of the op converted to that dtype.",
         "",
         "The complex columns (c32, c64, c128) apply to the few ops whose ExecuTorch kernel takes complex",
         "tensors; `—` elsewhere (not counted as cells). complex32 is stored as float16 (re, im) pairs.",
@@ -162,6 +172,15 @@ def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dic
     if differ:
         lines += ["", "## Where ExecuTorch's runtime differs from ATen", "", "| case | difference |", "|---|---|"]
         lines += [f"| `{f.id}` | {cell_text(f.meta['aten_differs'])} |" for f in differ]
+    no_program: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for fixture in found:
+        if results[fixture.id].status == check.NO_PROGRAM:
+            no_program[(fixture.op, results[fixture.id].message)].append(fixture.dtype)
+    if no_program:
+        lines += ["", "## No program", "", "| op | dtypes | why no ExecuTorch program holds it |", "|---|---|---|"]
+        for (op, why), dtypes in sorted(no_program.items()):
+            ordered = sorted(set(dtypes), key=lambda d: DTYPES.index(d) if d in DTYPES else len(DTYPES))
+            lines.append(f"| `{op}` | {', '.join(ordered)} | {cell_text(why)} |")
     if failures:
         lines += ["", "## Failing cases", "", "| case | status | reason |", "|---|---|---|", *failures]
     return "\n".join(lines) + "\n"

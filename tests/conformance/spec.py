@@ -54,11 +54,14 @@ class Case:
 # - `constraint-shape-eval`: an output's size depends on the input values (masked_select, nonzero):
 #   to_executorch bounds it by ConstraintBasedSymShapeEvalPass (the size's value range), not by the
 #   example's size;
-# - `shape-only`: the values are unspecified (rand, empty): only shapes and dtypes are compared.
+# - `shape-only`: the values are unspecified (rand, empty): only shapes and dtypes are compared;
+# - `may-be-unexpressible`: torch.export or to_edge may not express the call in this dtype (a case
+#   derived by cases/sweep.py): the exporter then records why (unexpressible.txt) instead of failing.
 PRESERVE = "preserve="
 SKIP_DIM_ORDER = "skip_dim_order"
 SHAPE_ONLY = "shape-only"
 CONSTRAINT_SHAPE_EVAL = "constraint-shape-eval"
+MAY_BE_UNEXPRESSIBLE = "may-be-unexpressible"
 
 
 FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
