@@ -244,6 +244,7 @@ def from_data(data: dict[str, Any]) -> tuple[PrReport, dict[str, object]]:
         graph_removed=tuple(Edge(**e) for e in r.get("graph_removed", [])),
         build_error=r.get("build_error", ""),
         model_failures=_failures(r.get("model_failures", [])),
+        runtime=r.get("runtime", ""),
     )
     return report, dict(data.get("pr") or {})
 
