@@ -241,7 +241,7 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
 
     cfg = config_mod.load(args.root.resolve())
     with make_progress() as progress:
-        tracer = trace.tracer_runner(progress)
+        tracer = trace.tracer_runner(progress, cfg=cfg)
         trace_model = functools.partial(trace.trace_model, limits=cfg.limits)
         regenerated = regenerate.regenerate(cfg, tracer, trace_model, progress)
     print_timings(progress)
@@ -340,18 +340,19 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_deps(args: argparse.Namespace) -> int:
+    from bot import build, depgraph
     from bot import config as config_mod
-    from bot import depgraph
     from bot.kernel_library import KernelLibraryError, load_libraries
 
     root = args.root.resolve()
     cfg = config_mod.load(root)
     try:
         library = load_libraries([root / p for p in cfg.kernel_libraries], cfg.limits.yaml_bytes)
+        options = build.kernel_library_options(root, cfg.libraries())
     except KernelLibraryError as exc:
         raise BotError(str(exc), ExitCode.CONFIG) from None
     with console().status("compiling the kernel library"):
-        graph = depgraph.graph_for_checkout(root / cfg.runtime_source, library)
+        graph = depgraph.graph_for_checkout(root / cfg.runtime_source, library, cfg.limits, options)
     if args.op:
         if args.op not in library:
             raise BotError(f"{args.op} is not in the kernel library", ExitCode.BAD_INPUT)

@@ -126,6 +126,8 @@ def validate(data: object, source: str) -> None:
         message = best.message
         if best.validator == "enum" and best.validator_value == list(arches.ARCHES):
             message = f"unknown architecture {best.instance!r} (known: {', '.join(arches.ARCHES)})"
+        if best.validator == "pattern" and "sources" in best.absolute_path:
+            message = f"{best.instance!r} is not a glob inside the library's folder (no leading '/', no '..', no ';')"
         raise BotError(f"{source}: {where}: {message}", ExitCode.CONFIG)
 
 

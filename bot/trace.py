@@ -6,14 +6,19 @@ from __future__ import annotations
 import functools
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot import build, oplist, pte, safe_files, sandbox
 from bot.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
+from bot.kernel_library import KernelLibraryError
 from bot.limits import DEFAULT_LIMITS, Limits
 from bot.oplist import CALLED_BY, NOT_TRACED, Operator, SelectedOps
 from bot.progress import Progress
 from bot.runner import emulator, run_model
+
+if TYPE_CHECKING:
+    from bot.config import Config
 
 TRACER = build.Flavour("tracer", {"SB_TRACING": "ON", "SELECT_ALL_OPS": "ON"})
 
@@ -130,8 +135,17 @@ def _declared_calls_cached(runner: Path, limits: Limits, arch: Arch) -> dict[str
     return declared_calls(runner, limits, arch)
 
 
-def tracer_runner(progress: Progress | None = None, arch: Arch = HOST) -> Path:
-    """The model tracer of this checkout for `arch`, built (incrementally) as one progress step."""
+def tracer_runner(progress: Progress | None = None, arch: Arch = HOST, cfg: Config | None = None) -> Path:
+    """The model tracer for `arch`, built (incrementally) as one progress step: this checkout's, or with
+    `cfg`, the config's runtime with its kernel libraries (custom ops included)."""
+    flavour, source_dir = TRACER.for_arch(arch), None
+    if cfg is not None:
+        try:
+            flavour = build.with_options(flavour, build.kernel_library_options(cfg.root, cfg.libraries()))
+        except KernelLibraryError as exc:
+            raise BotError(str(exc), ExitCode.CONFIG) from None
+        source_dir = cfg.root / cfg.runtime_source
     label = "building the model tracer" + ("" if arch == HOST else f" for {arch.name}")
     with (progress or Progress()).step(label):
-        return build.runner_path(build.build(TRACER.for_arch(arch)))
+        limits = cfg.limits if cfg else DEFAULT_LIMITS
+        return build.runner_path(build.build(flavour, source_dir=source_dir, limits=limits))

@@ -1,0 +1,255 @@
+"""Custom kernel libraries in an app repository: the consumer fixture's `my_ops::fancy_gelu.out`
+(tests/consumer/my_kernels) compiled into the tracer and the selective runtimes, in the op graph,
+selected, size-attributed and named in stale causes like a portable kernel.
+
+The repos here are runtime repos (a copy of native/, kernels/ and bot/) plus the app's library and
+model, so the custom library adds to this checkout's portable one; tests/test_consumer.py runs the
+same fixture against the installed package's bundled runtime.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from bot import arch, build, config, oplist, pipeline, pte, report
+from bot import git as bot_git
+from bot.runner import run_model
+from tests.conftest import REPO_ROOT
+from tests.scenario_repo import bot, clone_of, commit_all, git
+from tests.test_oplist import gen_oplist
+from tests.test_pr_scenarios import loadable_bytes
+
+FIXTURE = REPO_ROOT / "tests" / "consumer"
+CUSTOM = "my_ops::fancy_gelu.out"
+CALLS = {"aten::mul.Scalar_out", "aten::sigmoid.out", "aten::mul.out"}
+KERNEL = "my_kernels/op_fancy_gelu.cpp"
+MODEL = "models/fancy_mlp.pte"
+CONFIG = """\
+version: 1
+kernel_libraries:
+  - kernels/functions.yaml
+  - {yaml: my_kernels/functions.yaml, sources: ["op_*.cpp"]}
+oplist_dir: oplist
+targets:
+  app:
+    yaml: apps/app/selected_operators.yaml
+    models: [models/fancy_mlp.pte]
+"""
+
+
+@pytest.fixture(scope="module")
+def app_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repo: the runtime, the custom library, the custom-op model and a regenerated yaml."""
+    path = tmp_path_factory.mktemp("custom") / "repo"
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, check=True, capture_output=True, text=True)
+    for name in tracked.stdout.splitlines():
+        if name.split("/", 1)[0] in ("native", "kernels", "bot"):
+            (path / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO_ROOT / name, path / name)
+    shutil.copytree(FIXTURE / "my_kernels", path / "my_kernels")
+    (path / "models").mkdir()
+    for name in ("fancy_mlp.pte", "fancy_mlp.input0.npy"):
+        shutil.copy2(FIXTURE / "models" / name, path / "models" / name)
+    (path / ".selective-build.yml").write_text(CONFIG)
+    (path / ".gitignore").write_text(".sb-build/\n")
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "test@example.com")
+    git(path, "config", "user.name", "test")
+    regenerated = bot(path, "regenerate")
+    assert regenerated.returncode == 0, regenerated.stderr
+    commit_all(path, "base")
+    return path
+
+
+@pytest.fixture
+def app(app_base: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SB_CACHE_DIR", str(tmp_path / "cache"))
+    return clone_of(app_base, tmp_path / "repo")
+
+
+def checkout(root: Path) -> pipeline.Checkout:
+    return pipeline.Checkout.open(root, config.load(root))
+
+
+def test_the_regenerated_yaml_selects_the_custom_op_and_what_it_calls(app_base: Path) -> None:
+    selection = oplist.load(app_base / "apps/app/selected_operators.yaml")
+    assert {CUSTOM, "aten::addmm.out", "aten::permute_copy.out"} | CALLS <= selection.names()
+    custom = selection.operators[CUSTOM]
+    assert custom.is_root_operator
+    # its kernel key as traced is the program's (float32 tensors), which equals gen_oplist's (test below)
+    static = oplist.from_program(pte.load(app_base / MODEL), "m")
+    assert selection.et_kernel_metadata[CUSTOM] == static.et_kernel_metadata[CUSTOM]
+
+
+def test_a_selective_runtime_with_the_custom_library_matches_eager_torch(app_base: Path, tmp_path: Path) -> None:
+    head = checkout(app_base)
+    runtime = head.build_runtime(app_base / "apps/app/selected_operators.yaml", True, arch.HOST, smoke=True)
+    run_model(
+        build.runner_path(runtime), app_base / MODEL, [app_base / "models/fancy_mlp.input0.npy"], tmp_path / "out"
+    )
+    # The reference is eager PyTorch: ExecuTorch's runtime has no kernel for my_ops::fancy_gelu.out.
+    expected = np.load(FIXTURE / "models" / "fancy_mlp.eager_output0.npy")
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.npy")) == ["output0.npy"]
+    got = np.load(tmp_path / "out" / "output0.npy")
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, atol=1e-4, rtol=0)
+
+
+def test_bot_oplist_equals_executorch_gen_oplist_on_a_custom_op_program(app_base: Path, tmp_path: Path) -> None:
+    model = app_base / MODEL
+    theirs = gen_oplist(model, tmp_path / "theirs.yaml")
+    done = bot(app_base, "oplist", MODEL, "-o", str(tmp_path / "ours.yaml"))
+    assert done.returncode == 0, done.stderr
+    ours = yaml.safe_load((tmp_path / "ours.yaml").read_text())
+    assert CUSTOM in theirs["operators"]
+    assert set(ours["operators"]) == set(theirs["operators"])
+    assert {op: set(k) for op, k in ours["et_kernel_metadata"].items()} == {
+        op: set(k) for op, k in theirs["et_kernel_metadata"].items()
+    }
+    # and ExecuTorch's yaml loads into ours with the namespace kept
+    assert oplist.load(tmp_path / "theirs.yaml").names() == oplist.from_program(pte.load(model), "m").names()
+
+
+def test_the_op_graph_holds_the_custom_kernels_edges(app_base: Path) -> None:
+    graph = checkout(app_base).graph()
+    assert graph is not None
+    assert graph.kernel_sources[CUSTOM] == "op_fancy_gelu.cpp"
+    edges = [e for e in graph.edges if e.caller == CUSTOM]
+    assert {e.callee for e in edges} == CALLS
+    assert all(e.source == "op_fancy_gelu.cpp" and e.via == "my_ops::kernels::fancy_gelu_out_impl" for e in edges)
+    roots = pte.load(app_base / MODEL).plan().operators
+    assert graph.closure(roots) >= CALLS
+
+
+def test_a_custom_kernel_calling_another_op_makes_the_yaml_stale(app: Path) -> None:
+    kernel = app / KERNEL
+    text = kernel.read_text()
+    edits = {
+        "from_double(kSlope)": "from_double(1.0 / kSlope)",
+        'ctx.call("aten::mul.Scalar_out"': 'ctx.call("aten::div.Scalar_out"',
+        '{"aten::mul.Scalar_out",': '{"aten::div.Scalar_out",',
+    }
+    for old, new in edits.items():
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    kernel.write_text(text)
+    commit_all(app, "fancy_gelu divides")
+
+    rep = pipeline.run_pr(app, "main~1", None, lambda _: None)
+    (target,) = rep.targets
+    missing = {m.op: m for m in target.diff.missing}
+    assert set(missing) == {"aten::div.Scalar_out"}
+    assert missing["aten::div.Scalar_out"].callers == (CUSTOM,)
+    assert missing["aten::div.Scalar_out"].models == (MODEL,)
+    assert not target.diff.unused  # aten::mul.Scalar_out stays: addmm's kernel calls it too
+    assert any(c.kind == "kernel" and c.path == KERNEL for c in target.causes)
+    assert "apps/app/selected_operators.yaml" in rep.stale_files and rep.stale
+    assert [(e.caller, e.callee) for e in rep.graph_added] == [(CUSTOM, "aten::div.Scalar_out")]
+    assert [(e.caller, e.callee) for e in rep.graph_removed] == [(CUSTOM, "aten::mul.Scalar_out")]
+    # the runtime of the checked-in yaml lacks the new callee: the model fails at load, naming it
+    assert [f.model for f in target.load_failures] == [MODEL]
+    assert "aten::div.Scalar_out" in target.load_failures[0].message
+    text = report.render(rep)
+    assert f"(<code>{KERNEL}</code>) now calls" in text
+    assert "python -m bot regenerate" in text
+
+
+GROW = (
+    '  if (x.dim > 8) {\n    return sb::Error::make(sb::ErrorCode::kInvalidArgument, "%s: x has more dims than any '
+    'program this op was exported in; a corrupt program is refused here before any element is read", kOp);\n  }\n'
+)
+
+
+def test_a_size_only_change_to_a_custom_kernel_is_attributed_to_its_op(app: Path) -> None:
+    kernel = app / KERNEL
+    anchor = "  sb::Value slope"
+    assert anchor in kernel.read_text()
+    kernel.write_text(kernel.read_text().replace(anchor, GROW + anchor, 1))
+    commit_all(app, "fancy_gelu checks rank")
+
+    rep = pipeline.run_pr(app, "main~1", None, lambda _: None)
+    (target,) = rep.targets
+    assert not rep.stale and not target.load_failures
+    sizes = target.size(arch.HOST.name)
+    assert sizes is not None and sizes.head is not None and sizes.base is not None
+    per_op = {op: sizes.head.per_op.get(op, 0) - sizes.base.per_op.get(op, 0) for op in sizes.head.per_op}
+    assert per_op[CUSTOM] > 0
+    assert all(d == 0 for op, d in per_op.items() if op != CUSTOM and not op.startswith("("))
+    # the delta is the loadable bytes binutils counts in the two probes (not bot/size.py's figure)
+    base_root = build.cache_dir() / "worktrees" / f"base-{bot_git.repo_key(app)}"
+    probes = []
+    for root, selected in (
+        (base_root, base_root / "apps/app/selected_operators.yaml"),
+        (app, pipeline.regenerated_path(app, "app")),
+    ):
+        flavour = build.with_options(build.selective_flavour(selected, True, False), checkout(root).build_options)
+        built = build.build(flavour, targets=build.size_targets(arch.HOST), source_dir=root / "native")
+        probes.append(loadable_bytes(built / build.SIZE_PROBE, arch.HOST))
+    assert sizes.delta == probes[1] - probes[0] > 0
+    # every byte of the delta is attributed: to the custom op, and to linker padding ("(...)" rows) at most
+    assert sum(per_op.values()) == sizes.delta
+    assert CUSTOM in report.render(rep)
+
+
+BROKEN = [
+    (
+        "- func: aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  kernels:\n    - arg_meta: null\n      kernel_name: my_ops::kernels::fancy_gelu_out\n",
+        "aten::relu.out is implemented by both",
+    ),
+    (
+        "- func: my_ops:fancy_gelu.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  kernels:\n    - arg_meta: null\n      kernel_name: my_ops::kernels::fancy_gelu_out\n",
+        "'my_ops:fancy_gelu.out' is not an operator name (namespace::name.overload)",
+    ),
+    (
+        "- func: my_ops::fancy_gelu.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  kernels:\n    - arg_meta: null\n      kernel_name: my_ops::kernels::fancy gelu\n",
+        "kernel_name 'my_ops::kernels::fancy gelu' is not a C++ qualified name",
+    ),
+    (
+        "- func: my_ops::fancy_gelu.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  kernels:\n    - arg_meta: null\n      kernel_name: my_ops::relu_out\n",
+        "kernel_name my_ops::relu_out has the same name as sb::kernels::relu_out",
+    ),
+]
+
+
+@pytest.mark.parametrize(("functions_yaml", "message"), BROKEN, ids=["collides", "malformed", "symbol", "same-name"])
+def test_a_bad_custom_library_is_one_clear_error_line(
+    app_base: Path, tmp_path: Path, functions_yaml: str, message: str
+) -> None:
+    repo = clone_of(app_base, tmp_path / "repo")
+    (repo / "my_kernels" / "functions.yaml").write_text(functions_yaml)
+    done = bot(repo, "deps")
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert message in lines[0]
+    assert "my_kernels/functions.yaml" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ('{yaml: my_kernels/functions.yaml, sources: ["../kernels/portable/op_relu.cpp"]}', "kernel_libraries[1]"),
+        ('{yaml: my_kernels/functions.yaml, sources: ["/etc/*.cpp"]}', "kernel_libraries[1]"),
+        ("{yaml: my_kernels/functions.yaml}", "kernel_libraries[1]"),
+    ],
+    ids=["parent", "absolute", "no-sources"],
+)
+def test_kernel_library_sources_stay_in_the_library_folder(
+    app_base: Path, tmp_path: Path, entry: str, message: str
+) -> None:
+    repo = clone_of(app_base, tmp_path / "repo")
+    cfg = repo / ".selective-build.yml"
+    cfg.write_text(cfg.read_text().replace('{yaml: my_kernels/functions.yaml, sources: ["op_*.cpp"]}', entry))
+    done = bot(repo, "deps")
+    assert done.returncode != 0
+    assert message in done.stderr
