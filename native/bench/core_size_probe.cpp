@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "read_program.h"
+
 #include "sb/method.h"
 #include "sb/program.h"
 #include "sb/registry.h"
@@ -17,11 +19,9 @@ Error register_kernels(OpRegistry& /*registry*/) { return Error(); }
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
-  FILE* f = fopen(argv[1], "rb");
-  if (f == nullptr) return 2;
-  static unsigned char buffer[1 << 20];
-  const size_t size = fread(buffer, 1, sizeof buffer, f);
-  fclose(f);
+  size_t size = 0;
+  unsigned char* buffer = sb_probe::read_program(argv[1], &size);
+  if (buffer == nullptr) return 2;
 
   sb::OpRegistry registry;
   sb::Error err = sb::register_kernels(registry);
@@ -30,5 +30,6 @@ int main(int argc, char** argv) {
   if (err.ok()) err = program.ok() ? method.load(program.value, "forward", registry, "probe") : program.error;
   if (err.ok()) err = method.execute();
   puts(err.message());
+  free(buffer);
   return err.ok() ? 0 : 1;
 }
