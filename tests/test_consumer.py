@@ -1,0 +1,213 @@
+"""The tool as an app repository gets it: installed from the built package into a fresh venv
+(tests/installed_tool.py), run from app repositories made from the consumer fixture
+(tests/consumer/: models, config, checked-in yamls and a custom kernel library), never
+from the source tree. The PR scenarios share one app repo (a branch per PR against main)
+and one build cache, so the base runtimes are built once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from bot import arch
+from bot import git as bot_git
+from tests.conftest import REPO_ROOT, ZOO_DIR
+from tests.installed_tool import CONSUMER, Installed, app_repo, commit_all, git, installed_tool, without_custom_kernels
+from tests.test_pr_scenarios import loadable_bytes
+
+VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+RUNTIME = f"bundled runtime of selective-build {VERSION}"
+CUSTOM = "my_ops::fancy_gelu.out"
+KERNEL = "my_kernels/op_fancy_gelu.cpp"
+CHECKED_IN = sorted(
+    p.relative_to(CONSUMER).as_posix() for p in (*CONSUMER.glob("apps/*/*.yaml"), *CONSUMER.glob("oplist/*.yaml"))
+)
+
+
+@pytest.fixture(scope="module")
+def tool(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    return installed_tool(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def app(tool: Installed, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture as an app repo on main; each PR scenario is a branch of it."""
+    return app_repo(tmp_path_factory.mktemp("app") / "repo")
+
+
+def branch(repo: Path, name: str) -> None:
+    git(repo, "checkout", "-q", "-b", name, "main")
+
+
+def pull_request(tool: Installed, repo: Path, head: str) -> tuple[subprocess.CompletedProcess[str], dict, str]:
+    """`python -m bot pr` from the venv for branch `head` against main: (process, artifact report, markdown)."""
+    git(repo, "checkout", "-q", "main")
+    out = repo.parent / f"report-{head}.md"
+    proc = tool.run(repo, "python", "-m", "bot", "pr", "--base", "main", "--head", head, "--output", str(out))
+    assert out.is_file(), proc.stdout + proc.stderr
+    return proc, json.loads(out.with_suffix(".json").read_text())["report"], out.read_text()
+
+
+def target(report: dict, name: str) -> dict:
+    return next(t for t in report["targets"] if t["name"] == name)
+
+
+def test_the_package_carries_schema_runtime_and_kernels(tool: Installed, tmp_path: Path) -> None:
+    proc = tool.run(
+        tmp_path,
+        "python",
+        "-c",
+        "from bot import bundle, config; print(bundle.runtime_dir()); print(bundle.portable_library()); "
+        "print(config.SCHEMA_PATH); print(bundle.describe())",
+    )
+    assert proc.returncode == 0, proc.stderr
+    runtime, portable, schema, described = proc.stdout.splitlines()
+    for path in (runtime, portable, schema):
+        assert Path(path).is_relative_to(tool.venv) and Path(path).exists(), path
+    assert (Path(runtime) / "CMakeLists.txt").is_file() and (
+        Path(portable).parent / "portable" / "op_add.cpp"
+    ).is_file()
+    assert described == RUNTIME
+    help_text = tool.run(tmp_path, "selective-build", "--help")
+    assert help_text.returncode == 0 and "regenerate" in help_text.stdout
+
+
+def test_regenerate_writes_the_yaml_in_a_repo_of_models_config_and_yaml(tool: Installed, tmp_path: Path) -> None:
+    repo = app_repo(tmp_path / "repo", drop=("apps", "oplist"))
+    assert not (repo / "native").exists() and not (repo / "kernels").exists()
+    proc = tool.run(repo, "selective-build", "regenerate")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = (proc.stdout + proc.stderr).splitlines()  # progress and messages go to stderr
+    written = sorted(line.removeprefix("wrote ") for line in lines if line.startswith("wrote "))
+    assert written == CHECKED_IN, proc.stdout + proc.stderr
+    for name in CHECKED_IN:  # the fixture's checked-in yamls are what the installed tool writes
+        assert (repo / name).read_text() == (CONSUMER / name).read_text(), name
+    assert CUSTOM in (repo / "apps/assistant/selected_operators.yaml").read_text()
+    # nothing is built in the repo or the package: the bundled runtime builds in the cache
+    assert not (repo / ".sb-build").exists()
+    assert not list((tool.venv / "lib").glob("python3*/site-packages/bot/_bundled/.sb-build"))
+    assert list((tool.cache / "bundled-runtime" / VERSION).glob("tracer-*"))
+    check = tool.run(repo, "python", "-m", "bot", "regenerate", "--check")
+    assert check.returncode == 0 and "up to date" in check.stderr, check.stdout + check.stderr
+
+
+def test_a_new_model_without_a_regenerated_yaml(tool: Installed, app: Path) -> None:
+    branch(app, "new-model")
+    for src in (ZOO_DIR / "mha_block.pte", *ZOO_DIR.glob("mha_block.input*.npy")):
+        shutil.copy2(src, app / "models" / src.name)
+    config = app / ".selective-build.yml"
+    squeezenet = "      - models/squeezenet.pte\n"
+    config.write_text(config.read_text().replace(squeezenet, squeezenet + "      - models/mha_block.pte\n"))
+    commit_all(app, "camera-app ships mha_block")
+
+    proc, rep, text = pull_request(tool, app, "new-model")
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a stale yaml fails (fail_on.stale)
+    assert rep["runtime"] == RUNTIME
+    camera = target(rep, "camera-app")
+    assert camera["models_without_yaml"] == ["models/mha_block.pte"]
+    assert "apps/camera/selected_operators.yaml" in rep["stale_files"]
+    assert "apps/camera/selected_operators.yaml" in text
+    assert not target(rep, "sensor-app")["diff"]["missing"]
+    for t in rep["targets"]:  # every target's runtime was built at base and head and measured
+        (sizes,) = t["sizes"]
+        assert sizes["arch"] == "x86-64" and sizes["head"]["vm_size"] > 0 and sizes["base"]["vm_size"] > 0
+    assert f"{camera['sizes'][0]['head']['vm_size']:,}" in text
+
+
+def test_a_custom_kernel_that_starts_calling_a_portable_op(tool: Installed, app: Path) -> None:
+    branch(app, "custom-calls")
+    kernel = app / KERNEL
+    text = kernel.read_text()
+    edits = {
+        "from_double(kSlope)": "from_double(1.0 / kSlope)",
+        'ctx.call("aten::mul.Scalar_out"': 'ctx.call("aten::div.Scalar_out"',
+        '{"aten::mul.Scalar_out",': '{"aten::div.Scalar_out",',
+    }
+    for old, new in edits.items():
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    kernel.write_text(text)
+    commit_all(app, "fancy_gelu divides")
+
+    proc, rep, comment = pull_request(tool, app, "custom-calls")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assistant = target(rep, "assistant-app")
+    missing = {m["op"]: m for m in assistant["diff"]["missing"]}
+    assert set(missing) == {"aten::div.Scalar_out"} and missing["aten::div.Scalar_out"]["callers"] == [CUSTOM]
+    assert any(c["kind"] == "kernel" and c["path"] == KERNEL for c in assistant["causes"])
+    assert "apps/assistant/selected_operators.yaml" in rep["stale_files"]
+    assert [(e["caller"], e["callee"]) for e in rep["graph_added"]] == [(CUSTOM, "aten::div.Scalar_out")]
+    assert f"(<code>{KERNEL}</code>) now calls" in comment
+    assert not target(rep, "camera-app")["diff"]["missing"] and not target(rep, "sensor-app")["diff"]["missing"]
+
+
+GROW = (
+    '  if (x.dim > 8) {\n    return sb::Error::make(sb::ErrorCode::kInvalidArgument, "%s: x has more dims than any '
+    'program this op was exported in; a corrupt program is refused here before any element is read", kOp);\n  }\n'
+)
+PROBE_DIR = """\
+import sys
+from pathlib import Path
+from bot import build, config, pipeline
+root, role = Path(sys.argv[1]), sys.argv[2]
+checkout = pipeline.Checkout.open(root, config.load(root))
+yaml_file = root / "apps/assistant/selected_operators.yaml"
+if role == "head":  # the head is built from the regenerated yaml
+    yaml_file = pipeline.regenerated_path(root, "assistant-app")
+flavour = build.with_options(build.selective_flavour(yaml_file, True, False), checkout.build_options)
+print(build.bundled_build_dir(flavour))
+"""
+
+
+def test_a_size_only_change_to_a_custom_kernel_has_its_exact_delta(tool: Installed, app: Path) -> None:
+    branch(app, "custom-grows")
+    kernel = app / KERNEL
+    anchor = "  sb::Value slope"
+    assert anchor in kernel.read_text()
+    kernel.write_text(kernel.read_text().replace(anchor, GROW + anchor, 1))
+    commit_all(app, "fancy_gelu checks rank")
+
+    proc, rep, comment = pull_request(tool, app, "custom-grows")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not rep["stale_files"]
+    (sizes,) = target(rep, "assistant-app")["sizes"]
+    delta = sizes["head"]["vm_size"] - sizes["base"]["vm_size"]
+    per_op = sizes["head"]["per_op"]
+    assert per_op[CUSTOM] > sizes["base"]["per_op"][CUSTOM]
+    # the delta is what binutils counts in the two probes the pipeline built (not the tool's figure)
+    probes = []
+    for role in ("base", "head"):
+        root = tool.cache / "worktrees" / f"{role}-{bot_git.repo_key(app)}"
+        where = tool.run(root, "python", "-c", PROBE_DIR, str(root), role)
+        assert where.returncode == 0, where.stderr
+        probes.append(loadable_bytes(Path(where.stdout.strip()) / "runtime_size_probe", arch.HOST))
+    assert delta == probes[1] - probes[0] > 0
+    assert f"{delta:+,}" in comment and "assistant-app" in comment
+    for name in ("camera-app", "sensor-app"):
+        (other,) = target(rep, name)["sizes"]
+        assert other["head"]["vm_size"] == other["base"]["vm_size"]
+
+
+def test_a_repo_with_no_custom_kernels(tool: Installed, tmp_path: Path) -> None:
+    config = without_custom_kernels((CONSUMER / ".selective-build.yml").read_text())
+    repo = app_repo(
+        tmp_path / "plain",
+        drop=("my_kernels", "models/fancy_mlp.pte", "apps/assistant", "oplist/fancy_mlp.yaml"),
+        config=config,
+    )
+    assert "kernel_libraries" not in config and "fancy_mlp" not in config
+    branch(repo, "readme")
+    (repo / "NOTES.md").write_text("nothing the runtime sees\n")
+    commit_all(repo, "notes")
+    proc, rep, comment = pull_request(tool, repo, "readme")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not rep["stale_files"] and rep["runtime"] == RUNTIME
+    assert [t["name"] for t in rep["targets"]] == ["sensor-app", "camera-app"]
+    for t in rep["targets"]:
+        (sizes,) = t["sizes"]
+        assert sizes["head"]["vm_size"] == sizes["base"]["vm_size"] > 0
