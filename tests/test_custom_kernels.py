@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ import yaml
 
 from bot import arch, build, config, oplist, pipeline, pte, report
 from bot import git as bot_git
+from bot.errors import BotError
 from bot.runner import run_model
 from tests.conftest import REPO_ROOT
 from tests.scenario_repo import bot, clone_of, commit_all, git
@@ -47,11 +49,15 @@ targets:
 def app_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A git repo: the runtime, the custom library, the custom-op model and a regenerated yaml."""
     path = tmp_path_factory.mktemp("custom") / "repo"
-    tracked = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, check=True, capture_output=True, text=True)
-    for name in tracked.stdout.splitlines():
-        if name.split("/", 1)[0] in ("native", "kernels", "bot"):
-            (path / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO_ROOT / name, path / name)
+    path.mkdir()
+    # The committed runtime, kernels and bot (work in progress elsewhere in the tree stays out).
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", "HEAD", "native", "kernels", "bot"],
+        cwd=REPO_ROOT,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(["tar", "-x", "-C", str(path)], input=archive.stdout, check=True)
     shutil.copytree(FIXTURE / "my_kernels", path / "my_kernels")
     (path / "models").mkdir()
     for name in ("fancy_mlp.pte", "fancy_mlp.input0.npy"):
@@ -127,8 +133,9 @@ def test_the_op_graph_holds_the_custom_kernels_edges(app_base: Path) -> None:
     assert graph.closure(roots) >= CALLS
 
 
-def test_a_custom_kernel_calling_another_op_makes_the_yaml_stale(app: Path) -> None:
-    kernel = app / KERNEL
+def make_custom_kernel_call_another_op(kernel: Path) -> None:
+    """The custom kernel scales x through aten::div.Scalar_out instead of aten::mul.Scalar_out (same result
+    within float rounding): a new op it calls, so a checked-in yaml becomes stale. Used by test_consumer too."""
     text = kernel.read_text()
     edits = {
         "from_double(kSlope)": "from_double(1.0 / kSlope)",
@@ -136,9 +143,28 @@ def test_a_custom_kernel_calling_another_op_makes_the_yaml_stale(app: Path) -> N
         '{"aten::mul.Scalar_out",': '{"aten::div.Scalar_out",',
     }
     for old, new in edits.items():
-        assert text.count(old) == 1, old
+        assert text.count(old) == 1, f"the line this scenario edits is gone: {old}"
         text = text.replace(old, new)
     kernel.write_text(text)
+
+
+GROW_ANCHOR = "  sb::Value slope"
+GROW = (
+    '  if (x.dim > 8) {\n    return sb::Error::make(sb::ErrorCode::kInvalidArgument, "%s: x has more dims than any '
+    'program this op was exported in; a corrupt program is refused here before any element is read", kOp);\n  }\n'
+)
+
+
+def grow_custom_kernel(kernel: Path) -> None:
+    """A rank check with a long message: more code and read-only data, the same ops and dtypes (the yaml stays
+    fresh). Used by test_consumer too."""
+    text = kernel.read_text()
+    assert text.count(GROW_ANCHOR) == 1, "the line this scenario edits is gone"
+    kernel.write_text(text.replace(GROW_ANCHOR, GROW + GROW_ANCHOR))
+
+
+def test_a_custom_kernel_calling_another_op_makes_the_yaml_stale(app: Path) -> None:
+    make_custom_kernel_call_another_op(app / KERNEL)
     commit_all(app, "fancy_gelu divides")
 
     rep = pipeline.run_pr(app, "main~1", None, lambda _: None)
@@ -160,17 +186,8 @@ def test_a_custom_kernel_calling_another_op_makes_the_yaml_stale(app: Path) -> N
     assert "python -m bot regenerate" in text
 
 
-GROW = (
-    '  if (x.dim > 8) {\n    return sb::Error::make(sb::ErrorCode::kInvalidArgument, "%s: x has more dims than any '
-    'program this op was exported in; a corrupt program is refused here before any element is read", kOp);\n  }\n'
-)
-
-
 def test_a_size_only_change_to_a_custom_kernel_is_attributed_to_its_op(app: Path) -> None:
-    kernel = app / KERNEL
-    anchor = "  sb::Value slope"
-    assert anchor in kernel.read_text()
-    kernel.write_text(kernel.read_text().replace(anchor, GROW + anchor, 1))
+    grow_custom_kernel(app / KERNEL)
     commit_all(app, "fancy_gelu checks rank")
 
     rep = pipeline.run_pr(app, "main~1", None, lambda _: None)
@@ -253,3 +270,40 @@ def test_kernel_library_sources_stay_in_the_library_folder(
     done = bot(repo, "deps")
     assert done.returncode != 0
     assert message in done.stderr
+
+
+def test_two_kernel_sources_of_one_file_name_are_refused(app_base: Path, tmp_path: Path) -> None:
+    """Size attribution goes by object file name: an app kernel named like a portable one would share its bytes."""
+    repo = clone_of(app_base, tmp_path / "repo")
+    (repo / KERNEL).rename(repo / "my_kernels" / "op_relu.cpp")
+    with pytest.raises(BotError) as caught:
+        checkout(repo)
+    assert caught.value.message == (
+        "kernel sources kernels/portable/op_relu.cpp and my_kernels/op_relu.cpp have one file name; rename one"
+    )
+
+
+def test_an_app_repo_without_a_runtime_builds_the_bundled_one_with_its_library(tmp_path: Path) -> None:
+    """Only models, config and the custom library: regenerate builds the tool's runtime (here this checkout's,
+    as bot/bundle.py gives it outside an installed package) with the app's kernels."""
+    repo = tmp_path / "app"
+    shutil.copytree(FIXTURE / "my_kernels", repo / "my_kernels")
+    (repo / "models").mkdir()
+    for name in ("fancy_mlp.pte", "fancy_mlp.input0.npy"):
+        shutil.copy2(FIXTURE / "models" / name, repo / "models" / name)
+    (repo / ".selective-build.yml").write_text(
+        "version: 1\nkernel_libraries: [my_kernels/functions.yaml]\n"
+        "targets:\n  app:\n    yaml: selected_operators.yaml\n    models: [models/fancy_mlp.pte]\n"
+    )
+    cfg = config.load(repo)
+    assert cfg.bundled_runtime
+    assert [(lib.portable, lib.yaml.name) for lib in cfg.libraries()] == [
+        (True, "functions.yaml"),
+        (False, "functions.yaml"),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "regenerate", "--root", str(repo)], cwd=REPO_ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert oplist.load(repo / "selected_operators.yaml").names() >= {CUSTOM} | CALLS
+    assert not (repo / ".sb-build").exists()  # the runtime is built beside the tool's runtime, not in the app
