@@ -10,11 +10,7 @@ namespace {
 constexpr char kOp[] = "aten::empty.out";
 
 Error empty_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Span<const int64_t> size = args[0]->as_int_list;
-  if (size.size() > static_cast<size_t>(kMaxDims)) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: size has too many dims", kOp);
-  }
-  return resize_output(kOp, *args[2]->as_tensor, size.data(), static_cast<int32_t>(size.size()));
+  return resize_output_to_size(kOp, *args[2]->as_tensor, args[0]->as_int_list);
 }
 
 }  // namespace

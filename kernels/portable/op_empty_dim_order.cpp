@@ -12,14 +12,9 @@ namespace {
 constexpr char kOp[] = "dim_order_ops::_empty_dim_order.out";
 
 Error empty_dim_order_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Span<const int64_t> size = args[0]->as_int_list;
-  if (size.size() > static_cast<size_t>(kMaxDims)) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: size has too many dims", kOp);
-  }
-  const int32_t rank = static_cast<int32_t>(size.size());
   Error err = check_dim_order_arg(kOp, *args[1], nullptr, *args[2]->as_tensor);
   if (!err.ok()) return err;
-  return resize_output(kOp, *args[2]->as_tensor, size.data(), rank);
+  return resize_output_to_size(kOp, *args[2]->as_tensor, args[0]->as_int_list);
 }
 
 }  // namespace

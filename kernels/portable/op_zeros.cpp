@@ -12,12 +12,8 @@ namespace {
 constexpr char kOp[] = "aten::zeros.out";
 
 Error zeros_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Span<const int64_t> size = args[0]->as_int_list;
   Tensor& out = *args[1]->as_tensor;
-  if (size.size() > static_cast<size_t>(kMaxDims)) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: size has too many dims", kOp);
-  }
-  Error err = resize_output(kOp, out, size.data(), static_cast<int32_t>(size.size()));
+  Error err = resize_output_to_size(kOp, out, args[0]->as_int_list);
   if (!err.ok()) return err;
   if (out.nbytes() != 0) memset(out.data, 0, out.nbytes());
   return Error();

@@ -25,6 +25,9 @@ Error check_same_shape(const char* op, const char* what, const Tensor& t, const 
 // writing `sizes` itself, so a resize past the capacity is always an error.
 Error resize_output(const char* op, Tensor& out, const int64_t* sizes, int32_t rank);
 Error resize_output_like(const char* op, Tensor& out, const Tensor& like);
+// The factory ops' form (empty, zeros, ones, full, rand, randn): out takes a
+// `size` argument, which may not have more than kMaxDims dims.
+Error resize_output_to_size(const char* op, Tensor& out, Span<const int64_t> size);
 Error check_dtype(const char* op, const char* what, const Tensor& t, ScalarType expected);
 
 // An optional parameter tensor of a normalization (weight, bias, running

@@ -47,6 +47,13 @@ Error resize_output_like(const char* op, Tensor& out, const Tensor& like) {
   return resize_output(op, out, like.sizes, like.dim);
 }
 
+Error resize_output_to_size(const char* op, Tensor& out, Span<const int64_t> size) {
+  if (size.size() > static_cast<size_t>(kMaxDims)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: size has too many dims", op);
+  }
+  return resize_output(op, out, size.data(), static_cast<int32_t>(size.size()));
+}
+
 Error check_dtype(const char* op, const char* what, const Tensor& t, ScalarType expected) {
   if (t.dtype == expected) return Error();
   return Error::make(ErrorCode::kInvalidArgument, "%s: %s has dtype %s, expected %s", op, what,
