@@ -20,7 +20,8 @@ Error bmm_out_impl(KernelContext& /*ctx*/, Args args) {
   const int64_t sizes[] = {batch, m, n};
   Error err = check_product(kOp, a, b, out, sizes, 3);
   if (!err.ok()) return err;
-  return switch_dtype<kOp, kRealHBF16>(out.dtype, [&](auto zero) {
+  // The complex dtypes too, as ExecuTorch's bmm takes them (one dtype for all three, checked above).
+  return switch_dtype<kOp, kRealHBF16 | kComplexHTypes>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     batched_matmul<T>(a.data_as<T>(), b.data_as<T>(), out.data_as<T>(), batch, m, k, n);
     return Error();

@@ -62,7 +62,12 @@ Error cat_out_impl(KernelContext& /*ctx*/, Args args) {
         return Error::make(ErrorCode::kInvalidArgument, "%s: inputs differ in size in dim %d", kOp, static_cast<int>(d));
       }
     }
-    // Inputs of other dtypes are converted to out's, when ATen allows the cast.
+    // Inputs of other dtypes are converted to out's, when ATen allows the cast;
+    // complex tensors join only tensors of their own dtype (ExecuTorch's rule).
+    if ((is_complex_type(t->dtype) || is_complex_type(out.dtype)) && t->dtype != out.dtype) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: a complex cat needs every input of out's dtype %s, not %s",
+                         kOp, scalar_type_name(out.dtype), scalar_type_name(t->dtype));
+    }
     if (!(err = check_can_cast(kOp, t->dtype, out)).ok()) return err;
     if (__builtin_add_overflow(joined, t->sizes[dim], &joined)) {
       return Error::make(ErrorCode::kInvalidArgument, "%s: inputs join to more elements than fit", kOp);

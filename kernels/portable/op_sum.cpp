@@ -1,5 +1,6 @@
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out)
 #include "sb/kernel.h"
+#include "util/complex.h"
 #include "util/dtype_switch.h"
 #include "util/promote.h"
 #include "util/reduce.h"
@@ -9,6 +10,29 @@ namespace sb::kernels {
 namespace {
 
 constexpr char kOp[] = "aten::sum.IntList_out";
+
+// A complex self sums into out of its own dtype, as ExecuTorch's kernel does:
+// from the first folded element, adding the rest in index order (an empty
+// fold is 0).
+Error complex_sum(const Tensor& self, const Tensor& out, const ReducePlan& plan) {
+  if (self.dtype != out.dtype) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: a complex sum needs out of self's dtype (self %s, out %s)", kOp,
+                       scalar_type_name(self.dtype), scalar_type_name(out.dtype));
+  }
+  return switch_dtype<kOp, kComplexHTypes>(out.dtype, [&](auto zero) {
+    using C = decltype(zero);
+    const C* x = self.data_as<C>();
+    C* y = out.data_as<C>();
+    const int64_t n_out = out.numel();
+    for (int64_t o = 0; o < n_out; ++o) {
+      const C* first = x + kept_offset(plan, o);
+      C acc = plan.count > 0 ? first[0] : ComplexArith<C>::zero();
+      for (int64_t r = 1; r < plan.count; ++r) acc = ComplexArith<C>::add(acc, first[folded_offset(plan, r)]);
+      y[o] = acc;
+    }
+    return Error();
+  });
+}
 
 Error sum_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
@@ -23,6 +47,7 @@ Error sum_out_impl(KernelContext& /*ctx*/, Args args) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: dtype= differs from out's dtype %s", kOp,
                        scalar_type_name(out.dtype));
   }
+  if (is_complex_type(self.dtype) || is_complex_type(out.dtype)) return complex_sum(self, out, plan);
 
   return switch_dtype<kOp, kRealHBBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);

@@ -27,7 +27,7 @@ COMPLEX_OPS = frozenset(
     f"aten::{name}"
     for name in ("_conj_physical.out", "abs.out", "add.out", "bmm.out", "cat.out", "div.out", "mul.out",
                  "sum.IntList_out", "view_as_real_copy.out")
-)  # fmt: skip
+) | {"dim_order_ops::_to_dim_order_copy.out"}  # fmt: skip
 CELL_REASON_CHARS = 90
 
 

@@ -10,6 +10,7 @@
 
 #include "sb/tensor.h"
 #include "sb/value.h"
+#include "util/complex.h"
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
 #include "util/promote.h"
@@ -30,6 +31,8 @@ C add(C x, C y) {
     return x || y;
   } else if constexpr (is_integer_v<C>) {
     return convert<C>(static_cast<Wide<C>>(static_cast<Wide<C>>(x) + static_cast<Wide<C>>(y)));
+  } else if constexpr (is_complex_v<C>) {
+    return ComplexArith<C>::add(x, y);
   } else {
     return x + y;
   }
@@ -41,6 +44,8 @@ C mul(C x, C y) {
     return x && y;
   } else if constexpr (is_integer_v<C>) {
     return convert<C>(static_cast<Wide<C>>(static_cast<Wide<C>>(x) * static_cast<Wide<C>>(y)));
+  } else if constexpr (is_complex_v<C>) {
+    return ComplexArith<C>::mul(x, y);
   } else {
     return x * y;
   }
@@ -57,6 +62,27 @@ C negate(C x) {
 
 }  // namespace binary_detail
 
+// The complex form of a binary kernel, as ExecuTorch's portable kernels take
+// complex tensors: when a, b or out is complex, all three must have one
+// dtype of Types, and out = f(a, b) in that type with broadcasting. Returns
+// false (leaving *result alone) when none of them is complex.
+template <const char* Op, DtypeMask Types, typename F>
+bool complex_binary(const Tensor& a, const Tensor& b, const Tensor& out, Error* result, F f) {
+  if (!is_complex_type(a.dtype) && !is_complex_type(b.dtype) && !is_complex_type(out.dtype)) return false;
+  if (a.dtype != b.dtype || a.dtype != out.dtype) {
+    *result = Error::make(ErrorCode::kInvalidArgument, "%s: complex operands need one dtype (self %s, other %s, out %s)",
+                          Op, scalar_type_name(a.dtype), scalar_type_name(b.dtype), scalar_type_name(out.dtype));
+    return true;
+  }
+  *result = check_broadcast_out(Op, a, b, out);
+  if (!result->ok()) return true;
+  *result = switch_dtype<Op, Types>(out.dtype, [&](auto zero) {
+    using C = decltype(zero);
+    return f(C{});
+  });
+  return true;
+}
+
 // out = a + alpha * b (a - alpha * b when Subtract): add.out's and sub.out's
 // body. alpha must be castable to the result's dtype (an integer one for a
 // bool result) and representable in the compute type. sub takes no bool.
@@ -64,6 +90,18 @@ template <const char* Op, bool Subtract>
 Error add_scaled(const Tensor& a, const Tensor& b, const Value& alpha, const Tensor& out) {
   constexpr DtypeMask kCompute = Subtract ? kRealTypes : kRealB;
   constexpr DtypeMask kStored = Subtract ? kRealHBF16 : kRealHBBF16;
+  if constexpr (!Subtract) {
+    // Complex: out = a + alpha * b with alpha a complex of zero imaginary part.
+    Error result;
+    const bool complex = complex_binary<Op, kComplexHTypes>(a, b, out, &result, [&](auto zero) {
+      using C = decltype(zero);
+      using Arith = ComplexArith<C>;
+      const C k = Arith::of_real(scalar_to<typename Arith::W>(alpha));
+      map_binary<C, C, C>(a, b, out, [k](C x, C y) { return Arith::add(x, Arith::mul(k, y)); });
+      return Error();
+    });
+    if (complex) return result;
+  }
   const ScalarType common = promote_types(a.dtype, b.dtype);
   if (Subtract && common == ScalarType::kBool) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: bool tensors cannot be subtracted", Op);

@@ -5,6 +5,7 @@
 
 #include "sb/error.h"
 #include "sb/tensor.h"
+#include "util/complex.h"
 #include "util/promote.h"
 #include "util/shape.h"
 
@@ -12,10 +13,20 @@ namespace sb::kernels {
 
 // c[m x n] = a[m x k] * b[k x n], row-major, c not aliasing a or b.
 // Integers wrap; Half and BFloat16 accumulate each dot product in float and
-// round once, as ExecuTorch's runtime does.
+// round once, as ExecuTorch's runtime does. Complex dot products add each
+// product (util/complex.h) to a sum that starts at 0, in order.
 template <typename T>
 void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, int64_t m, int64_t k, int64_t n) {
-  if constexpr (!std::is_same_v<acc_t<T>, T>) {
+  if constexpr (is_complex_v<T>) {
+    using Arith = ComplexArith<T>;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        T sum = Arith::zero();
+        for (int64_t p = 0; p < k; ++p) sum = Arith::add(sum, Arith::mul(a[i * k + p], b[p * n + j]));
+        c[i * n + j] = sum;
+      }
+    }
+  } else if constexpr (!std::is_same_v<acc_t<T>, T>) {
     using Acc = acc_t<T>;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
