@@ -9,15 +9,8 @@ namespace {
 constexpr char kOp[] = "aten::floor_divide.out";
 
 Error floor_divide_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Tensor& self = *args[0]->as_tensor;
-  const Tensor& other = *args[1]->as_tensor;
-  const bool integral = !is_floating_type(promote_types(self.dtype, other.dtype));
-  bool by_zero = false;
-  Error err = arith_tensor<kOp, DivisionRule>(self, other, *args[2]->as_tensor, [&](auto x, auto y) {
-    if (integral && y == 0) by_zero = true;
-    return arith::div_floor(x, y);
-  });
-  return err.ok() && by_zero ? integer_division_by_zero(kOp) : err;
+  return arith_tensor_div_checked<kOp, DivisionRule>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2]->as_tensor,
+                                              [](auto x, auto y) { return arith::div_floor(x, y); });
 }
 
 }  // namespace

@@ -9,15 +9,8 @@ namespace {
 constexpr char kOp[] = "aten::fmod.Tensor_out";
 
 Error fmod_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Tensor& self = *args[0]->as_tensor;
-  const Tensor& other = *args[1]->as_tensor;
-  const bool integral = !is_floating_type(promote_types(self.dtype, other.dtype));
-  bool by_zero = false;
-  Error err = arith_tensor<kOp, FloatMathRule>(self, other, *args[2]->as_tensor, [&](auto x, auto y) {
-    if (integral && y == 0) by_zero = true;
-    return arith::fmod(x, y);
-  });
-  return err.ok() && by_zero ? integer_division_by_zero(kOp) : err;
+  return arith_tensor_div_checked<kOp, FloatMathRule>(*args[0]->as_tensor, *args[1]->as_tensor, *args[2]->as_tensor,
+                                              [](auto x, auto y) { return arith::fmod(x, y); });
 }
 
 }  // namespace

@@ -9,12 +9,8 @@ namespace {
 constexpr char kOp[] = "aten::remainder.Scalar_out";
 
 Error remainder_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Tensor& self = *args[0]->as_tensor;
-  const Value& other = *args[1];
-  if (!is_floating_type(arith_scalar_common<DivisionRule>(self, other)) && other.scalar_as_double() == 0.0) {
-    return integer_division_by_zero(kOp);
-  }
-  return arith_scalar<kOp, DivisionRule>(self, other, *args[2]->as_tensor, [](auto x, auto y) { return arith::remainder(x, y); });
+  return arith_scalar_div_checked<kOp, DivisionRule>(*args[0]->as_tensor, *args[1], *args[2]->as_tensor,
+                                              [](auto x, auto y) { return arith::remainder(x, y); });
 }
 
 }  // namespace

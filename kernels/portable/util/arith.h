@@ -198,4 +198,43 @@ ScalarType arith_scalar_common(const Tensor& a, const Value& s) {
 // A refused integer division by zero, as ATen refuses it.
 Error integer_division_by_zero(const char* op);
 
+// arith_tensor for kernels that divide (floor_divide, remainder, fmod): when
+// the operands' common dtype is integral, a zero divisor anywhere refuses the
+// call after the pass, as ATen refuses it.
+template <const char* Op, typename Rule, typename F>
+Error arith_tensor_div_checked(const Tensor& a, const Tensor& b, Tensor& out, F f) {
+  const bool integral = !is_floating_type(promote_types(a.dtype, b.dtype));
+  bool by_zero = false;
+  Error err = arith_tensor<Op, Rule>(a, b, out, [&](auto x, auto y) {
+    if (integral && y == 0) by_zero = true;
+    return f(x, y);
+  });
+  return err.ok() && by_zero ? integer_division_by_zero(Op) : err;
+}
+
+// arith_scalar for kernels that divide: an integer division by a zero Scalar
+// is refused before any element is written.
+template <const char* Op, typename Rule, typename F>
+Error arith_scalar_div_checked(const Tensor& a, const Value& s, Tensor& out, F f) {
+  if (!is_floating_type(arith_scalar_common<Rule>(a, s)) && s.scalar_as_double() == 0.0) {
+    return integer_division_by_zero(Op);
+  }
+  return arith_scalar<Op, Rule>(a, s, out, f);
+}
+
+// sub.Scalar_out and rsub.Scalar_out (self, other, alpha, out): no bool
+// operand, result or alpha, alpha casts to the result's dtype, and out must
+// have that dtype; f(x, s, alpha) as in arith_scalar_alpha.
+template <const char* Op, typename F>
+Error subtract_scalar_alpha(const Tensor& self, const Value& other, const Value& alpha, Tensor& out, F f) {
+  using Rule = ArithRule<kRealTypes, kRealHBF16, kRealHBF16, kOutIsCommon | kNoBool>;
+  const ScalarType common = arith_scalar_common<Rule>(self, other);
+  const ScalarType alpha_type = scalar_dtype(alpha);
+  if (alpha_type == ScalarType::kBool || !can_cast(alpha_type, common)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: alpha's dtype %s does not cast to %s", Op,
+                       scalar_type_name(alpha_type), scalar_type_name(common));
+  }
+  return arith_scalar_alpha<Op, Rule>(self, other, alpha, out, f);
+}
+
 }  // namespace sb::kernels
