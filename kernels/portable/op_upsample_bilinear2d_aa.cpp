@@ -85,11 +85,8 @@ Error upsample_bilinear2d_aa_out_impl(KernelContext& /*ctx*/, Args args) {
   const double sh = has_scales ? args[3]->scalar_as_double() : 0.0;
   const double sw = has_scales ? args[4]->scalar_as_double() : 0.0;
   Upsample2d g;
-  Error err = plan_upsample2d(kOp, in, *args[1], has_scales, sh, sw, align_corners, &g);
+  Error err = plan_upsample2d_out(kOp, in, *args[1], has_scales, sh, sw, align_corners, out, &g);
   if (!err.ok()) return err;
-  const int64_t sizes[] = {in.sizes[0], in.sizes[1], g.oh, g.ow};
-  if (!(err = resize_output(kOp, out, sizes, 4)).ok()) return err;
-  if (!(err = check_dtype(kOp, "input", in, out.dtype)).ok()) return err;
   return switch_dtype<kOp, kRealHBF16>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;

@@ -51,4 +51,13 @@ Error plan_upsample2d(const char* op, const Tensor& in, const Value& output_size
   return Error();
 }
 
+Error plan_upsample2d_out(const char* op, const Tensor& in, const Value& output_size, bool has_scales,
+                          double scale_h, double scale_w, bool align_corners, Tensor& out, Upsample2d* plan) {
+  Error err = plan_upsample2d(op, in, output_size, has_scales, scale_h, scale_w, align_corners, plan);
+  if (!err.ok()) return err;
+  const int64_t sizes[] = {in.sizes[0], in.sizes[1], plan->oh, plan->ow};
+  if (!(err = resize_output(op, out, sizes, 4)).ok()) return err;
+  return check_dtype(op, "input", in, out.dtype);
+}
+
 }  // namespace sb::kernels

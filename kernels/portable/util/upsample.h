@@ -22,6 +22,11 @@ struct Upsample2d {
 Error plan_upsample2d(const char* op, const Tensor& in, const Value& output_size, bool has_scales, double scale_h,
                       double scale_w, bool align_corners, Upsample2d* plan);
 
+// plan_upsample2d, then out takes [N, C, oh, ow] and must have in's dtype: the
+// set-up of both bilinear kernels.
+Error plan_upsample2d_out(const char* op, const Tensor& in, const Value& output_size, bool has_scales,
+                          double scale_h, double scale_w, bool align_corners, Tensor& out, Upsample2d* plan);
+
 // Source pixel of output pixel `dst` (not clamped at the top; negative values
 // clamp to 0 unless align_corners), as ATen's area_pixel_compute_source_index.
 inline float upsample_source(float ratio, int64_t dst, bool align_corners) {
