@@ -13,6 +13,7 @@
 #include "util/dtype_switch.h"
 #include "util/promote.h"
 #include "util/shape.h"
+#include "util/window.h"
 
 namespace sb::kernels {
 namespace {
@@ -47,18 +48,12 @@ void backward(const ConvGeometry& g, const T* grad_out, const T* x, const T* w, 
             for (int64_t icg = 0; icg < cin_g; ++icg) {
               const int64_t plane = (n * g.c_in + group * cin_g + icg) * g.h;
               const int64_t taps = (oc * cin_g + icg) * g.kh;
-              for (int64_t kh = 0; kh < g.kh; ++kh) {
-                const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-                if (ih < 0 || ih >= g.h) continue;
-                for (int64_t kw = 0; kw < g.kw; ++kw) {
-                  const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-                  if (iw < 0 || iw >= g.w) continue;
-                  const int64_t xi = (plane + ih) * g.w + iw;
-                  const int64_t wi = (taps + kh) * g.kw + kw;
-                  if (grad_in) grad_in[xi] = mul_add(grad_in[xi], go, w[wi]);
-                  if (grad_w) grad_w[wi] = mul_add(grad_w[wi], go, x[xi]);
-                }
-              }
+              for_each_window_tap(g, oh, ow, [&](int64_t kh, int64_t kw, int64_t ih, int64_t iw) {
+                const int64_t xi = (plane + ih) * g.w + iw;
+                const int64_t wi = (taps + kh) * g.kw + kw;
+                if (grad_in) grad_in[xi] = mul_add(grad_in[xi], go, w[wi]);
+                if (grad_w) grad_w[wi] = mul_add(grad_w[wi], go, x[xi]);
+              });
             }
           }
         }

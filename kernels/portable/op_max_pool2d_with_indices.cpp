@@ -4,6 +4,7 @@
 #include "util/dtype_switch.h"
 #include "util/pool.h"
 #include "util/shape.h"
+#include "util/window.h"
 
 namespace sb::kernels {
 namespace {
@@ -38,20 +39,14 @@ Error max_pool_out_impl(KernelContext& /*ctx*/, Args args) {
         for (int64_t ow = 0; ow < g.ow; ++ow) {
           int64_t best = -1;  // index within the plane, as ATen gives it
           int64_t best_at = 0;
-          for (int64_t kh = 0; kh < g.kh; ++kh) {
-            const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-            if (ih < 0 || ih >= g.h) continue;
-            for (int64_t kw = 0; kw < g.kw; ++kw) {
-              const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-              if (iw < 0 || iw >= g.w) continue;
-              const int64_t at = ih * xi.h + iw * xi.w;
-              // NaN wins, as in ATen.
-              if (best < 0 || plane[at] > plane[best_at] || plane[at] != plane[at]) {
-                best = ih * g.w + iw;
-                best_at = at;
-              }
+          for_each_window_tap(g, oh, ow, [&](int64_t, int64_t, int64_t ih, int64_t iw) {
+            const int64_t at = ih * xi.h + iw * xi.w;
+            // NaN wins, as in ATen.
+            if (best < 0 || plane[at] > plane[best_at] || plane[at] != plane[at]) {
+              best = ih * g.w + iw;
+              best_at = at;
             }
-          }
+          });
           y[yi.plane(p) + oh * yi.h + ow * yi.w] = best < 0 ? T(0) : plane[best_at];
           idx[ii.plane(p) + oh * ii.h + ow * ii.w] = best;
         }
