@@ -3,36 +3,16 @@
 #include <cstring>
 
 #include "util/shape.h"
+#include "util/strided.h"
 
 namespace sb::kernels {
 
 void strided_copy(const void* src, int64_t src_offset, const int64_t* src_strides, void* dst, const int64_t* sizes,
                   int32_t rank, size_t elem) {
-  int64_t total = 1;
-  for (int32_t d = 0; d < rank; ++d) total *= sizes[d];
-  if (total == 0) return;
-  const auto* from = static_cast<const uint8_t*>(src);
-  auto* to = static_cast<uint8_t*>(dst);
-  int64_t coord[kMaxDims] = {};
-  int64_t offset = src_offset;
-  // Rows along the last dim are contiguous in dst; copy a run when the
-  // source is contiguous along it too.
-  const int64_t row = rank > 0 ? sizes[rank - 1] : 1;
-  const int64_t step = rank > 0 ? src_strides[rank - 1] : 1;
-  for (int64_t done = 0; done < total; done += row) {
-    if (step == 1) {
-      memcpy(to + done * elem, from + offset * elem, static_cast<size_t>(row) * elem);
-    } else {
-      for (int64_t j = 0; j < row; ++j) memcpy(to + (done + j) * elem, from + (offset + j * step) * elem, elem);
-    }
-    // Advance the odometer over all but the last dim.
-    for (int32_t d = rank - 2; d >= 0; --d) {
-      offset += src_strides[d];
-      if (++coord[d] < sizes[d]) break;
-      offset -= coord[d] * src_strides[d];
-      coord[d] = 0;
-    }
-  }
+  Layout from;
+  from.offset = src_offset;
+  for (int32_t d = 0; d < rank; ++d) from.strides[d] = src_strides[d];
+  walk_copy(src, from, dst, contiguous_layout(sizes, rank), sizes, rank, elem);
 }
 
 Error copy_like(const char* op, const Tensor& in, Tensor& out) {

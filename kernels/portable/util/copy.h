@@ -10,7 +10,8 @@
 namespace sb::kernels {
 
 // dst (contiguous, `rank` dims of `sizes`) gets src elements at
-// src_offset + sum(coord[d] * src_strides[d]), in elements of `elem` bytes.
+// src_offset + sum(coord[d] * src_strides[d]), in elements of `elem` bytes:
+// util/strided.h's walk_copy into a contiguous layout.
 void strided_copy(const void* src, int64_t src_offset, const int64_t* src_strides, void* dst, const int64_t* sizes,
                   int32_t rank, size_t elem);
 
