@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import arch
+from bot import arch, bundle, config
 from bot import git as bot_git
+from bot.errors import BotError
 from tests.conftest import REPO_ROOT, ZOO_DIR
 from tests.installed_tool import CONSUMER, Installed, app_repo, commit_all, git, installed_tool, without_custom_kernels
 from tests.test_pr_scenarios import loadable_bytes
@@ -55,6 +56,23 @@ def pull_request(tool: Installed, repo: Path, head: str) -> tuple[subprocess.Com
 
 def target(report: dict, name: str) -> dict:
     return next(t for t in report["targets"] if t["name"] == name)
+
+
+def test_an_app_repo_defaults_to_the_bundled_runtime_and_a_runtime_repo_keeps_its_own(tmp_path: Path) -> None:
+    """In-process (the source tree's bundle is the checkout itself): which runtime a config builds."""
+    app_cfg = config.load(app_repo(tmp_path / "app"))
+    assert app_cfg.bundled_runtime and app_cfg.runtime_source == bundle.runtime_dir()
+    assert app_cfg.kernel_libraries == (bundle.portable_library(), Path("my_kernels/functions.yaml"))
+    assert app_cfg.runtime_label() == RUNTIME
+    own = config.load(REPO_ROOT)
+    assert not own.bundled_runtime and own.runtime_source == Path("native")
+    assert own.runtime_label() == "this repository's native/"
+    # a PR-controlled runtime path is still confined to the repo, bundled or not
+    text = (CONSUMER / ".selective-build.yml").read_text()
+    for runtime in ("../native", str(bundle.runtime_dir())):
+        (tmp_path / "app" / ".selective-build.yml").write_text(f"{text}runtime: {{source_dir: {runtime}}}\n")
+        with pytest.raises(BotError, match=r"runtime\.source_dir"):
+            config.load(tmp_path / "app")
 
 
 def test_the_package_carries_schema_runtime_and_kernels(tool: Installed, tmp_path: Path) -> None:
@@ -204,7 +222,7 @@ def test_a_repo_with_no_custom_kernels(tool: Installed, tmp_path: Path) -> None:
     branch(repo, "readme")
     (repo / "NOTES.md").write_text("nothing the runtime sees\n")
     commit_all(repo, "notes")
-    proc, rep, comment = pull_request(tool, repo, "readme")
+    proc, rep, _comment = pull_request(tool, repo, "readme")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not rep["stale_files"] and rep["runtime"] == RUNTIME
     assert [t["name"] for t in rep["targets"]] == ["sensor-app", "camera-app"]
