@@ -27,7 +27,7 @@ from bot import publish, redact, report_io
 from bot.errors import BotError, ExitCode
 from bot.pipeline import PrReport
 from bot.redact import Redactor
-from bot.report import COMMIT, plain
+from bot.report import COMMIT, count, plain
 from bot.workflow_log import Log
 
 BINARY_SIZE_LINE = re.compile(r"^Binary-Size:\s*\S", re.MULTILINE)
@@ -127,8 +127,8 @@ def _failing(report: PrReport, inputs: Inputs, root: Path, body: str) -> list[st
         reasons.append(f"build failed: {plain(report.first_build_error(), 400)}")
     if report.model_failures:
         first = report.model_failures[0]
-        count = len(report.model_failures)
-        reasons.append(f"{count} model(s) could not be traced, first {plain(first.model)}: {plain(first.message, 400)}")
+        models = count(len(report.model_failures), "model")
+        reasons.append(f"{models} could not be traced, first {plain(first.model)}: {plain(first.message, 400)}")
     if fail_stale and report.stale:
         reasons.append("the selected-operators yaml is stale")
     over = [f"{plain(t.name)} on {plain(s.arch)}" for t in report.targets for s in t.sizes if s.over_budget]
@@ -230,7 +230,16 @@ def run(env: Mapping[str, str], log: Log | None = None) -> int:
     base = inputs.base or base_sha
     if not base:
         raise BotError("no base commit: set the 'base' input or run on pull_request events", ExitCode.USAGE)
-    report = pipeline.run_pr(root, base, None, log.info, inputs.targets or None)
+    from bot.progress import LogProgress, timing_table
+
+    # A line per step as it starts and ends, through the job log (redacted, never a workflow command).
+    progress = LogProgress(write=log.info)
+    try:
+        report = pipeline.run_pr(root, base, None, progress, inputs.targets or None)
+    finally:
+        log.info("timings:")
+        for label, seconds in timing_table(progress):
+            log.info(f"  {seconds:>10}  {label}")
     if head_sha:
         report = dataclasses.replace(report, head_sha=head_sha)
     markdown = publish.write_report(report, redactor, md_path, json_path, {"number": number, "head_sha": head_sha})

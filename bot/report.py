@@ -28,6 +28,7 @@ COMMENT_LIMIT = 65_536
 FIX_COMMAND = "python -m bot regenerate"
 TOP_SYMBOLS = 10  # symbol changes per runtime, in its breakdown
 TOP_MOVERS = 5  # ops and symbols in the top movers tables
+SYMBOL_LIMIT = 72  # characters of a symbol in a table cell (argument lists dropped first)
 CHART_BARS = 20
 NAME_LIMIT = 200  # characters of an op, model, file or target name
 MESSAGE_LIMIT = 400  # characters of a one-line message (a load failure, a yaml error)
@@ -94,6 +95,13 @@ def code(value: object, limit: int = NAME_LIMIT) -> str:
     in the value could close that). Markdown inside an HTML tag is still markdown,
     so what could form a construct is an entity; identifiers (aten::add.out,
     models/zoo/op_x.pte) stay as they are, readable in the raw report."""
+    return "<code>" + html_text(value, limit) + "</code>"
+
+
+def html_text(value: object, limit: int = NAME_LIMIT) -> str:
+    """PR-controlled text for raw HTML (a <summary>, which markdown leaves alone, so a
+    markdown backslash escape would show as typed): entities only. What could form
+    markdown is an entity too, so the same text is inert wherever it lands."""
     shown = plain(value, limit)
     out = []
     for i, ch in enumerate(shown):
@@ -108,12 +116,17 @@ def code(value: object, limit: int = NAME_LIMIT) -> str:
             out.append("&#46;")  # www. starts one of GitHub's autolinks too
         else:
             out.append(ch)
-    return "<code>" + "".join(out) + "</code>"
+    return "".join(out)
 
 
 def commit(value: str) -> str:
     """A commit id where one is expected (the head marker, which is an HTML comment): nothing else passes."""
     return value if COMMIT.fullmatch(value) else "unknown"
+
+
+def count(n: int, noun: str, plural: str = "") -> str:
+    """'1 target', '2 targets': the noun in the number's grammatical number."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _bytes(n: int | None) -> str:
@@ -128,7 +141,7 @@ def _signed(n: int) -> str:
 
 def _delta(base: int | None, head: int | None) -> tuple[str, str]:
     if base is None or head is None:
-        return "new" if base is None and head is not None else "n/a", "n/a"
+        return "new" if head is not None else "removed" if base is not None else "n/a", "n/a"
     change = head - base
     pct = f"{change / base:+.2%}" if base else "n/a"
     return _signed(change), pct
@@ -186,8 +199,77 @@ class Row:
         s = self.sizes
         return s.delta != 0 or s.over_budget or bool(s.build_error)
 
-    def label(self, limit: int = NAME_LIMIT) -> str:
-        return f"{text(self.target.name, limit)} on {text(self.sizes.arch, limit)}"
+    def label(self, limit: int = NAME_LIMIT, escape: Callable[[object, int], str] = text) -> str:
+        """'<target> on <arch>'; `escape` is `html_text` where the label lands in raw HTML."""
+        return f"{escape(self.target.name, limit)} on {escape(self.sizes.arch, limit)}"
+
+
+def only_arch(report: PrReport) -> str | None:
+    """The architecture, when every runtime is measured on the same one (the tables then drop the column)."""
+    arches = {s.arch for t in report.targets for s in t.sizes}
+    return next(iter(arches)) if len(arches) == 1 else None
+
+
+def _without_arguments(name: str) -> str:
+    """A demangled name's argument lists as (…): '(anonymous namespace)' stays, read as a namespace."""
+    out: list[str] = []
+    i = 0
+    while i < len(name):
+        ch = name[i]
+        if ch == "(" and not name.startswith("(anonymous namespace)", i) and i > 0:
+            depth, j = 0, i
+            while j < len(name):
+                depth += {"(": 1, ")": -1}.get(name[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            out.append("()" if j == i + 1 else "(…)")
+            i = j + 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _without_return_type(name: str) -> str:
+    """'sb::Error sb::kernels::f<…>(…)' as 'sb::kernels::f<…>(…)': the return type a template's name carries."""
+    depth = 0
+    for i, ch in enumerate(name):
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth = max(0, depth - 1)
+        elif ch == " " and depth == 0:
+            head = name[:i]  # a return type has no argument list; 'operator new' is a name
+            return name if "(" in head or "operator" in head else name[i + 1 :]
+    return name
+
+
+def short_symbol(name: str, limit: int = SYMBOL_LIMIT) -> str:
+    """A demangled symbol short enough for a table cell: no argument lists, no return type,
+    '(anonymous namespace)' as '(anon)', then an ellipsis in the middle if still too long.
+    Pseudo-symbols ('(no symbol: .text)') stay as they are."""
+    if name.startswith("("):
+        return name
+    short = _without_return_type(_without_arguments(name)).replace("(anonymous namespace)", "(anon)")
+    if len(short) <= limit:
+        return short
+    keep = limit - 1
+    return short[: keep - keep // 2] + ELLIPSIS + short[len(short) - keep // 2 :]
+
+
+def short_name(name: str) -> str:
+    """A long remainder's name without its explanation ('(linker-generated)', explained under the
+    table by `_legend`), so it does not squeeze the number columns; other names as they are."""
+    if name.startswith("(") and name.endswith(")") and ": " in name and len(name) > 32:
+        return name.split(": ", 1)[0] + ")"
+    return name
+
+
+def _legend(names: list[str]) -> list[str]:
+    """What each shortened remainder name in a table stands for, a line after the table."""
+    shortened = sorted({n for n in names if short_name(n) != n})
+    return [f"{text(short_name(n))}: {text(n[1:-1].split(': ', 1)[1])}." for n in shortened]
 
 
 def rows(report: PrReport) -> list[Row]:
@@ -210,9 +292,36 @@ def _biggest_mover(report: PrReport, name: Callable[[object], str]) -> str:
     top = moved[0]
     s = top.sizes
     assert s.delta is not None and s.base is not None and s.head is not None
-    what = _changes(s.base.per_op, s.head.per_op) or _changes(s.base.symbols, s.head.symbols)
+    ops = _changes(s.base.per_op, s.head.per_op)
+    what = [(short_name(n), d) for n, d in ops] or [
+        (short_symbol(n), d) for n, d in _changes(s.base.symbols, s.head.symbols)
+    ]
     by = f" ({name(cap(what[0][0], 80))} {what[0][1]:+,})" if what else ""
     return f"biggest: {name(cap(top.target.name, 40))} on {name(s.arch)} {s.delta:+,}{by}"
+
+
+def _is_op(name: str) -> bool:
+    """An operator of the per-op attribution, not one of its named remainders ("(core runtime)")."""
+    return not name.startswith("(")
+
+
+def _selection_part(report: PrReport) -> str:
+    """How the runtimes' operator selection changed (ops built in head, not in base and back), or "".
+    Without it a stale or regenerated yaml's size change reads as if the PR's code had grown."""
+    added = removed = targets = 0
+    for t in report.targets:
+        both = next((s for s in t.sizes if s.base is not None and s.head is not None), None)
+        if both is None or both.base is None or both.head is None:
+            continue
+        before = {op for op in both.base.per_op if _is_op(op)}
+        after = {op for op in both.head.per_op if _is_op(op)}
+        if before != after:
+            added, removed, targets = added + len(after - before), removed + len(before - after), targets + 1
+    if not targets:
+        return ""
+    ops = " ".join(f for f in (f"+{added}" if added else "", f"-{removed}" if removed else "") if f)
+    where = f" in {count(targets, 'target')}" if len(report.targets) > 1 else ""
+    return f"selection {ops} op{'' if added + removed == 1 else 's'}{where}"
 
 
 def _size_part(report: PrReport, name: Callable[[object], str]) -> str:
@@ -221,16 +330,19 @@ def _size_part(report: PrReport, name: Callable[[object], str]) -> str:
     if not any(s.delta for s in measured):
         return "no size change"
     per_arch: dict[str, list[ArchSizes]] = {}
-    for s in measured:
+    for s in (s for t in report.targets for s in t.sizes if s.delta is not None):  # in config order
         per_arch.setdefault(s.arch, []).append(s)
     if len(per_arch) == 1:
         total_base = sum(s.base.vm_size for s in measured if s.base)
-        part = f"size {_signed(delta)} bytes"
-        part += f" ({delta / total_base:+.2%})" if total_base else ""
+        change = f"{_signed(delta)} bytes"
+        change += f" ({delta / total_base:+.2%})" if total_base else ""
     else:
-        part = "size " + ", ".join(
+        change = ", ".join(
             f"{_signed(sum(s.delta or 0 for s in group))} bytes on {name(arch)}" for arch, group in per_arch.items()
         )
+    selection = _selection_part(report)
+    # A changed selection says where the bytes come from: "selection +3 ops: runtime ▲ +51,327 bytes".
+    part = f"{selection}: {'runtime' if len(measured) == 1 else 'runtimes'} {change}" if selection else f"size {change}"
     return f"{part}, {_biggest_mover(report, name)}"
 
 
@@ -242,9 +354,9 @@ def _graph_part(report: PrReport) -> str:
     added, removed = len(report.graph_added), len(report.graph_removed)
     if not added and not removed:
         return ""
-    edges = [f"{added} new edge(s)" if added else "", f"{removed} removed" if removed else ""]
+    edges = [count(added, "new edge") if added else "", f"{removed} removed" if removed else ""]
     reached = {c.model for t in report.targets for c in t.closure_changes}
-    reach = f", reached by {len(reached)} model(s)" if reached else ""
+    reach = f", reached by {count(len(reached), 'model')}" if reached else ""
     return "op graph: " + " and ".join(e for e in edges if e) + reach
 
 
@@ -274,7 +386,7 @@ def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
     new = [r.sizes for r in rows(report) if r.sizes.base is None and r.sizes.head is not None]
     graph = _graph_part(report)
     runtimes = sum(len(t.sizes) for t in report.targets)
-    parts = [f"{len(report.targets)} target(s)"]
+    parts = [count(len(report.targets), "target")]
     if runtimes > len(report.targets):
         arch_names = list(dict.fromkeys(s.arch for t in report.targets for s in t.sizes))
         parts[0] += f" on {', '.join(name(a) for a in arch_names)} ({runtimes} runtimes)"
@@ -288,37 +400,51 @@ def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
         parts.append(f"{len(unusable)} unusable yaml")
     if broken:
         models = len({f.model for t in broken for f in t.load_failures})
-        parts.append(f"{len(broken)} target(s) fail at load ({models} model(s))")
+        fail = "fails" if len(broken) == 1 else "fail"
+        parts.append(f"{count(len(broken), 'target')} {fail} at load ({count(models, 'model')})")
     if report.model_failures:
-        parts.append(f"{len(report.model_failures)} model(s) could not be traced")
+        parts.append(f"{count(len(report.model_failures), 'model')} could not be traced")
     if graph:
         parts.append(graph)
     if over:
         where = ", ".join(f"{name(cap(r.target.name, 40))} on {name(r.sizes.arch)}" for r in over[:3])
-        parts.append(
-            f"{len({r.target.name for r in over})} target(s) over budget ({where}{', …' if len(over) > 3 else ''})"
-        )
+        more = ", …" if len(over) > 3 else ""
+        parts.append(f"{count(len({r.target.name for r in over}), 'target')} over budget ({where}{more})")
     size_part = _size_part(report, name)
     parts.append(size_part)
     if new:
-        parts.append(f"{len(new)} new runtime(s) of {sum(s.head.vm_size for s in new if s.head):,} bytes")
+        parts.append(f"{count(len(new), 'new runtime')} of {sum(s.head.vm_size for s in new if s.head):,} bytes")
     if _unchanged(report):
         return "✅ **No change**: " + ", ".join(parts)
     icon = "❌" if failed or broken or unusable or report.model_failures else "⚠️" if stale or over else "📦"
     return f"{icon} " + ", ".join(parts)
 
 
-def _listed(lines: list[str], detail: Detail, kind: str) -> list[str]:
+def _listed(lines: list[str], detail: Detail, kind: str, indent: str = "") -> list[str]:
     """At most `detail.items` lines; the rest counted, so the finding itself is never lost."""
     if detail.items is None or len(lines) <= detail.items:
         return lines
-    return [*lines[: detail.items], f"- … and {len(lines) - detail.items} more {kind}"]
+    return [*lines[: detail.items], f"{indent}- … and {len(lines) - detail.items} more {kind}"]
 
 
 def _codes(values: tuple[str, ...] | list[str], detail: Detail) -> str:
     shown = values if detail.items is None else values[: detail.items]
     more = f" and {len(values) - len(shown)} more" if len(shown) < len(values) else ""
     return ", ".join(code(v, detail.name_limit) for v in shown) + more
+
+
+_OP_NAME = re.compile(r"\b[A-Za-z_]\w*::[A-Za-z_][\w.]*")
+
+
+def _names_only(message: str, missing: set[str]) -> bool:
+    """The load failure says nothing the missing-op lines below do not: the runtime's 'missing
+    operators' message, naming only ops listed there (said once, not twice)."""
+    named = set(_OP_NAME.findall(message))
+    return "missing operator" in message and bool(named) and named <= missing
+
+
+def _called_by(callers: tuple[str, ...], detail: Detail) -> str:
+    return f", called by {_codes(callers, detail)}" if callers else ""
 
 
 def _stale_section(report: PrReport, detail: Detail) -> list[str]:
@@ -332,18 +458,32 @@ def _stale_section(report: PrReport, detail: Detail) -> list[str]:
             lines.append(f"- ❌ **the checked-in yaml cannot be used**: {text(t.yaml_error, detail.message_limit)}")
         elif not t.yaml_exists:
             lines.append(f"- the yaml does not exist yet: create it with `{FIX_COMMAND}`")
-        failures = [
-            f"- ❌ **this PR breaks {code(f.model, n)} at load unless the yaml is regenerated**: "
-            f"{text(f.message, detail.message_limit)}"
-            for f in t.load_failures
-        ]
+        # A load failure that only names missing ops lists them under it (said once): the ops only its
+        # model needs, each with the kernels that call it. Missing ops several models need follow on their own.
+        missing_ops = {m.op for m in t.diff.missing}
+        listed: set[str] = set()
+        failures = []
+        for f in t.load_failures:
+            failure = f"- ❌ **this PR breaks {code(f.model, n)} at load unless the yaml is regenerated**: "
+            if not _names_only(f.message, missing_ops):
+                failures.append(failure + text(f.message, detail.message_limit))
+                continue
+            own = [m for m in t.diff.missing if m.models == (f.model,) and m.op not in listed]
+            listed |= {m.op for m in own}
+            if not own:
+                failures.append(failure + "it needs the missing ops listed below")
+                continue
+            ops = [f"  - missing {code(m.op, n)}{_called_by(m.callers, detail)}" for m in own]
+            failures.append("\n".join([failure + "the yaml lacks", *_listed(ops, detail, "missing ops", "  ")]))
         lines += _listed(failures, detail, "models failing at load")
         new_models = [f"- new model {code(m, n)} has no ops in the checked-in yaml" for m in t.models_without_yaml]
         lines += _listed(new_models, detail, "new models")
-        missing = []
-        for m in t.diff.missing:
-            via = f", called by {_codes(m.callers, detail)}" if m.callers else ""
-            missing.append(f"- missing {code(m.op, n)} (needed by {_codes(m.models, detail)}{via}): fails at load")
+        fails = "" if t.load_failures else ": fails at load"  # the load failure above says it once
+        missing = [
+            f"- missing {code(m.op, n)} (needed by {_codes(m.models, detail)}{_called_by(m.callers, detail)}){fails}"
+            for m in t.diff.missing
+            if m.op not in listed
+        ]
         lines += _listed(missing, detail, "missing ops")
         lines += _listed([f"- unused {code(u.op, n)}: wastes bytes" for u in t.diff.unused], detail, "unused ops")
         dtypes = []
@@ -432,15 +572,24 @@ def _size_table(report: PrReport, detail: Detail) -> list[str]:
     shown = [r for r in all_rows if r.changed]
     unchanged = len(all_rows) - len(shown)
     if not shown:
-        return [f"Sizes (VM bytes): all {unchanged} runtime(s) unchanged.", ""] if unchanged else []
+        if not unchanged:
+            return []
+        return [
+            f"Sizes (VM bytes): {'the runtime is' if unchanged == 1 else f'all {unchanged} runtimes'} unchanged.",
+            "",
+        ]
     n = detail.name_limit
+    arch = only_arch(report)
+    where = f" on {text(arch, n)}" if arch else ""
     lines = [
         "### Sizes",
         "",
-        "VM bytes: the loadable sections of the stripped runtime, as it ships.",
+        f"VM bytes{where}: the loadable sections of the stripped runtime, as it ships.",
         "",
-        "| target | arch | base | head | Δ bytes | Δ % | budget |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| target | arch | base | head | Δ bytes | Δ % | budget |"
+        if not arch
+        else "| target | base | head | Δ bytes | Δ % | budget |",
+        "|---|---|---:|---:|---:|---:|---:|" if not arch else "|---|---:|---:|---:|---:|---:|",
     ]
     for r in shown:
         s = r.sizes
@@ -451,12 +600,13 @@ def _size_table(report: PrReport, detail: Detail) -> list[str]:
             delta = "build failed"
         elif s.base_error:
             delta = "base not built"
+        arch_cell = "" if arch else f" {text(s.arch, n)} |"
         lines.append(
-            f"| {text(r.target.name, n)} | {text(s.arch, n)} | {_bytes(base)} | {_bytes(head)} | {delta} | {pct} "
+            f"| {text(r.target.name, n)} |{arch_cell} {_bytes(base)} | {_bytes(head)} | {delta} | {pct} "
             f"| {_budget_cell(s)} |"
         )
     if unchanged:
-        lines += ["", f"…and {unchanged} unchanged runtime(s)."]
+        lines += ["", f"…and {count(unchanged, 'unchanged runtime')}."]
     return [*lines, ""]
 
 
@@ -477,6 +627,8 @@ def _movers(report: PrReport, detail: Detail) -> list[str]:
     if not detail.movers:
         return []
     out: list[str] = []
+    one_arch = only_arch(report) is not None
+    one_target = len(report.targets) == 1
     for kind, field in (("op", "per_op"), ("symbol", "symbols")):
         grouped: dict[tuple[str, str, int], list[str]] = {}
         for r in rows(report):
@@ -488,14 +640,24 @@ def _movers(report: PrReport, detail: Detail) -> list[str]:
         if not grouped:
             continue
         ordered = sorted(grouped.items(), key=lambda kv: (-abs(kv[0][2]), kv[0][0], kv[0][1]))
-        out += [f"| {kind} | arch | Δ bytes | targets |", "|---|---|---:|---|"]
+        # Columns that would say the same on every row (one architecture, one target) are left out.
+        columns = [kind] + ([] if one_arch else ["arch"]) + ["Δ bytes"] + ([] if one_target else ["targets"])
+        out += [
+            "| " + " | ".join(columns) + " |",
+            "|" + "|".join("---:" if c == "Δ bytes" else "---" for c in columns) + "|",
+        ]
         for (what, arch, change), targets in ordered[:TOP_MOVERS]:
-            names = ", ".join(text(t) for t in targets[:3]) + (
-                f" and {len(targets) - 3} more" if len(targets) > 3 else ""
-            )
-            out.append(f"| {code(what)} | {text(arch)} | {_signed(change)} | {names} |")
+            cells = [code(short_symbol(what) if kind == "symbol" else short_name(what))]
+            cells += [] if one_arch else [text(arch)]
+            cells.append(_signed(change))
+            if not one_target:
+                more = f" and {len(targets) - 3} more" if len(targets) > 3 else ""
+                cells.append(", ".join(text(t) for t in targets[:3]) + more)
+            out.append("| " + " | ".join(cells) + " |")
         if len(ordered) > TOP_MOVERS:
-            out.append(f"| …and {len(ordered) - TOP_MOVERS} more | | | |")
+            out.append(f"| …and {len(ordered) - TOP_MOVERS} more |" + " |" * (len(columns) - 1))
+        legend = _legend([what for (what, _, _), _ in ordered[:TOP_MOVERS]])
+        out += ["", *legend] if legend else []
         out.append("")
     return ["### Top movers", "", *out] if out else []
 
@@ -505,7 +667,10 @@ def _breakdown(r: Row) -> list[str]:
     if s.head is None or not r.changed:
         return []
     base = s.base
-    lines = [f"<details><summary>{r.label()}: sections, .bss, file size, operators, symbols</summary>", ""]
+    lines = [
+        f"<details><summary>{r.label(escape=html_text)}: sections, .bss, file size, operators, symbols</summary>",
+        "",
+    ]
     lines += ["| | base | head | Δ |", "|---|---:|---:|---:|"]
     for label, attr in (("VM bytes", "vm_size"), (".bss", "bss"), ("file (page padded)", "file_size")):
         b, h = (getattr(base, attr) if base else None), getattr(s.head, attr)
@@ -522,15 +687,17 @@ def _breakdown(r: Row) -> list[str]:
         lines += ["", f"| {heading} | base | head | Δ |", "|---|---:|---:|---:|"]
         for what, _ in moved:
             b, h = base_map.get(what), head_map.get(what)
-            lines.append(f"| {code(what)} | {_bytes(b)} | {_bytes(h)} | {_delta(b, h)[0]} |")
+            lines.append(f"| {code(short_name(what))} | {_bytes(b)} | {_bytes(h)} | {_delta(b, h)[0]} |")
         same = len(set(base_map) | set(head_map)) - len(moved)
         if same:
             lines.append(f"| …and {same} unchanged | | | |")
+        legend = _legend([what for what, _ in moved])
+        lines += ["", *legend] if legend else []
     symbols = _changes(base.symbols if base else {}, s.head.symbols)
     if symbols:
         lines += ["", "| top symbol changes | Δ bytes |", "|---|---:|"]
         for what, change in symbols[:TOP_SYMBOLS]:
-            lines.append(f"| {code(what)} | {_signed(change)} |")
+            lines.append(f"| {code(short_symbol(what))} | {_signed(change)} |")
     return [*lines, "", "</details>", ""]
 
 
@@ -541,17 +708,38 @@ def _chart_label(r: Row) -> str:
     return f'"{safe(r.target.name)}/{safe(r.sizes.arch)}"'
 
 
+GREW, SHRANK = "#cf222e", "#1a7f37"  # GitHub's danger and success colours: legible on light and dark
+
+
+def _chart_init(bars: int, series: list[str]) -> str:
+    """Mermaid's init directive: the series' colours in order, and a size that fits the bars."""
+    palette = ", ".join(GREW if name == "grew" else SHRANK for name in series)
+    width = min(800, max(560, 200 + 90 * bars))  # the title fits; bars stay bars, not slabs
+    config = (
+        f'{{"xyChart": {{"width": {width}, "height": 320}}, '
+        f'"themeVariables": {{"xyChart": {{"plotColorPalette": "{palette}"}}}}}}'
+    )
+    return f"%%{{init: {config}}}%%"
+
+
 def _chart(report: PrReport, detail: Detail) -> list[str]:
-    """Only when something moved: how much each runtime grew or shrank, as two labelled series."""
+    """When more than one runtime moved: how much each grew or shrank, as two labelled series.
+    One runtime's change is the size table's one row already: no chart repeats it."""
     moved = [r for r in rows(report) if r.sizes.delta][:CHART_BARS]
-    if not moved or not detail.chart:
+    if len(moved) < 2 or not detail.chart:
         return []
     deltas = [r.sizes.delta or 0 for r in moved]
     top = max(abs(d) for d in deltas)
+    series = [
+        name
+        for name, present in (("grew", any(d > 0 for d in deltas)), ("shrank", any(d < 0 for d in deltas)))
+        if present
+    ]
     lines = [
         "```mermaid",
+        _chart_init(len(moved), series),
         "xychart-beta",
-        '  title "Size change per target and architecture (VM bytes, head - base)"',
+        '  title "Size change per runtime (VM bytes, head - base)"',
         f"  x-axis [{', '.join(_chart_label(r) for r in moved)}]",
         f'  y-axis "bytes" 0 --> {top}',
     ]

@@ -222,7 +222,7 @@ def test_a_kernel_growing_shows_its_exact_delta_on_every_architecture(arch_repo:
         row = f"| cnn | {report.text(target_arch.name)} | {base:,} | {head:,} | ▲ {delta:+,} |"
         assert row in text, (row, text)
     assert [s.delta for s in seq.sizes] == [0, 0]  # gru's runtime does not link relu
-    assert "| seq |" not in text and "…and 2 unchanged runtime(s)." in text
+    assert "| seq |" not in text and "…and 2 unchanged runtimes." in text
     line = report.summary_line(rep)
     assert line.startswith("📦 ") and "biggest: cnn on " in line and "aten\\:\\:relu\\.out" in line
     assert "```mermaid" in text and 'bar "grew"' in text
@@ -231,7 +231,7 @@ def test_a_kernel_growing_shows_its_exact_delta_on_every_architecture(arch_repo:
 def test_b_a_kernel_calling_another_op_is_in_the_headline(arch_repo: Path) -> None:
     rep = run_branch(arch_repo, "calls")
     line = report.summary_line(rep)
-    assert "op graph: 1 new edge(s) and 1 removed, reached by 1 model(s)" in line, line
+    assert "op graph: 1 new edge and 1 removed, reached by 1 model" in line, line
     assert "1 stale yaml" in line
     cnn = next(t for t in rep.targets if t.name == "cnn")
     # Fails at load the same way on x86-64 and under qemu-aarch64: one finding, not one per arch.
@@ -243,14 +243,14 @@ def test_c_a_pr_that_changes_nothing_gets_a_short_comment(arch_repo: Path) -> No
     text = report.render(rep)
     assert report.summary_line(rep).startswith("✅ **No change**")
     assert len(text.encode()) < NO_CHANGE_BYTES, text
-    assert "all 5 runtime(s) unchanged" in text
+    assert "all 5 runtimes unchanged" in text
     assert "<details>" not in text and "mermaid" not in text
 
 
 def test_d_a_stale_yaml_is_named_in_the_headline(arch_repo: Path) -> None:
     rep = run_branch(arch_repo, "stale")
     line = report.summary_line(rep)
-    assert line.startswith("❌ ") and "1 stale yaml" in line and "1 target(s) fail at load (1 model(s))" in line
+    assert line.startswith("❌ ") and "1 stale yaml" in line and "1 target fails at load (1 model)" in line
     seq = next(t for t in rep.targets if t.name == "seq")
     assert [m.op for m in seq.diff.missing] == ["aten::sigmoid.out"]
     assert [f.model for f in seq.load_failures] == ["models/zoo/gru.pte"]

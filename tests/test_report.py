@@ -32,7 +32,8 @@ def test_comment_stays_under_githubs_limit_and_says_it_was_truncated() -> None:
     assert len(huge) <= report.COMMENT_LIMIT
     assert "Report shortened to fit GitHub's comment limit: per-target breakdowns" in huge
     assert huge.startswith(report.MARKER)
-    assert "| app\\-0 | x86\\-64 |" in huge  # the size table survives; breakdowns go first
+    # the size table survives (breakdowns go first); one architecture: named once, not a column
+    assert "| app\\-0 | 1,000 | 1,010 |" in huge and "VM bytes on x86\\-64" in huge
 
 
 def test_size_budget_fails_unless_the_pr_body_explains(tmp_path) -> None:
@@ -43,3 +44,105 @@ def test_size_budget_fails_unless_the_pr_body_explains(tmp_path) -> None:
     assert reasons and "over the size budget: vision-app" in reasons[0]
     assert action._failing(over, inputs, REPO_ROOT, body="Refactor.\n\nBinary-Size: new model needs it\n") == []
     assert "❌ over" in report.render(over)
+
+
+def two_arch_target(name: str, x86: tuple[int, int], arm: tuple[int, int]) -> TargetReport:
+    def size(total: int, ops: dict[str, int]) -> SizeReport:
+        return SizeReport(total, 64, total + 4096, {".text": total // 2}, {"sb::kernels::f(int)": total}, ops)
+
+    ops = {"aten::relu.out": 900}
+    sizes = tuple(
+        ArchSizes(arch, size(base, ops), size(head, {"aten::relu.out": 900 + head - base}))
+        for arch, (base, head) in (("x86-64", x86), ("aarch64", arm))
+    )
+    return TargetReport(name, f"apps/{name}/selected_operators.yaml", True, SelectionDiff(), (), (), sizes)
+
+
+def test_summaries_are_raw_html_so_names_in_them_get_entities_not_backslashes() -> None:
+    rep = PrReport("main", "b" * 40, "a" * 40, (sized_target("app-0", 1000, 1010, 2),), ())
+    markdown = report.render(rep)
+    summary = next(line for line in markdown.splitlines() if line.startswith("<details><summary>app"))
+    assert "\\" not in summary and summary.startswith("<details><summary>app-0 on x86-64: ")
+    hostile = report.html_text("a_b *c* [x](y) <img> @me `t` \\n $m$")
+    assert "\\" not in hostile.replace("&#92;", "") and "<" not in hostile and "@me" not in hostile
+
+
+def test_one_architecture_is_named_once_and_a_one_row_change_gets_no_chart() -> None:
+    rep = PrReport("main", "b" * 40, "a" * 40, (sized_target("app-0", 1000, 1010, 2),), ())
+    markdown = report.render(rep)
+    assert "| target | base | head | Δ bytes | Δ % | budget |" in markdown
+    assert "| op | Δ bytes |" in markdown  # one target, one arch: neither is a column
+    assert "```mermaid" not in markdown
+    assert report.summary_line(rep).startswith("📦 1 target, size ▲ +10 bytes")
+
+
+def test_several_architectures_get_the_arch_column_and_a_high_contrast_chart() -> None:
+    targets = (two_arch_target("cnn", (1000, 1300), (900, 1100)), two_arch_target("seq", (500, 450), (400, 400)))
+    rep = PrReport("main", "b" * 40, "a" * 40, targets, ())
+    markdown = report.render(rep)
+    assert "| target | arch | base | head | Δ bytes | Δ % | budget |" in markdown
+    assert "| op | arch | Δ bytes | targets |" in markdown
+    assert "…and 1 unchanged runtime." in markdown
+    chart = markdown.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert chart.startswith("%%{init: ") and report.GREW in chart and report.SHRANK in chart
+    assert '"cnn/x86-64", "cnn/aarch64", "seq/x86-64"' in chart
+    assert "2 targets on x86\\-64, aarch64 (4 runtimes)" in report.summary_line(rep)
+
+
+def test_long_symbols_lose_argument_lists_and_return_types_first() -> None:
+    name = (
+        "sb::Error sb::kernels::unary_op<&sb::kernels::(anonymous namespace)::kOp, 33023u, "
+        "sb::kernels::(anonymous namespace)::relu_out_impl(sb::KernelContext&, sb::Span<sb::Value* const>)"
+        "::{lambda(auto:1)#1}>(sb::Tensor const&, sb::Tensor const&)"
+    )
+    short = report.short_symbol(name)
+    assert len(short) <= report.SYMBOL_LIMIT and "…" in short
+    assert short.startswith("sb::kernels::unary_op<") and short.endswith("relu_out_impl(…)::{lambda(…)#1}>(…)")
+    assert report.short_symbol("sb::kernels::plan(char const*, bool) const") == "sb::kernels::plan(…) const"
+    assert report.short_symbol("sb::kernels::(anonymous namespace)::f(int)") == "sb::kernels::(anon)::f(…)"
+    assert report.short_symbol("operator new(unsigned long)") == "operator new(…)"
+    assert report.short_symbol("(no symbol: .text)") == "(no symbol: .text)"
+
+
+def test_a_changed_selection_is_named_as_where_the_bytes_come_from() -> None:
+    def size(total: int, ops: tuple[str, ...]) -> SizeReport:
+        per_op = {op: 1000 for op in ops} | {"(core runtime)": total - 1000 * len(ops)}
+        return SizeReport(total, 64, total, {".text": total}, {}, per_op)
+
+    before, after = ("aten::relu.out", "aten::cat.out"), ("aten::relu.out", "aten::add.out", "aten::mul.out")
+    sizes = (ArchSizes("x86-64", size(10_000, before), size(11_000, after)),)
+    target = TargetReport("app", "apps/app/selected_operators.yaml", True, SelectionDiff(), (), (), sizes)
+    line = report.summary_line(PrReport("main", "b" * 40, "a" * 40, (target,), ()))
+    assert "selection +2 -1 ops: runtime ▲ +1,000 bytes (+10.00%)" in line and "size ▲" not in line
+
+
+def test_counts_are_singular_or_plural() -> None:
+    assert [report.count(n, "target") for n in (0, 1, 2, 1234)] == [
+        "0 targets",
+        "1 target",
+        "2 targets",
+        "1,234 targets",
+    ]
+    assert report.count(1, "new runtime") == "1 new runtime"
+    rep = PrReport("main", "b" * 40, "a" * 40, (sized_target("app-0", 1000, 1000, 2),), ())
+    assert "(s)" not in report.render(rep) and "the runtime is unchanged" in report.render(rep)
+
+
+def test_a_load_failure_that_only_lists_the_missing_ops_is_not_said_twice() -> None:
+    from bot.pipeline import LoadFailure
+    from bot.stale import OpUse
+
+    model = "models/zoo/squeezenet.pte"
+    missing = tuple(OpUse(op, (model,), ()) for op in ("aten::add.out", "aten::mul.out"))
+    listed = LoadFailure(model, "squeezenet.pte: missing operators aten::add.out, aten::mul.out (needed by squeezenet)")
+    other = LoadFailure(model, "squeezenet.pte: missing operators aten::add.out, aten::div.out (needed by squeezenet)")
+    for failure, repeated in ((listed, False), (other, True)):
+        target = TargetReport("app", "apps/app/selected_operators.yaml", True, SelectionDiff(missing), (), (failure,))
+        markdown = report.render(PrReport("main", "b" * 40, "a" * 40, (target,), ()))
+        assert ("aten\\:\\:add\\.out" in markdown) == repeated  # the message's own (markdown-escaped) op list
+        assert markdown.count("<code>aten::add.out</code>") == 1  # the missing-op line, always
+        missing_lines = [line for line in markdown.splitlines() if line.lstrip().startswith("- missing <code>")]
+        assert len(missing_lines) == 2 and not any("fails at load" in line for line in missing_lines)
+        # listed under the failure they cause, the model named once; on their own, each names its model
+        assert all(line.startswith("  - ") for line in missing_lines) != repeated
+        assert markdown.count("needed by <code>models/zoo/squeezenet.pte</code>") == (2 if repeated else 0)

@@ -1,6 +1,7 @@
-"""The comments the render test looks at, from real pipeline runs on a small
-scenario repo (one target, one model, x86-64): one branch per PR, all against
-`main`, sharing one cache so the base build and the worktrees are reused."""
+"""The comments the render test looks at, from real pipeline runs on small
+scenario repos (one target, one model): one on x86-64 only, one measured for
+x86-64 and aarch64 (the per-architecture table and chart); one branch per PR,
+all against `main`, sharing one cache so base builds and worktrees are reused."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from bot import pipeline, publish
 from bot.progress import Progress
 from bot.redact import NOTHING
 from tests.conftest import ZOO_DIR
-from tests.scenario_repo import commit_all, git, make_base
+from tests.scenario_repo import commit_all, git, grow_relu, make_base
 
 CONFIG = """\
 version: 1
@@ -23,7 +24,10 @@ targets:
     models: [models/zoo/squeezenet.pte]
 """
 
-SCENARIOS = ("no_change", "size_only", "stale_yaml")
+MULTI_ARCH_CONFIG = CONFIG.replace("targets:\n", "architectures: [x86-64, aarch64]\ntargets:\n")
+
+SCENARIOS = ("no_change", "size_only", "stale_yaml", "multi_arch")
+MULTI_ARCH = ("multi_arch",)  # scenarios on the repo measured for x86-64 and aarch64
 
 
 def _no_change(repo: Path) -> None:
@@ -44,18 +48,25 @@ def _stale_yaml(repo: Path) -> None:
         shutil.copy2(ZOO_DIR / f"mobilenet_v3{suffix}", repo / "models" / "zoo" / f"squeezenet{suffix}")
 
 
-EDITS = {"no_change": _no_change, "size_only": _size_only, "stale_yaml": _stale_yaml}
+EDITS = {"no_change": _no_change, "size_only": _size_only, "stale_yaml": _stale_yaml, "multi_arch": grow_relu}
 
 
-def make_repo(path: Path) -> Path:
-    """The base repo with one branch per scenario."""
-    repo = make_base(path, CONFIG, ("squeezenet",))
-    for name in SCENARIOS:
+def _make_repo(path: Path, config: str, names: tuple[str, ...]) -> Path:
+    repo = make_base(path, config, ("squeezenet",))
+    for name in names:
         git(repo, "checkout", "-q", "-b", name, "main")
         EDITS[name](repo)
         commit_all(repo, name.replace("_", " "))
     git(repo, "checkout", "-q", "main")
     return repo
+
+
+def make_repos(path: Path) -> dict[str, Path]:
+    """The base repos with one branch per scenario: the repo each scenario's PR is in."""
+    single = tuple(name for name in SCENARIOS if name not in MULTI_ARCH)
+    x86 = _make_repo(path / "x86-64", CONFIG, single)
+    multi = _make_repo(path / "multi-arch", MULTI_ARCH_CONFIG, MULTI_ARCH)
+    return {name: multi if name in MULTI_ARCH else x86 for name in SCENARIOS}
 
 
 def comment(repo: Path, scenario: str) -> tuple[pipeline.PrReport, str]:

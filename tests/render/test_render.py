@@ -76,8 +76,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Rendered]:
     work = tmp_path_factory.mktemp("render")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SB_CACHE_DIR", str(work / "cache"))  # one cache: base builds and worktrees are reused
-        repo = scenarios.make_repo(work / "repo")
-        comments = {name: scenarios.comment(repo, name) for name in scenarios.SCENARIOS}
+        repos = scenarios.make_repos(work / "repos")
+        comments = {name: scenarios.comment(repos[name], name) for name in scenarios.SCENARIOS}
     OUTPUT.mkdir(parents=True, exist_ok=True)
     pages = []
     for name, (_, markdown) in comments.items():
@@ -133,9 +133,14 @@ def test_the_scenario_is_what_it_claims(rendered: dict[str, Rendered], name: str
     assert report.stale == (name == "stale_yaml")
     if name == "no_change":
         assert report.size_delta == 0
-    if name == "size_only":
+    if name in ("size_only", "multi_arch"):
         assert report.size_delta > 0
         assert "relu" in rendered[name].markdown  # the kernel that grew is named
+    if name == "multi_arch":
+        assert [(s.arch, s.delta > 0) for s in report.targets[0].sizes if s.delta] == [
+            ("x86-64", True),
+            ("aarch64", True),
+        ]
 
 
 @pytest.mark.parametrize("name", scenarios.SCENARIOS)
@@ -180,19 +185,29 @@ def test_no_raw_markdown_or_html_is_visible(rendered: dict[str, Rendered], name:
     assert raw_syntax(text) == [], "visible in the rendered comment"
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "no_change",
-        # report.py escapes names for markdown inside <details><summary>, raw HTML that markdown leaves
-        # alone: "vision on x86\-64" is shown with its backslash. Strict: remove the mark once fixed.
-        pytest.param("size_only", marks=pytest.mark.xfail(strict=True, reason="markdown escapes in <summary>")),
-        pytest.param("stale_yaml", marks=pytest.mark.xfail(strict=True, reason="markdown escapes in <summary>")),
-    ],
-)
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
 def test_no_markdown_escape_is_shown_as_typed(rendered: dict[str, Rendered], name: str) -> None:
     shown = BACKSLASH_ESCAPE.findall(rendered[name].page["text"])
     assert not shown, f"{shown} visible in the rendered comment"
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_the_comment_reads_well(rendered: dict[str, Rendered], name: str) -> None:
+    """What the first screenshots showed a reviewer: an arch column that says x86-64 on every row,
+    a chart that repeats a one-row table, "1 target(s)", a headline blaming a stale selection's bytes
+    on the code."""
+    page, markdown = rendered[name].page, rendered[name].markdown
+    headers = [t["headers"] for t in page["tables"]]
+    multi = name in scenarios.MULTI_ARCH
+    assert any("arch" in h for h in headers) == multi
+    charts = page["mermaid"]
+    if multi:  # both architectures moved: one chart, a bar for each
+        assert len(charts) == 1 and {"vision/x86-64", "vision/aarch64"} <= set(charts[0]["labels"])
+    else:  # at most one runtime moved: the size table's row says it all
+        assert charts == []
+    assert "(s)" not in page["text"]
+    headline = markdown.split("\n")[4]
+    assert ("selection +" in headline) == (name == "stale_yaml"), headline
 
 
 @pytest.mark.parametrize("name", scenarios.SCENARIOS)
