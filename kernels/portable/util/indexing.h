@@ -11,6 +11,7 @@
 #include "sb/half.h"
 #include "sb/tensor.h"
 #include "sb/value.h"
+#include "util/dtype_switch.h"
 
 namespace sb::kernels {
 
@@ -117,6 +118,24 @@ void for_each_dim_index(const DimIndex& p, F fn) {
       coord[d] = 0;
     }
   }
+}
+
+// scatter.src_out and scatter_add.out: out starts as self (begin_scatter),
+// then out[to] = combine(out[to], src[from]) for each index element, in index
+// order (so repeated targets combine as in ATen's serial loop).
+template <const char* Op, typename Combine>
+Error scatter_from_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out,
+                       Combine combine) {
+  DimIndex plan;
+  Error err = begin_scatter(Op, self, dim, index, &src, out, &plan);
+  if (!err.ok()) return err;
+  return switch_dtype<Op, kRealHBBF16>(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* s = src.data_as<const T>();
+    T* y = out.data_as<T>();
+    for_each_dim_index(plan, [&](int64_t to, int64_t from) { y[to] = combine(y[to], s[from]); });
+    return Error();
+  });
 }
 
 }  // namespace sb::kernels
