@@ -6,9 +6,7 @@
 #include <cstdlib>
 
 #include "read_program.h"
-
-#include "sb/method.h"
-#include "sb/program.h"
+#include "run_program.h"
 #include "sb/registry.h"
 
 #ifndef SB_WITH_KERNELS
@@ -23,12 +21,7 @@ int main(int argc, char** argv) {
   unsigned char* buffer = sb_probe::read_program(argv[1], &size);
   if (buffer == nullptr) return 2;
 
-  sb::OpRegistry registry;
-  sb::Error err = sb::register_kernels(registry);
-  sb::Result<sb::Program> program = sb::Program::load(buffer, size);
-  sb::Method method;
-  if (err.ok()) err = program.ok() ? method.load(program.value, "forward", registry, "probe") : program.error;
-  if (err.ok()) err = method.execute();
+  const sb::Error err = sb_probe::run_program(buffer, size);
   puts(err.message());
   free(buffer);
   return err.ok() ? 0 : 1;

@@ -7,9 +7,7 @@
 // which is what the size of a selective runtime is.
 #include <cstddef>
 
-#include "sb/method.h"
-#include "sb/program.h"
-#include "sb/registry.h"
+#include "run_program.h"
 
 extern "C" {
 __attribute__((weak)) extern const unsigned char sb_program[] = {0};
@@ -19,12 +17,7 @@ volatile int sb_probe_status = -1;
 }
 
 int main() {
-  sb::OpRegistry registry;
-  sb::Error err = sb::register_kernels(registry);
-  sb::Result<sb::Program> program = sb::Program::load(sb_program, sb_program_size);
-  sb::Method method;
-  if (err.ok()) err = program.ok() ? method.load(program.value, "forward", registry, "probe") : program.error;
-  if (err.ok()) err = method.execute();
+  const sb::Error err = sb_probe::run_program(sb_program, sb_program_size);
   sb_probe_status = err.ok() ? 0 : static_cast<int>(err.code());
   return err.ok() ? 0 : 1;
 }
