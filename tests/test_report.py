@@ -146,3 +146,39 @@ def test_a_load_failure_that_only_lists_the_missing_ops_is_not_said_twice() -> N
         # listed under the failure they cause, the model named once; on their own, each names its model
         assert all(line.startswith("  - ") for line in missing_lines) != repeated
         assert markdown.count("needed by <code>models/zoo/squeezenet.pte</code>") == (2 if repeated else 0)
+
+
+def test_the_action_shows_each_step_and_ends_with_timings(tmp_path, monkeypatch) -> None:
+    import io
+
+    from bot import pipeline
+    from bot.workflow_log import Log
+
+    def run_pr(root, base, head, progress, targets=None) -> PrReport:  # the pipeline's calls, without the builds
+        with progress.step("building runtimes", total=1) as step:
+            step.advance("vision on x86-64")
+        with progress.step("size analysis"):
+            pass
+        return PrReport("main", "b" * 40, "a" * 40, (sized_target("vision", 1000, 1000, 1),), ())
+
+    monkeypatch.setattr(pipeline, "run_pr", run_pr)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    (tmp_path / "event.json").write_text("{}")
+    (tmp_path / "m.pte").write_bytes(b"")
+    (tmp_path / ".selective-build.yml").write_text(
+        "version: 1\ntargets:\n  vision:\n    yaml: apps/vision/selected_operators.yaml\n    models: [m.pte]\n"
+    )
+    env = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+        "INPUT_BASE": "b" * 40,
+        "INPUT_POST": "false",
+        "INPUT_REPORT": str(tmp_path / "report"),
+    }
+    assert action.run(env, Log(out=out)) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[:3] == ["▶ building runtimes (1)", "  [1/1] vision on x86-64", lines[2]]
+    assert lines[2].startswith("✓ building runtimes in ")
+    timings = lines[lines.index("timings:") + 1 :]
+    assert [line.split("  ")[-1] for line in timings] == ["building runtimes (1)", "size analysis", "total"]
