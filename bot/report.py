@@ -784,6 +784,7 @@ def _header(report: PrReport) -> list[str]:
         "",
         f"Base {code(report.base_ref)} ({code(report.base_sha[:12])}) → head {code(head_label)}",
         "",
+        *([f"Runtime: {text(report.runtime)}", ""] if report.runtime else []),  # which runtime was built
     ]
 
 
