@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import arch, bundle, config
+from bot import arch, bundle, config, report
 from bot import git as bot_git
 from bot.errors import BotError
 from tests.conftest import REPO_ROOT, ZOO_DIR
@@ -24,6 +24,7 @@ from tests.test_pr_scenarios import loadable_bytes
 VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
 RUNTIME = f"bundled runtime of selective-build {VERSION}"
 CUSTOM = "my_ops::fancy_gelu.out"
+OUTPUT = REPO_ROOT / "tests" / "output" / "consumer"  # test artifacts (gitignored): the comment the README shows
 KERNEL = "my_kernels/op_fancy_gelu.cpp"
 CHECKED_IN = sorted(
     p.relative_to(CONSUMER).as_posix() for p in (*CONSUMER.glob("apps/*/*.yaml"), *CONSUMER.glob("oplist/*.yaml"))
@@ -125,7 +126,9 @@ def test_a_new_model_without_a_regenerated_yaml(tool: Installed, app: Path) -> N
 
     proc, rep, text = pull_request(tool, app, "new-model")
     assert proc.returncode == 1, proc.stdout + proc.stderr  # a stale yaml fails (fail_on.stale)
-    assert rep["runtime"] == RUNTIME
+    assert rep["runtime"] == RUNTIME and f"Runtime: {report.text(RUNTIME)}" in text
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    (OUTPUT / "new_model_first_comment.md").write_text(text)  # the README's quick start shows it
     camera = target(rep, "camera-app")
     assert camera["models_without_yaml"] == ["models/mha_block.pte"]
     assert "apps/camera/selected_operators.yaml" in rep["stale_files"]
@@ -222,10 +225,11 @@ def test_a_repo_with_no_custom_kernels(tool: Installed, tmp_path: Path) -> None:
     branch(repo, "readme")
     (repo / "NOTES.md").write_text("nothing the runtime sees\n")
     commit_all(repo, "notes")
-    proc, rep, _comment = pull_request(tool, repo, "readme")
+    proc, rep, comment = pull_request(tool, repo, "readme")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not rep["stale_files"] and rep["runtime"] == RUNTIME
     assert [t["name"] for t in rep["targets"]] == ["sensor-app", "camera-app"]
     for t in rep["targets"]:
         (sizes,) = t["sizes"]
         assert sizes["head"]["vm_size"] == sizes["base"]["vm_size"] > 0
+    assert f"Runtime: {report.text(RUNTIME)}" in comment and "unchanged" in comment
