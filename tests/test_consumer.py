@@ -74,6 +74,11 @@ def test_an_app_repo_defaults_to_the_bundled_runtime_and_a_runtime_repo_keeps_it
         (tmp_path / "app" / ".selective-build.yml").write_text(f"{text}runtime: {{source_dir: {runtime}}}\n")
         with pytest.raises(BotError, match=r"runtime\.source_dir"):
             config.load(tmp_path / "app")
+    # and so are the app's own kernel libraries (named by their index in the config, not after the bundled one)
+    outside = text.replace("  - my_kernels/functions.yaml", "  - ../outside/functions.yaml")
+    (tmp_path / "app" / ".selective-build.yml").write_text(outside)
+    with pytest.raises(BotError, match=r"kernel_libraries\[0\]: \.\./outside/functions\.yaml is outside"):
+        config.load(tmp_path / "app")
 
 
 def test_the_package_carries_schema_runtime_and_kernels(tool: Installed, tmp_path: Path) -> None:
