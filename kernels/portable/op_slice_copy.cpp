@@ -9,31 +9,18 @@ namespace {
 
 constexpr char kOp[] = "aten::slice_copy.Tensor_out";
 
-// Python slicing: negative bounds count from the end, then clamp to [0, size].
-int64_t clamp_bound(int64_t v, int64_t size) {
-  if (v < 0) v += size;
-  return v < 0 ? 0 : v > size ? size : v;
-}
-
 Error slice_copy_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[5]->as_tensor;
-  if (self.dim == 0) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot slice a 0-d tensor", kOp);
-  int32_t dim = 0;
-  Error err = normalize_dim(kOp, args[1]->as_int, self.dim, &dim);
+  SliceSpec slice;
+  Error err = resolve_slice(kOp, self, args[1]->as_int, *args[2], *args[3], args[4]->as_int, &slice);
   if (!err.ok()) return err;
-  const int64_t step = args[4]->as_int;
-  if (step < 1) return Error::make(ErrorCode::kInvalidArgument, "%s: step must be positive", kOp);
-  const int64_t size = self.sizes[dim];
-  const int64_t start = args[2]->is_none() ? 0 : clamp_bound(args[2]->as_int, size);
-  int64_t end = args[3]->is_none() ? size : clamp_bound(args[3]->as_int, size);
-  if (end < start) end = start;
   int64_t sizes[kMaxDims];
   for (int32_t d = 0; d < self.dim; ++d) sizes[d] = self.sizes[d];
-  sizes[dim] = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for any step
+  sizes[slice.dim] = slice.length;
   if (!(err = resize_output(kOp, out, sizes, self.dim)).ok()) return err;
   if (!(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
-  copy_slice(self, dim, start, step, out);
+  copy_slice(self, slice.dim, slice.start, slice.step, out);
   return Error();
 }
 
