@@ -27,7 +27,7 @@ lowers these cases without that check, and `to_executorch` writes view_as_real_c
 _conj_physical.out. In the fixtures, complex64/complex128 are NumPy's `<c8`/`<c16`; NumPy has no
 complex32, so ComplexHalf tensors are stored as float16 (re, im) pairs in a last dim of 2 (layout.py).
 
-A real self is refused by both kernels, but no program holds such a call: torch.view_as_real
+A real self is refused by both kernels, but no program holds such a call (view_as_real_of_real records it): torch.view_as_real
 rejects a real tensor in eager and in export, and the real-dtype _conj_physical cases are in unary.py.
 """
 
@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 import torch
 
-from tests.conformance.spec import SHORT, Case, per_dtype, sample
+from tests.conformance.spec import ALL_DTYPES, MAY_BE_UNEXPRESSIBLE, SHORT, Case, per_dtype, sample
 
 COMPLEX_DTYPES = (torch.complex64, torch.complex128, torch.complex32)
 PART = {torch.complex32: torch.float16, torch.complex64: torch.float32, torch.complex128: torch.float64}
@@ -212,8 +212,20 @@ def to_copy_cases() -> list[Case]:
     return cases
 
 
+def view_as_real_of_real() -> list[Case]:
+    """view_as_real_copy on each real dtype: the exporter records whether any program can hold the call
+    (torch.view_as_real refuses a real tensor, so the report says "no program" with torch's reason)."""
+    return per_dtype(
+        "aten::view_as_real_copy.out",
+        "real_self",
+        ALL_DTYPES,
+        lambda dtype: Case("", "", torch.view_as_real, (sample((2, 3), dtype, 61),), tags=(MAY_BE_UNEXPRESSIBLE,)),
+    )
+
+
 CASES: list[Case] = [
     *op_cases("aten::view_as_real_copy.out", torch.view_as_real),
+    *view_as_real_of_real(),
     *op_cases("aten::_conj_physical.out", torch.conj_physical),
     *abs_cases(),
     *binary_cases(ADD, torch.add, ALL, broadcast=False),
