@@ -17,12 +17,8 @@ Error masked_scatter_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& mask = *args[1]->as_tensor;
   const Tensor& source = *args[2]->as_tensor;
   Tensor& out = *args[3]->as_tensor;
-  if (mask.dtype != ScalarType::kBool) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: mask has dtype %s, expected Bool", kOp,
-                       scalar_type_name(mask.dtype));
-  }
-  Error err = check_dtype(kOp, "self", self, out.dtype);
-  if (!err.ok()) return err;
+  Error err = check_dtype(kOp, "mask", mask, ScalarType::kBool);
+  if (!err.ok() || !(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   if (!(err = check_dtype(kOp, "source", source, out.dtype)).ok()) return err;
   if (!(err = check_broadcast_out(kOp, self, mask, out)).ok()) return err;
   const int64_t n = out.numel();

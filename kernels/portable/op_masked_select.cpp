@@ -18,12 +18,8 @@ Error masked_select_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Tensor& mask = *args[1]->as_tensor;
   Tensor& out = *args[2]->as_tensor;
-  if (mask.dtype != ScalarType::kBool) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: mask has dtype %s, expected Bool", kOp,
-                       scalar_type_name(mask.dtype));
-  }
-  Error err = check_dtype(kOp, "self", self, out.dtype);
-  if (!err.ok()) return err;
+  Error err = check_dtype(kOp, "mask", mask, ScalarType::kBool);
+  if (!err.ok() || !(err = check_dtype(kOp, "self", self, out.dtype)).ok()) return err;
   int64_t sizes[kMaxDims];
   int32_t rank = 0;
   if (!(err = broadcast_shape(kOp, self, mask, sizes, &rank)).ok()) return err;
