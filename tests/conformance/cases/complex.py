@@ -27,8 +27,9 @@ lowers these cases without that check, and `to_executorch` writes view_as_real_c
 _conj_physical.out. In the fixtures, complex64/complex128 are NumPy's `<c8`/`<c16`; NumPy has no
 complex32, so ComplexHalf tensors are stored as float16 (re, im) pairs in a last dim of 2 (layout.py).
 
-A real self is refused by both kernels, but no program holds such a call (view_as_real_of_real records it): torch.view_as_real
-rejects a real tensor in eager and in export, and the real-dtype _conj_physical cases are in unary.py.
+A real self is refused by both kernels, but no program holds such a call (view_as_real_of_real records
+it): torch.view_as_real rejects a real tensor in eager and in export. The real-dtype _conj_physical
+cases are in unary.py.
 """
 
 from __future__ import annotations
