@@ -112,6 +112,26 @@ def case_dtype(case: Any) -> str:
 _FAMILY_CASES: dict[str, dict[str, Any]] = {}
 
 
+@contextlib.contextmanager
+def published_fixture(out_root: Path, case_id: str) -> Iterator[Path]:
+    """A scratch directory to write one fixture into; when the block ends without an error it replaces
+    `out_root/case_id` whole, so an interrupted export never leaves a half-written fixture."""
+    work = Path(tempfile.mkdtemp(prefix=f".{case_id}.", dir=out_root))
+    try:
+        yield work
+        final = out_root / case_id
+        if final.exists():
+            shutil.rmtree(final)
+        work.rename(final)
+    finally:
+        if work.exists():
+            shutil.rmtree(work)
+
+
+def fixture_bytes(out_root: Path, case_id: str) -> int:
+    return sum(p.stat().st_size for p in (out_root / case_id).iterdir())
+
+
 def _case(family: str, case_id: str) -> Any:
     if family not in _FAMILY_CASES:
         _FAMILY_CASES[family] = {c.id: c for c in load_family(family)}
@@ -360,8 +380,7 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
         "aten_differs": aten_differs,
     }
 
-    work = Path(tempfile.mkdtemp(prefix=f".{case.id}.", dir=out_root))
-    try:
+    with published_fixture(out_root, case.id) as work:
         (work / "model.pte").write_bytes(buffer)
         for i, tensor in enumerate(case.inputs):
             np.save(work / f"input{i}.npy", to_numpy(tensor))
@@ -376,14 +395,7 @@ def _export_case(family: str, case: Any, out_root: Path) -> Outcome:
                 for i, tensor in enumerate(aten):
                     np.save(work / f"aten{i}.npy", to_numpy(tensor))
         (work / "case.json").write_text(json.dumps(meta, sort_keys=True) + "\n")
-        final = out_root / case.id
-        if final.exists():
-            shutil.rmtree(final)
-        work.rename(final)
-    finally:
-        if work.exists():
-            shutil.rmtree(work)
-    size = sum(p.stat().st_size for p in (out_root / case.id).iterdir())
+    size = fixture_bytes(out_root, case.id)
     if refused is not None:
         note = "" if case.unsupported_by_executorch else " (not declared unsupported_by_executorch)"
         return Outcome(case.id, family, "refused", reason + note, size)
@@ -410,20 +422,12 @@ def write_unexpressible(family: str, case: Any, out_root: Path, reason: str) -> 
         "outputs": [],
         "unsupported_by_executorch": case.unsupported_by_executorch,
     }
-    work = Path(tempfile.mkdtemp(prefix=f".{case.id}.", dir=out_root))
-    try:
+    with published_fixture(out_root, case.id) as work:
         for i, tensor in enumerate(case.inputs):
             np.save(work / f"input{i}.npy", to_numpy(tensor))
         (work / "unexpressible.txt").write_text(reason + "\n")
         (work / "case.json").write_text(json.dumps(meta, sort_keys=True) + "\n")
-        final = out_root / case.id
-        if final.exists():
-            shutil.rmtree(final)
-        work.rename(final)
-    finally:
-        if work.exists():
-            shutil.rmtree(work)
-    size = sum(p.stat().st_size for p in (out_root / case.id).iterdir())
+    size = fixture_bytes(out_root, case.id)
     return Outcome(case.id, family, "unexpressible", reason, size)
 
 
