@@ -1,0 +1,64 @@
+// The optimized kernels' SIMD vocabulary: GCC/Clang vector extensions, so one
+// source serves every target. The width is chosen at build time from what the
+// compiler may emit (the runtime's -march, config `cpu:`): 64 bytes with
+// AVX-512, 32 with AVX/AVX2, otherwise 16 (SSE2 on x86-64, NEON on aarch64;
+// on a core without a float SIMD unit, such as Cortex-M4, the compiler lowers
+// the same code to scalar instructions).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace sb::optimized {
+
+#if defined(__AVX512F__)
+constexpr size_t kVectorBytes = 64;
+#elif defined(__AVX__)
+constexpr size_t kVectorBytes = 32;
+#else
+constexpr size_t kVectorBytes = 16;
+#endif
+
+typedef float VecF __attribute__((vector_size(kVectorBytes)));
+typedef int32_t VecI __attribute__((vector_size(kVectorBytes)));  // lane masks and float bit patterns
+constexpr int64_t kLanes = static_cast<int64_t>(kVectorBytes / sizeof(float));
+
+// Unaligned loads and stores: memcpy compiles to one vector move.
+inline VecF load(const float* p) {
+  VecF v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void store(float* p, VecF v) { std::memcpy(p, &v, sizeof v); }
+
+// The first `n` (< kLanes) lanes; the rest read as zero, nothing past p[n-1] is touched.
+inline VecF load_partial(const float* p, int64_t n) {
+  VecF v = {};
+  std::memcpy(&v, p, static_cast<size_t>(n) * sizeof(float));
+  return v;
+}
+
+inline void store_partial(float* p, VecF v, int64_t n) { std::memcpy(p, &v, static_cast<size_t>(n) * sizeof(float)); }
+
+inline VecF splat(float x) { return VecF{} + x; }
+
+// Lane-wise max/min with torch's NaN rule for clamp-like ops is the caller's
+// business; these are the plain comparisons (a NaN in `a` yields `b`).
+inline VecF vmax(VecF a, VecF b) { return a > b ? a : b; }
+inline VecF vmin(VecF a, VecF b) { return a < b ? a : b; }
+
+inline float reduce_add(VecF v) {
+  float sum = 0.0f;
+  for (int64_t i = 0; i < kLanes; ++i) sum += v[i];
+  return sum;
+}
+
+inline float reduce_max(VecF v) {
+  float m = v[0];
+  for (int64_t i = 1; i < kLanes; ++i) m = v[i] > m ? v[i] : m;
+  return m;
+}
+
+}  // namespace sb::optimized
