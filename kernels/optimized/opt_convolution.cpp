@@ -29,51 +29,56 @@ struct Im2col {
   int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, ow;
 };
 
+// One output-row run of a panel: panel columns [d, d + len) are output row
+// oy, columns ox .. ox + len - 1.
+struct Run {
+  int64_t d, oy, ox, len;
+};
+
 void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
   const Im2col& s = *static_cast<const Im2col*>(ctx);
+  Run runs[kGemmNR];
+  int64_t nruns = 0;
+  for (int64_t d = 0, oy = j0 / s.ow, ox = j0 % s.ow; d < nr; ++oy, ox = 0) {
+    const int64_t len = s.ow - ox < nr - d ? s.ow - ox : nr - d;
+    runs[nruns++] = Run{d, oy, ox, len};
+    d += len;
+  }
   const int64_t taps = s.kh * s.kw;
   int64_t ic = k0 / taps;
   int64_t ky = (k0 % taps) / s.kw;
   int64_t kx = k0 % s.kw;
-  const int64_t oy0 = j0 / s.ow;
-  const int64_t ox0 = j0 % s.ow;
-  for (int64_t p = 0; p < kc; ++p) {
+  for (int64_t p = 0; p < kc; ++p, dst += width) {
     const float* plane = s.x + ic * s.h * s.w;
-    float* d = dst;
-    int64_t oy = oy0;
-    int64_t ox = ox0;
-    int64_t left = nr;
-    while (left > 0) {
-      const int64_t seg = s.ow - ox < left ? s.ow - ox : left;
-      const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+    const int64_t iy_k = ky * s.dh - s.ph;
+    const int64_t ix_k = kx * s.dw - s.pw;
+    for (int64_t r = 0; r < nruns; ++r) {
+      const Run& run = runs[r];
+      float* d = dst + run.d;
+      const int64_t iy = run.oy * s.sh + iy_k;
       if (iy < 0 || iy >= s.h) {
-        std::memset(d, 0, static_cast<size_t>(seg) * sizeof(float));
+        zero_floats(d, run.len);
+        continue;
+      }
+      const float* row = plane + iy * s.w;
+      const int64_t ix0 = run.ox * s.sw + ix_k;  // input column of d[0]
+      if (s.sw == 1) {
+        // d[t] reads row[ix0 + t]: zeros where ix0 + t is outside [0, w).
+        int64_t lo = -ix0;
+        lo = lo < 0 ? 0 : lo > run.len ? run.len : lo;
+        int64_t hi = s.w - ix0;
+        hi = hi < lo ? lo : hi > run.len ? run.len : hi;
+        if (lo > 0) zero_floats(d, lo);
+        copy_floats(d + lo, row + ix0 + lo, hi - lo);
+        if (run.len > hi) zero_floats(d + hi, run.len - hi);
       } else {
-        const float* row = plane + iy * s.w;
-        const int64_t ix0 = ox * s.sw - s.pw + kx * s.dw;  // input column of d[0]
-        if (s.sw == 1) {
-          // d[t] reads row[ix0 + t]: zeros where ix0 + t is outside [0, w).
-          int64_t lo = -ix0;
-          lo = lo < 0 ? 0 : lo > seg ? seg : lo;
-          int64_t hi = s.w - ix0;
-          hi = hi < lo ? lo : hi > seg ? seg : hi;
-          if (lo > 0) std::memset(d, 0, static_cast<size_t>(lo) * sizeof(float));
-          if (hi > lo) std::memcpy(d + lo, row + ix0 + lo, static_cast<size_t>(hi - lo) * sizeof(float));
-          if (seg > hi) std::memset(d + hi, 0, static_cast<size_t>(seg - hi) * sizeof(float));
-        } else {
-          for (int64_t t = 0; t < seg; ++t) {
-            const int64_t ix = ix0 + t * s.sw;
-            d[t] = ix >= 0 && ix < s.w ? row[ix] : 0.0f;
-          }
+        for (int64_t t = 0; t < run.len; ++t) {
+          const int64_t ix = ix0 + t * s.sw;
+          d[t] = ix >= 0 && ix < s.w ? row[ix] : 0.0f;
         }
       }
-      d += seg;
-      left -= seg;
-      ox = 0;
-      ++oy;
     }
-    if (width > nr) std::memset(dst + nr, 0, static_cast<size_t>(width - nr) * sizeof(float));
-    dst += width;
+    if (width > nr) zero_floats(dst + nr, width - nr);
     if (++kx == s.kw) {
       kx = 0;
       if (++ky == s.kh) {
@@ -83,6 +88,85 @@ void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
     }
   }
 }
+
+#if defined(__AVX512F__)
+// Stride-1 and stride-2 panels with AVX-512 lane masks: per (run, kx) the
+// lanes whose input column lies inside the row are known before the K loop,
+// so each panel row costs one masked load (stride 2: two, and a permute
+// that keeps the even columns) and one store per 16 columns. Masked-off
+// lanes are neither read nor faulted.
+constexpr int64_t kMaskedMaxKw = 16;
+constexpr int64_t kChunks = kGemmNR / 16;
+
+template <int S>
+void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
+  const Im2col& s = *static_cast<const Im2col*>(ctx);
+  Run runs[kGemmNR];
+  int64_t nruns = 0;
+  for (int64_t d = 0, oy = j0 / s.ow, ox = j0 % s.ow; d < nr; ++oy, ox = 0) {
+    const int64_t len = s.ow - ox < nr - d ? s.ow - ox : nr - d;
+    runs[nruns++] = Run{d, oy, ox, len};
+    d += len;
+  }
+  // load[r][kx][chunk][h]: lanes of input vector h (of S) the chunk reads.
+  __mmask16 load[kGemmNR][kMaskedMaxKw][kChunks][S];
+  __mmask16 keep[kGemmNR][kChunks];  // lanes of the chunk inside the run
+  for (int64_t r = 0; r < nruns; ++r) {
+    for (int64_t c = 0; c < kChunks; ++c) {
+      const int64_t n = runs[r].len - c * 16;
+      keep[r][c] = n <= 0 ? 0 : n >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << n) - 1u);
+    }
+    for (int64_t kx = 0; kx < s.kw; ++kx) {
+      const int64_t ix0 = runs[r].ox * S + kx * s.dw - s.pw;
+      for (int64_t c = 0; c < kChunks; ++c) {
+        uint32_t m[S] = {};
+        for (int64_t t = 0; t < 16; ++t) {
+          if (!((keep[r][c] >> t) & 1u)) continue;
+          const int64_t off = c * 16 * S + t * S;  // input column ix0 + off
+          if (ix0 + off >= 0 && ix0 + off < s.w) m[(t * S) / 16] |= 1u << ((t * S) % 16);
+        }
+        for (int h = 0; h < S; ++h) load[r][kx][c][h] = static_cast<__mmask16>(m[h]);
+      }
+    }
+  }
+  const __m512i evens = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const int64_t taps = s.kh * s.kw;
+  int64_t ic = k0 / taps;
+  int64_t ky = (k0 % taps) / s.kw;
+  int64_t kx = k0 % s.kw;
+  for (int64_t p = 0; p < kc; ++p, dst += width) {
+    const float* plane = s.x + ic * s.h * s.w;
+    const int64_t iy_k = ky * s.dh - s.ph;
+    const int64_t ix_k = kx * s.dw - s.pw;
+    for (int64_t r = 0; r < nruns; ++r) {
+      const Run& run = runs[r];
+      float* d = dst + run.d;
+      const int64_t iy = run.oy * s.sh + iy_k;
+      const bool row_in = iy >= 0 && iy < s.h;
+      // Address arithmetic in integers: the first lanes may lie left of the row (masked off).
+      const uintptr_t src = reinterpret_cast<uintptr_t>(plane) +
+                            static_cast<uintptr_t>((iy * s.w + run.ox * S + ix_k) * static_cast<int64_t>(sizeof(float)));
+      for (int64_t c = 0; c < kChunks && c * 16 < run.len; ++c) {
+        const uintptr_t at = src + static_cast<uintptr_t>(c * 64 * S);
+        __m512 v = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][0] : 0, reinterpret_cast<const void*>(at));
+        if constexpr (S == 2) {
+          const __m512 hi = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][1] : 0, reinterpret_cast<const void*>(at + 64));
+          v = _mm512_permutex2var_ps(v, evens, hi);
+        }
+        _mm512_mask_storeu_ps(d + c * 16, keep[r][c], v);
+      }
+    }
+    if (width > nr) zero_floats(dst + nr, width - nr);
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ic;
+      }
+    }
+  }
+}
+#endif
 
 bool is_f32_default(const Tensor& t) { return t.dtype == ScalarType::kFloat && t.is_default_dim_order(); }
 
@@ -125,7 +209,14 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
         gemm_f32(cout_g, n_cols, k, a, k, xg, in_plane, c, n_cols, gb);
       } else {
         const Im2col src{xg, g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.ow};
-        gemm_f32_packed(cout_g, n_cols, k, a, k, PanelPacker{&pack_im2col, &src}, c, n_cols, gb);
+        PanelPacker packer{&pack_im2col, &src};
+#if defined(__AVX512F__)
+        if (g.kw <= kMaskedMaxKw && kGemmNR % 16 == 0) {
+          if (g.sw == 1) packer.pack = &pack_im2col_masked<1>;
+          if (g.sw == 2) packer.pack = &pack_im2col_masked<2>;
+        }
+#endif
+        gemm_f32_packed(cout_g, n_cols, k, a, k, packer, c, n_cols, gb);
       }
     }
   }

@@ -119,8 +119,8 @@ void pack_direct(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
   const auto* s = static_cast<const DirectSource*>(ctx);
   const float* src = s->b + k0 * s->ldb + j0;
   for (int64_t p = 0; p < kc; ++p) {
-    std::memcpy(dst, src, static_cast<size_t>(nr) * sizeof(float));
-    std::memset(dst + nr, 0, static_cast<size_t>(width - nr) * sizeof(float));
+    copy_floats(dst, src, nr);
+    zero_floats(dst + nr, width - nr);
     dst += width;
     src += s->ldb;
   }
