@@ -98,6 +98,13 @@ void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
 constexpr int64_t kMaskedMaxKw = 16;
 constexpr int64_t kChunks = kGemmNR / 16;
 
+// Bits [lo, hi) of a mask of `lanes` (<= 32) bits, the bounds clamped to it.
+inline uint64_t lane_range(int64_t lo, int64_t hi, int64_t lanes) {
+  lo = lo < 0 ? 0 : lo > lanes ? lanes : lo;
+  hi = hi < lo ? lo : hi > lanes ? lanes : hi;
+  return ((uint64_t{1} << hi) - 1) & ~((uint64_t{1} << lo) - 1);
+}
+
 template <int S>
 void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
   const Im2col& s = *static_cast<const Im2col*>(ctx);
@@ -119,13 +126,13 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
     for (int64_t kx = 0; kx < s.kw; ++kx) {
       const int64_t ix0 = runs[r].ox * S + kx * s.dw - s.pw;
       for (int64_t c = 0; c < kChunks; ++c) {
-        uint32_t m[S] = {};
-        for (int64_t t = 0; t < 16; ++t) {
-          if (!((keep[r][c] >> t) & 1u)) continue;
-          const int64_t off = c * 16 * S + t * S;  // input column ix0 + off
-          if (ix0 + off >= 0 && ix0 + off < s.w) m[(t * S) / 16] |= 1u << ((t * S) % 16);
-        }
-        for (int h = 0; h < S; ++h) load[r][kx][c][h] = static_cast<__mmask16>(m[h]);
+        // Input lanes l of the chunk's 16 * S span: column ix0 + 16 * S * c + l, inside [0, w),
+        // on a multiple of S, below S * (the chunk's run lanes).
+        const int64_t base = ix0 + 16 * S * c;
+        const uint64_t in_row = lane_range(-base, s.w - base, 16 * S);
+        const uint64_t taken = lane_range(0, S * (runs[r].len - 16 * c), 16 * S) & (S == 2 ? 0x55555555u : 0xFFFFu);
+        const uint64_t m = in_row & taken;
+        for (int h = 0; h < S; ++h) load[r][kx][c][h] = static_cast<__mmask16>(m >> (16 * h));
       }
     }
   }
