@@ -1,6 +1,7 @@
 #include "optimized/util/gemm.h"
 
 #include <cstring>
+#include <array>
 #include <utility>
 
 namespace sb::optimized {
@@ -25,7 +26,7 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
     b += ldb;
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const VecF ai = splat(a[i * lda + p]);
+      const VecF ai = gemm_bcast(a[i * lda + p]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = gemm_fma(ai, bv[v], acc[i][v]);
     }
@@ -45,7 +46,7 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
     float* row = c + i * ldc;
     if (first) {
       if (row_bias) {
-        const VecF rb = splat(row_bias[i]);
+        const VecF rb = gemm_bcast(row_bias[i]);
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) acc[i][v] += rb;
       }
@@ -79,33 +80,34 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
 using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, bool,
                         const float*, const float*);
 
-template <int NV, int... MRs>
-struct TileTable {
-  static constexpr TileFn fns[] = {&tile<MRs, NV>...};
-};
-
-template <int NV, size_t... I>
-constexpr auto make_table(std::index_sequence<I...>) {
-  return TileTable<NV, static_cast<int>(I + 1)...>{};
+// tile_fn<NVMAX, MRMAX>(nv, mr): tile<mr, nv> for 1 <= nv <= NVMAX, 1 <= mr <= MRMAX.
+template <int NV, size_t... M>
+constexpr std::array<TileFn, sizeof...(M)> tile_row(std::index_sequence<M...>) {
+  return {&tile<static_cast<int>(M + 1), NV>...};
 }
 
-// tiles[nv - 1][mr - 1]
-template <int NV>
-TileFn tile_fn(int64_t mr) {
-  return decltype(make_table<NV>(std::make_index_sequence<kGemmMR>{}))::fns[mr - 1];
+template <int MRMAX, size_t... V>
+constexpr std::array<std::array<TileFn, MRMAX>, sizeof...(V)> tile_grid(std::index_sequence<V...>) {
+  return {tile_row<static_cast<int>(V + 1)>(std::make_index_sequence<MRMAX>{})...};
+}
+
+template <int NVMAX, int MRMAX>
+TileFn tile_fn(int64_t nv, int64_t mr) {
+  static constexpr auto grid = tile_grid<MRMAX>(std::make_index_sequence<NVMAX>{});
+  return grid[nv - 1][mr - 1];
 }
 
 // Rows of the panel run over M in MR blocks, the last one smaller.
-inline void run_rows(int64_t m, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-                     int64_t ldc, int64_t nvalid, int nv, bool first, const float* row_bias, const float* col_bias) {
-  const TileFn full = nv == kGemmNV ? tile_fn<kGemmNV>(kGemmMR) : tile_fn<1>(kGemmMR);
+template <int NVMAX, int MR>
+void run_rows(int64_t m, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+              int64_t nvalid, int64_t nv, bool first, const float* row_bias, const float* col_bias) {
+  const TileFn full = tile_fn<NVMAX, MR>(nv, MR);
   int64_t i = 0;
-  for (; i + kGemmMR <= m; i += kGemmMR) {
+  for (; i + MR <= m; i += MR) {
     full(kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr, col_bias);
   }
   if (i < m) {
-    const int64_t r = m - i;
-    const TileFn edge = nv == kGemmNV ? tile_fn<kGemmNV>(r) : tile_fn<1>(r);
+    const TileFn edge = tile_fn<NVMAX, MR>(nv, m - i);
     edge(kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr, col_bias);
   }
 }
@@ -126,17 +128,21 @@ void pack_direct(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
   }
 }
 
-// The shared driver: column tiles, K blocks, row blocks. `direct` (may be
-// null) gives B in place for full-width tiles.
+// The shared driver: column tiles of NV vectors (the last one as few
+// vectors as it needs), K blocks that fit the scratch, row blocks of MR.
+// `direct` (may be null) gives B in place for tiles of whole vectors.
+template <int NV, int MR>
 void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const DirectSource* direct,
            PanelPacker packer, float* c, int64_t ldc, GemmBias bias) {
   if (m <= 0 || n <= 0) return;
+  constexpr int64_t kNR = NV * kLanes;
+  constexpr int64_t kKC = kGemmScratchBytes / (kNR * static_cast<int64_t>(sizeof(float)));
   alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
-  const int64_t kblocks = k <= 0 ? 1 : (k + kGemmKC - 1) / kGemmKC;
+  const int64_t kblocks = k <= 0 ? 1 : (k + kKC - 1) / kKC;
   const int64_t kc_step = k <= 0 ? 0 : (k + kblocks - 1) / kblocks;
-  for (int64_t j = 0; j < n; j += kGemmNR) {
-    const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
-    const int nv = nr > kLanes ? kGemmNV : 1;
+  for (int64_t j = 0; j < n; j += kNR) {
+    const int64_t nr = n - j < kNR ? n - j : kNR;
+    const int64_t nv = (nr + kLanes - 1) / kLanes;
     const int64_t width = nv * kLanes;
     const float* col_bias = bias.col ? bias.col + j : nullptr;
     for (int64_t p = 0; p == 0 || p < k; p += kc_step) {
@@ -151,23 +157,32 @@ void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const D
         b = panel;
         ldb = width;
       }
-      run_rows(m, kc, a + p, lda, b, ldb, c + j, ldc, nr, nv, p == 0, bias.row, col_bias);
+      run_rows<NV, MR>(m, kc, a + p, lda, b, ldb, c + j, ldc, nr, nv, p == 0, bias.row, col_bias);
       if (kc_step == 0) break;
     }
   }
 }
+
+// Few rows (the token-by-token GEMMs of recurrent and transformer models):
+// wider tiles keep more independent accumulators in flight.
+constexpr int kSmallMR = kGemmMR / 2;
+constexpr int kSmallNV = kGemmNV * 2;
 
 }  // namespace
 
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, GemmBias bias) {
   const DirectSource src{b, ldb};
-  drive(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
+  if (m <= kSmallMR) {
+    drive<kSmallNV, kSmallMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
+  } else {
+    drive<kGemmNV, kGemmMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
+  }
 }
 
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
                      int64_t ldc, GemmBias bias) {
-  drive(m, n, k, a, lda, nullptr, packer, c, ldc, bias);
+  drive<kGemmNV, kGemmMR>(m, n, k, a, lda, nullptr, packer, c, ldc, bias);
 }
 
 }  // namespace sb::optimized

@@ -33,8 +33,10 @@ constexpr int kGemmMR = 4;
 constexpr int kGemmNV = 2;
 constexpr int64_t kGemmNR = kGemmNV * kLanes;
 
-// Stack scratch per GEMM call (one packed B panel): kGemmKC rows of kGemmNR floats.
-constexpr int64_t kGemmScratchBytes = 32 * 1024;
+// Stack scratch per GEMM call (one packed B panel): kGemmKC rows of kGemmNR
+// floats. 24 KiB, so that a panel packer's own tables (convolution: about 5
+// KiB) keep a kernel call within 32 KiB of scratch.
+constexpr int64_t kGemmScratchBytes = 24 * 1024;
 constexpr int64_t kGemmKC = kGemmScratchBytes / (kGemmNR * static_cast<int64_t>(sizeof(float)));
 
 // Writes B[k0 .. k0+kc) x [j0 .. j0+nr) (nr <= width) into dst as kc rows of
@@ -58,6 +60,10 @@ void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, cons
 // C = A * B + bias, B given by panels the packer writes.
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
                      int64_t ldc, GemmBias bias = {});
+
+// Every lane x. (vec.h's splat, 0 + x, costs a scalar add per call, as
+// 0 + -0 is +0; x - 0 is x for every x, so this folds to one broadcast.)
+inline VecF gemm_bcast(float x) { return x - VecF{}; }
 
 // a * b + c, fused where the target has FMA (the build's -std=c++17 does not
 // contract a * b + c by itself).
