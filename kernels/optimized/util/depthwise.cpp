@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <utility>
 
 #include "optimized/util/vec.h"
 
@@ -104,6 +105,17 @@ RowFn row_fn(int64_t taps) {
   }
 }
 
+// Lanes I of the concatenation a:b, e.g. the even elements of 2 * kLanes floats.
+template <size_t... I>
+VecF pick(VecF a, VecF b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, static_cast<int>(I)...);
+}
+template <size_t... I>
+constexpr std::index_sequence<2 * I...> evens(std::index_sequence<I...>) {
+  return {};
+}
+using EvenLanes = decltype(evens(std::make_index_sequence<kLanes>{}));
+
 // Input row `src` (in_w wide) into a slot: phase p, element i = src[base + p + s*i], zero outside the row.
 void fill_slot(float* slot, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len) {
   for (int64_t p = 0; p < s; ++p) {
@@ -118,7 +130,12 @@ void fill_slot(float* slot, const float* src, int64_t in_w, int64_t base, int64_
       std::memcpy(dst + lo, src + first + lo, static_cast<size_t>(hi - lo) * sizeof(float));
     } else {
       const float* q = src + first + s * lo;
-      for (int64_t i = lo; i < hi; ++i, q += s) dst[i] = *q;
+      int64_t i = lo;
+      if (s == 2) {
+        // Two vectors cover 2 * kLanes columns; keep the last one read inside the row (i + kLanes < hi).
+        for (; i + kLanes < hi; i += kLanes, q += 2 * kLanes) store(dst + i, pick(load(q), load(q + kLanes), EvenLanes{}));
+      }
+      for (; i < hi; ++i, q += s) dst[i] = *q;
     }
     std::memset(dst + hi, 0, static_cast<size_t>(phase_len - hi) * sizeof(float));
   }
