@@ -12,8 +12,8 @@
 
 #include <cstring>
 #include <initializer_list>
-#include <utility>
 
+#include "optimized/util/pool_rows.h"
 #include "optimized/util/vec.h"
 
 #if defined(__AVX512F__) || (defined(__AVX__) && defined(__FMA__))
@@ -47,10 +47,7 @@ inline VecF fmadd(VecF a, VecF b, VecF c) {
 #endif
 }
 
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && (a < 0)); }
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 // out[j] = bias + sum_t w[t] * tap[t][j] for j < n. Every tap run is readable up
 // to round_up(n, kLanes) (the slots' padding), so the tail loads whole vectors.
@@ -102,42 +99,6 @@ RowFn row_fn(int64_t taps) {
       return dw_row<25>;
     default:
       return dw_row<0>;
-  }
-}
-
-// Lanes I of the concatenation a:b, e.g. the even elements of 2 * kLanes floats.
-template <size_t... I>
-VecF pick(VecF a, VecF b, std::index_sequence<I...>) {
-  return __builtin_shufflevector(a, b, static_cast<int>(I)...);
-}
-template <size_t... I>
-constexpr std::index_sequence<2 * I...> evens(std::index_sequence<I...>) {
-  return {};
-}
-using EvenLanes = decltype(evens(std::make_index_sequence<kLanes>{}));
-
-// Input row `src` (in_w wide) into a slot: phase p, element i = src[base + p + s*i], zero outside the row.
-void fill_slot(float* slot, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len) {
-  for (int64_t p = 0; p < s; ++p) {
-    float* dst = slot + p * phase_len;
-    const int64_t first = base + p;  // input column of dst[0]
-    const int64_t lo = clamp(ceil_div(-first, s), 0, phase_len);
-    const int64_t hi = clamp(ceil_div(in_w - first, s), lo, phase_len);
-    std::memset(dst, 0, static_cast<size_t>(lo) * sizeof(float));
-    if (hi == lo) {
-      // nothing of the row in this phase (an empty row included: src may be null)
-    } else if (s == 1) {
-      std::memcpy(dst + lo, src + first + lo, static_cast<size_t>(hi - lo) * sizeof(float));
-    } else {
-      const float* q = src + first + s * lo;
-      int64_t i = lo;
-      if (s == 2) {
-        // Two vectors cover 2 * kLanes columns; keep the last one read inside the row (i + kLanes < hi).
-        for (; i + kLanes < hi; i += kLanes, q += 2 * kLanes) store(dst + i, pick(load(q), load(q + kLanes), EvenLanes{}));
-      }
-      for (; i < hi; ++i, q += s) dst[i] = *q;
-    }
-    std::memset(dst + hi, 0, static_cast<size_t>(phase_len - hi) * sizeof(float));
   }
 }
 
@@ -226,7 +187,7 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
           while (kept[free_slot]) ++free_slot;  // kernel_h slots, at most kernel_h rows needed
           const int64_t ih = ih0 + ki * dilation_h;
           float* slot = ring + free_slot * slot_len;
-          fill_slot(slot, in_plane + ih * in_w, in_w, base, s, phase_len);
+          fill_phase_row(slot, in_plane + ih * in_w, in_w, base, s, phase_len, 0.0f);
           slot_row[free_slot] = ih;
           kept[free_slot] = true;
           row_slot[ki] = slot;
