@@ -21,6 +21,19 @@ constexpr char kOp[] = "aten::native_layer_norm.out";
 
 bool float_param(const Value& v) { return v.is_none() || v.as_tensor->dtype == ScalarType::kFloat; }
 
+// check_optional_param's success condition for a Float parameter (the types
+// are checked already), inline: the fast path builds no Error values.
+bool param_fits(const Value& v, int64_t numel) { return v.is_none() || v.as_tensor->numel() == numel; }
+
+// resize_output's success for `t` when it already has `sizes`.
+bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
+  if (t.dim != rank) return false;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (t.sizes[d] != sizes[d]) return false;
+  }
+  return true;
+}
+
 template <bool W, bool B>
 void normalize_row(const float* x, float* y, int64_t n, float mean, float rstd, const float* w, const float* b) {
   const VecF vm = splat(mean);
@@ -59,16 +72,16 @@ Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
   }
   const int64_t cols = kernels::size_product(input, input.dim - k, input.dim);
   const int64_t rows = kernels::size_product(input, 0, input.dim - k);
-  if (!kernels::resize_output_like(kOp, out, input).ok() ||
-      !kernels::check_optional_param(kOp, "weight", *args[2], cols, out.dtype).ok() ||
-      !kernels::check_optional_param(kOp, "bias", *args[3], cols, out.dtype).ok()) {
+  if ((!same_shape(input, out) && !kernels::resize_output_like(kOp, out, input).ok()) || !param_fits(*args[2], cols) ||
+      !param_fits(*args[3], cols)) {
     return kernels::native_layer_norm_out.fn(ctx, args);
   }
   int64_t stat_sizes[kMaxDims];
   for (int32_t d = 0; d < input.dim; ++d) stat_sizes[d] = d < input.dim - k ? input.sizes[d] : 1;
-  const bool stats = kernels::resize_output(kOp, mean_out, stat_sizes, input.dim).ok() &&
-                     kernels::resize_output(kOp, rstd_out, stat_sizes, input.dim).ok() &&
-                     mean_out.dtype == out.dtype && rstd_out.dtype == out.dtype;
+  const bool stats =
+      (has_shape(mean_out, stat_sizes, input.dim) || kernels::resize_output(kOp, mean_out, stat_sizes, input.dim).ok()) &&
+      (has_shape(rstd_out, stat_sizes, input.dim) || kernels::resize_output(kOp, rstd_out, stat_sizes, input.dim).ok()) &&
+      mean_out.dtype == out.dtype && rstd_out.dtype == out.dtype;
 
   const double eps = args[4]->scalar_as_double();
   const float* w = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<float>();

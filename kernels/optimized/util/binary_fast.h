@@ -136,8 +136,27 @@ inline void map_binary_f32(const BinaryPlan& plan, const float* a, const float* 
 // (through the portable resize helper). When false, the caller hands the call
 // to the portable kernel, which reports whatever is wrong.
 inline bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out) {
-  return in.dtype == ScalarType::kFloat && out.dtype == ScalarType::kFloat &&
-         kernels::resize_output_like(op, out, in).ok();
+  if (in.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
+  // An out that has the shape already needs no resize (static or dynamic, the
+  // resize would change nothing); skipping the call skips its Error values.
+  return same_shape(in, out) || kernels::resize_output_like(op, out, in).ok();
+}
+
+// Whether out already has the broadcast shape of a and b (then it needs no
+// resize); false also when they do not broadcast (the portable helper then
+// reports that).
+inline bool has_broadcast_shape(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const int32_t rank = a.dim > b.dim ? a.dim : b.dim;
+  if (out.dim != rank) return false;
+  for (int32_t d = 0; d < rank; ++d) {
+    const int32_t da = a.dim - rank + d;
+    const int32_t db = b.dim - rank + d;
+    const int64_t sa = da >= 0 ? a.sizes[da] : 1;
+    const int64_t sb = db >= 0 ? b.sizes[db] : 1;
+    const int64_t want = sa == 1 ? sb : sa;
+    if ((sb != 1 && sb != sa && sa != 1) || out.sizes[d] != want) return false;
+  }
+  return true;
 }
 
 // The same for a broadcasting binary kernel: a, b and out Float, out given
@@ -146,7 +165,7 @@ inline bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out) {
 // policy guarantees) each operand either out's shape or a single element.
 inline bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan) {
   if (a.dtype != ScalarType::kFloat || b.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
-  if (!kernels::check_broadcast_out(op, a, b, out).ok()) return false;
+  if (!has_broadcast_shape(a, b, out) && !kernels::check_broadcast_out(op, a, b, out).ok()) return false;
   if (a.is_default_dim_order() && b.is_default_dim_order() && out.is_default_dim_order()) {
     plan_binary(a, b, out, plan);
     return true;

@@ -30,9 +30,11 @@ inline bool prepare_softmax_f32(const char* op, Args args, SoftmaxShape* shape) 
   if (self.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat || self.dim == 0 || args[2]->as_bool) {
     return false;
   }
-  int32_t dim = 0;
-  if (!kernels::normalize_dim(op, args[1]->as_int, self.dim, &dim).ok()) return false;
-  if (!kernels::resize_output_like(op, out, self).ok()) return false;
+  // normalize_dim's rule, without its Error values on the way.
+  const int64_t d = args[1]->as_int;
+  if (d < -self.dim || d >= self.dim) return false;
+  const int32_t dim = static_cast<int32_t>(d < 0 ? d + self.dim : d);
+  if (!same_shape(self, out) && !kernels::resize_output_like(op, out, self).ok()) return false;
   shape->outer = kernels::size_product(self, 0, dim);
   shape->n = self.sizes[dim];
   shape->inner = kernels::size_product(self, dim + 1, self.dim);
