@@ -101,6 +101,23 @@ def selective_flavour(
     return Flavour(f"selective-{ops_yaml.parent.name}-{ops_yaml.stem}", options, arch=arch)
 
 
+def kernel_choice_options(optimized_ops: str | Sequence[str] | None, cpu: str | None) -> dict[str, str]:
+    """The CMake options of a target's kernel choice: `optimized_ops` "ALL", the ops whose optimized
+    kernel to prefer, or None/empty for portable only; `cpu` the -march of the whole runtime (None:
+    the compiler's default). Empty for a portable build at the default cpu, so its flavour key stays."""
+    options: dict[str, str] = {}
+    if optimized_ops:
+        options["SB_OPTIMIZED_OPS"] = optimized_ops if isinstance(optimized_ops, str) else ",".join(optimized_ops)
+    if cpu:
+        options["SB_CPU"] = cpu
+    return options
+
+
+def optimized_all_ops(cpu: str | None = None) -> Flavour:
+    """Every op, with the optimized library preferred wherever it has a kernel."""
+    return with_options(Flavour("all-ops-optimized"), kernel_choice_options("ALL", cpu))
+
+
 def with_options(flavour: Flavour, options: dict[str, str]) -> Flavour:
     """The flavour with more CMake cache options (the same flavour when there are none)."""
     if not options:

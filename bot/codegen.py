@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bot import oplist
 from bot.fileio import write_text_atomic
-from bot.kernel_library import KernelEntry, KernelLibraryError, find_definitions, load_libraries
+from bot.kernel_library import KernelEntry, KernelLibraryError, find_definitions, load_libraries, prefer
 from bot.oplist import SelectedOps
 from bot.resolve import Resolution, ResolveError, resolve
 
@@ -125,28 +125,43 @@ def select(
     ops_yamls: list[Path],
     root_ops: list[str],
     include_all_ops: bool,
+    preferred: Path | None = None,
+    prefer_ops: list[str] | None = None,
 ) -> tuple[SelectedOps, Resolution]:
-    """The union of the selection sources, and the kernels it resolves to."""
+    """The union of the selection sources, and the kernels it resolves to.
+
+    With `preferred` (the optimized library's functions.yaml), its kernels replace the
+    others' for `prefer_ops` (None: every op it has); the replaced kernels become fallbacks.
+    """
     library = load_libraries(libraries)
+    replaced: dict[str, KernelEntry] = {}
+    if preferred is not None:
+        library, replaced = prefer(library, load_libraries([preferred]), prefer_ops)
     sources = [oplist.load_ops_yaml(path) for path in ops_yamls]
     if root_ops:
         sources.append(oplist.from_root_ops(root_ops, "SELECT_OPS_LIST"))
     selection = oplist.merge(sources)
     if include_all_ops:
         selection = replace(selection, include_all_operators=True)
-    return selection, resolve(library, selection)
+    resolution = resolve(library, selection)
+    fallbacks = tuple(replaced[entry.op] for entry in resolution.kernels if entry.op in replaced)
+    return selection, replace(resolution, fallbacks=fallbacks)
 
 
 def kernel_sources(resolution: Resolution, sources: Iterable[Path]) -> list[Path]:
-    """The kernel files to compile: those defining a chosen kernel, plus shared helpers."""
+    """The kernel files to compile: those defining a chosen kernel or its fallback, plus shared helpers."""
     defined_in, helpers = find_definitions(sources)
     chosen: set[Path] = set()
-    for entry in resolution.kernels:
+    for entry in (*resolution.kernels, *resolution.fallbacks):
         name = entry.kernel_name.rpartition("::")[2]
         if name not in defined_in:
             raise ResolveError(f"kernel {entry.kernel_name} ({entry.op}) is not defined in any kernel source")
         chosen.add(defined_in[name])
     return sorted(chosen) + sorted(helpers)
+
+
+def _op_list(text: str) -> list[str]:
+    return [op.strip() for op in text.replace(";", ",").split(",") if op.strip()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,14 +175,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype-selective", action="store_true")
     parser.add_argument("--lenient-calls", action="store_true", help="unselected declared calls fail when made")
     parser.add_argument("--kernel-source", type=Path, action="append", default=[], help="kernel .cpp to consider")
+    parser.add_argument("--preferred-yaml", type=Path, help="optimized library whose kernels replace the others'")
+    parser.add_argument(
+        "--prefer-ops", default="ALL", help="with --preferred-yaml: ALL, or the comma-separated ops to take from it"
+    )
     parser.add_argument("--out-dir", type=Path, required=True)
     args = parser.parse_args(argv)
-    root_ops = [op.strip() for op in args.root_ops.replace(";", ",").split(",") if op.strip()]
+    root_ops = _op_list(args.root_ops)
     if not (args.ops_yaml or root_ops or args.include_all_ops):
         print("error: nothing selected: give --ops-yaml, --root-ops or --include-all-ops", file=sys.stderr)
         return 2
     try:
-        selection, resolution = select(args.functions_yaml, args.ops_yaml, root_ops, args.include_all_ops)
+        prefer_ops = None if args.prefer_ops.strip().upper() == "ALL" else _op_list(args.prefer_ops)
+        selection, resolution = select(
+            args.functions_yaml, args.ops_yaml, root_ops, args.include_all_ops, args.preferred_yaml, prefer_ops
+        )
         sources = kernel_sources(resolution, args.kernel_source)
     except (KernelLibraryError, oplist.OplistError, ResolveError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -17,6 +17,7 @@ from bot.safe_files import MissingFileError, UnsafeFileError, check_regular_file
 CONFIG_NAME = ".selective-build.yml"
 DEFAULT_RUNTIME = "native"  # a runtime repo's own CMake project (else the bundled runtime)
 DEFAULT_PORTABLE_LIBRARY = "kernels/functions.yaml"
+OPTIMIZED_LIBRARY = "optimized/functions.yaml"  # beside the portable library's functions.yaml
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
 
 
@@ -38,6 +39,23 @@ class Target:
     size_budget: int | dict[str, int] | None  # VM bytes: one figure for every architecture, or per architecture
     dtype_selective: bool
     architectures: tuple[str, ...] = (arches.HOST.name,)  # names of bot/arch.py, in config order
+    # Size or speed: None (portable), "ALL" (every op the optimized library has), or the ops to optimize.
+    optimized_ops: str | tuple[str, ...] | None = None
+    cpu: tuple[tuple[str, str], ...] = ()  # (architecture, -march) the config names
+
+    def cpu_for(self, arch: str | arches.Arch) -> str | None:
+        """The -march of this target's runtime on `arch` (None: the toolchain's default)."""
+        arch = arches.get(arch) if isinstance(arch, str) else arch
+        named = dict(self.cpu).get(arch.name)
+        return named or (arch.optimized_cpu if self.optimized_ops else None)
+
+    def kernel_choice(self) -> str:
+        """How the comment names the choice: "portable", "optimized" or "optimized: 2 ops"."""
+        if not self.optimized_ops:
+            return "portable"
+        if isinstance(self.optimized_ops, str):
+            return "optimized"
+        return f"optimized: {len(self.optimized_ops)} op{'s' if len(self.optimized_ops) != 1 else ''}"
 
     def budget_for(self, arch: str | arches.Arch) -> int | None:
         """The size budget on `arch` (None: no budget there)."""
@@ -182,6 +200,12 @@ def from_dict(data: dict, root: Path) -> Config:
                     ExitCode.CONFIG,
                 )
             budget = dict(budget)
+        kernels = spec.get("kernels", "portable")
+        optimized: str | tuple[str, ...] | None = None
+        if kernels == "optimized":
+            optimized = "ALL"
+        elif isinstance(kernels, dict):
+            optimized = tuple(kernels["optimized"])
         targets.append(
             Target(
                 name=name,
@@ -190,6 +214,8 @@ def from_dict(data: dict, root: Path) -> Config:
                 size_budget=budget,
                 dtype_selective=spec.get("dtype_selective", True),
                 architectures=target_arches,
+                optimized_ops=optimized,
+                cpu=tuple(sorted(spec.get("cpu", {}).items())),
             )
         )
     runtime = data.get("runtime", {})

@@ -121,6 +121,33 @@ def load_libraries(paths: list[Path], limit_bytes: int = DEFAULT_LIMITS.yaml_byt
     return by_op
 
 
+def prefer(
+    library: dict[str, KernelEntry], preferred: dict[str, KernelEntry], ops: Iterable[str] | None = None
+) -> tuple[dict[str, KernelEntry], dict[str, KernelEntry]]:
+    """`library` with the kernels of `preferred` in place of its own, for `ops` (None: every op `preferred` has).
+
+    Returns the merged library and the kernels it replaced (op -> the replaced entry): a preferred kernel
+    hands the cases it does not take to the kernel it replaces, so the build compiles both. A preferred
+    kernel must replace one (an optimized library adds speed, not ops), and every op named in `ops` must
+    be one `preferred` has.
+    """
+    wanted = set(preferred) if ops is None else set(ops)
+    unknown = sorted(wanted - set(preferred))
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise KernelLibraryError(f"the optimized kernel library has no kernel for {unknown[0]}{more}")
+    merged = dict(library)
+    replaced: dict[str, KernelEntry] = {}
+    for op in sorted(wanted):
+        if op not in library:
+            raise KernelLibraryError(
+                f"{preferred[op].source}: {op} has no kernel in the other libraries to fall back to"
+            )
+        replaced[op] = library[op]
+        merged[op] = preferred[op]
+    return merged, replaced
+
+
 def _bare(kernel_name: str) -> str:
     return kernel_name.rpartition("::")[2]
 

@@ -57,6 +57,18 @@ class ArchSizes:
     build_error: str = ""  # the head's build for this arch failed (other arches may have passed)
     budget: int | None = None  # VM bytes
     base_error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
+    kernels: str = "portable"  # the target's kernel choice (config `kernels:`), as Target.kernel_choice names it
+    cpu: str | None = None  # the -march the head was built for (None: the toolchain's default)
+    # For a target with optimized kernels: the head's selection built with portable kernels only, at the
+    # toolchain's default cpu, so the comment can say what the choice costs in bytes.
+    portable: size.SizeReport | None = None
+
+    @property
+    def optimized_cost(self) -> int | None:
+        """VM bytes the kernel choice adds over the portable runtime of the same selection."""
+        if self.portable is None or self.head is None:
+            return None
+        return self.head.vm_size - self.portable.vm_size
 
     @property
     def delta(self) -> int | None:
@@ -183,10 +195,12 @@ class Checkout:
             options = build.kernel_library_options(root, libraries)
             bundled = [src for src in sources if cfg.trusted(src)]
             by_op = op_sources(library, bundled) | op_sources(library, [s for s in sources if s not in bundled], root)
+            optimized = _optimized_library(root, cfg)
+            by_optimized_op = op_sources(optimized, sources) if optimized else {}
         except KernelLibraryError as exc:
             raise BotError(str(exc), ExitCode.BUILD) from None
         by_source: dict[str, list[str]] = {}
-        for op, path in by_op.items():
+        for op, path in (*by_op.items(), *by_optimized_op.items()):
             by_source.setdefault(path.name, []).append(op)
         shown = {op: path.relative_to(bundle.root() if cfg.trusted(path) else root) for op, path in by_op.items()}
         files = {op: path.as_posix() for op, path in shown.items()}
@@ -204,14 +218,15 @@ class Checkout:
                 raise
             return None  # a base that does not build has no graph to compare with
 
-    def build_runtime(self, yaml_file: Path, dtype_selective: bool, arch: arches.Arch, smoke: bool) -> Path:
-        """`smoke`: also the runner (a runtime the checked-in yaml's models run on); else the size probe only."""
+    def build_runtime(self, yaml_file: Path, target: config.Target, arch: arches.Arch, smoke: bool) -> Path:
+        """`smoke`: also the runner (a runtime the checked-in yaml's models run on); else the size probe only.
+        The target gives the dtype selection and the kernel choice (portable/optimized, cpu)."""
         assert self.cfg is not None
         lenient = self.cfg.include == "traced"
+        flavour = build.selective_flavour(yaml_file, target.dtype_selective, lenient, arch=arch.name)
+        choice = build.kernel_choice_options(target.optimized_ops, target.cpu_for(arch))
         return build.build(
-            build.with_options(
-                build.selective_flavour(yaml_file, dtype_selective, lenient, arch=arch.name), self.build_options
-            ),
+            build.with_options(flavour, {**self.build_options, **choice}),
             targets=build.runtime_targets(arch) if smoke else build.size_targets(arch),
             source_dir=self.root / self.cfg.runtime_source,
             limits=self.cfg.limits,
@@ -223,6 +238,16 @@ class Checkout:
         return size.analyse(
             probe, build_dir / f"{build.SIZE_PROBE}.map", self.ops_by_source, work, arch=arch, limits=self.cfg.limits
         )
+
+
+def _optimized_library(root: Path, cfg: config.Config) -> dict[str, KernelEntry]:
+    """The runtime's optimized kernel library (kernels/optimized beside the portable one), if it has one:
+    its kernels' bytes belong to their ops too."""
+    portable = next((lib for lib in cfg.libraries() if lib.portable), None)
+    if portable is None:
+        return {}
+    path = (root / portable.yaml).parent / config.OPTIMIZED_LIBRARY
+    return load_libraries([path], cfg.limits.yaml_bytes) if path.is_file() else {}
 
 
 def _one_file_per_name(sources: list[Path], root: Path) -> None:
@@ -480,7 +505,10 @@ def _arch_sizes(
     missing = arches.missing_tools(arch, run=smoke)
     if missing:
         return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", budget), []
-    builds = 1 + int(smoke) + int(has_base)
+    base_target = _same_target(base, target)
+    portable_target = dataclasses.replace(target, optimized_ops=None, cpu=()) if target.optimized_ops else None
+    builds = 1 + int(smoke) + int(has_base) + int(portable_target is not None)
+    choice = {"kernels": target.kernel_choice(), "cpu": target.cpu_for(arch)}
     failures: list[LoadFailure] = []
     head_dir = base_dir = None
     base_error = ""
@@ -488,21 +516,25 @@ def _arch_sizes(
         try:
             if smoke and checked_in is not None:
                 step.working_on("checked-in yaml")
-                runtime = head.build_runtime(checked_in, target.dtype_selective, arch, smoke=True)
+                runtime = head.build_runtime(checked_in, target, arch, smoke=True)
                 step.advance("checked-in yaml")
             else:
                 runtime = None
             step.working_on("head")
-            head_dir = head.build_runtime(regenerated_yaml, target.dtype_selective, arch, smoke=False)
+            head_dir = head.build_runtime(regenerated_yaml, target, arch, smoke=False)
             step.advance("head")
+            if portable_target is not None:
+                step.working_on("head, portable kernels")
+                portable_dir = head.build_runtime(regenerated_yaml, portable_target, arch, smoke=False)
+                step.advance("head, portable kernels")
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
-            return ArchSizes(arch.name, None, None, _error(exc), budget), []
+            return ArchSizes(arch.name, None, None, _error(exc), budget, **choice), []
         if has_base:
             step.working_on("base")
             try:
-                base_dir = base.build_runtime(base_yaml, target.dtype_selective, arch, smoke=False)
+                base_dir = base.build_runtime(base_yaml, base_target, arch, smoke=False)
             except BotError as exc:
                 if exc.exit_code != ExitCode.BUILD:
                     raise
@@ -510,10 +542,15 @@ def _arch_sizes(
             step.advance("base")
     if runtime is not None:
         failures = _smoke_run(head, target, runtime, work / "smoke" / arch.name, arch, progress)
-    with progress.step(f"target {target.name}: size analysis {arch.name}", total=1 + int(base_dir is not None)) as step:
+    measures = 1 + int(base_dir is not None) + int(portable_target is not None)
+    with progress.step(f"target {target.name}: size analysis {arch.name}", total=measures) as step:
         try:
             head_size = head.measure(head_dir, work / "head" / arch.name, arch)
             step.advance("head")
+            portable_size = None
+            if portable_target is not None:
+                portable_size = head.measure(portable_dir, work / "head-portable" / arch.name, arch)
+                step.advance("head, portable kernels")
             base_size = None
             if base_dir is not None:
                 base_size = base.measure(base_dir, work / "base" / arch.name, arch)
@@ -521,8 +558,19 @@ def _arch_sizes(
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
-            return ArchSizes(arch.name, None, None, _error(exc), budget), failures
-    return ArchSizes(arch.name, base_size, head_size, "", budget, base_error), failures
+            return ArchSizes(arch.name, None, None, _error(exc), budget, **choice), failures
+    return ArchSizes(
+        arch.name, base_size, head_size, "", budget, base_error, portable=portable_size, **choice
+    ), failures
+
+
+def _same_target(side: Checkout, target: config.Target) -> config.Target:
+    """The target of that name in `side`'s config (the base builds with its own kernel choice), else `target`."""
+    if side.cfg is not None:
+        for candidate in side.cfg.targets:
+            if candidate.name == target.name:
+                return candidate
+    return target
 
 
 def regenerated_path(head_root: Path, target: str) -> Path:

@@ -16,6 +16,9 @@ class ResolveError(ValueError):
 class Resolution:
     kernels: tuple[KernelEntry, ...]  # to register, sorted by op
     left_out: tuple[str, ...]  # library ops not selected
+    # Kernels a preferred (optimized) kernel replaced: compiled, not registered; the
+    # preferred kernel hands them the cases it does not take.
+    fallbacks: tuple[KernelEntry, ...] = ()
 
 
 def resolve(library: dict[str, KernelEntry], selection: SelectedOps) -> Resolution:

@@ -95,7 +95,9 @@ def test_the_regenerated_yaml_selects_the_custom_op_and_what_it_calls(app_base: 
 
 def test_a_selective_runtime_with_the_custom_library_matches_eager_torch(app_base: Path, tmp_path: Path) -> None:
     head = checkout(app_base)
-    runtime = head.build_runtime(app_base / "apps/app/selected_operators.yaml", True, arch.HOST, smoke=True)
+    assert head.cfg is not None
+    target = head.cfg.targets[0]
+    runtime = head.build_runtime(app_base / "apps/app/selected_operators.yaml", target, arch.HOST, smoke=True)
     run_model(
         build.runner_path(runtime), app_base / MODEL, [app_base / "models/fancy_mlp.input0.npy"], tmp_path / "out"
     )

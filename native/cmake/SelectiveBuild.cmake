@@ -9,8 +9,11 @@
 #     [ROOT_OPS "aten::add.out,aten::mm.out"]
 #     [INCLUDE_ALL_OPS ON|OFF]
 #     [DTYPE_SELECTIVE ON|OFF]        # compile out dtypes no selected model uses
-#     [LENIENT_CALLS ON|OFF])         # traced-only selections: an unselected declared
+#     [LENIENT_CALLS ON|OFF]          # traced-only selections: an unselected declared
 #                                     # call fails when made instead of at load
+#     [PREFERRED_LIBRARY <yaml>]      # the optimized library: its kernels replace the
+#     [PREFER_OPS ALL|"op,op"])       # others' for these ops (the replaced ones stay
+#                                     # compiled as their fallback)
 #
 # The sources of selection are combined as a union. The selection is
 # resolved when CMake configures (and again whenever an input changes), so
@@ -20,7 +23,7 @@
 # selected_operators.yaml. A selected op that no library implements fails
 # with a message naming it.
 function(gen_selected_ops)
-  cmake_parse_arguments(ARG "" "LIB_NAME;ROOT_OPS;INCLUDE_ALL_OPS;DTYPE_SELECTIVE;LENIENT_CALLS"
+  cmake_parse_arguments(ARG "" "LIB_NAME;ROOT_OPS;INCLUDE_ALL_OPS;DTYPE_SELECTIVE;LENIENT_CALLS;PREFERRED_LIBRARY;PREFER_OPS"
                         "KERNEL_LIBRARIES;OPS_SCHEMA_YAML;KERNEL_SOURCES" ${ARGN})
   if(NOT ARG_LIB_NAME OR NOT ARG_KERNEL_LIBRARIES OR NOT ARG_KERNEL_SOURCES)
     message(FATAL_ERROR "gen_selected_ops needs LIB_NAME, KERNEL_LIBRARIES and KERNEL_SOURCES")
@@ -49,6 +52,9 @@ function(gen_selected_ops)
   if(ARG_LENIENT_CALLS)
     list(APPEND cmd --lenient-calls)
   endif()
+  if(ARG_PREFERRED_LIBRARY)
+    list(APPEND cmd --preferred-yaml "${ARG_PREFERRED_LIBRARY}" --prefer-ops "${ARG_PREFER_OPS}")
+  endif()
 
   execute_process(
     COMMAND ${cmd}
@@ -61,7 +67,7 @@ function(gen_selected_ops)
   endif()
   # Re-resolve when the selection, the libraries or the generator change.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-    ${ARG_KERNEL_LIBRARIES} ${ARG_OPS_SCHEMA_YAML} ${ARG_KERNEL_SOURCES}
+    ${ARG_KERNEL_LIBRARIES} ${ARG_OPS_SCHEMA_YAML} ${ARG_KERNEL_SOURCES} ${ARG_PREFERRED_LIBRARY}
     "${SB_REPO_ROOT}/bot/codegen.py" "${SB_REPO_ROOT}/bot/oplist.py"
     "${SB_REPO_ROOT}/bot/resolve.py" "${SB_REPO_ROOT}/bot/kernel_library.py")
 
@@ -70,6 +76,7 @@ function(gen_selected_ops)
   target_link_libraries(${ARG_LIB_NAME} PUBLIC sb_core)
   # The header is found through the include path, not by an absolute path in a
   # define, so ccache can relate compiles in different checkouts.
-  target_include_directories(${ARG_LIB_NAME} PRIVATE "${SB_KERNELS_DIR}/portable" "${out_dir}")
+  # "util/x.h" is the portable library's helper, "optimized/util/x.h" the optimized one's.
+  target_include_directories(${ARG_LIB_NAME} PRIVATE "${SB_KERNELS_DIR}/portable" "${SB_KERNELS_DIR}" "${out_dir}")
   target_compile_definitions(${ARG_LIB_NAME} PRIVATE "SB_SELECTED_DTYPES_HEADER=\"selected_dtypes.h\"")
 endfunction()

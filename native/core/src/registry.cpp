@@ -46,8 +46,25 @@ bool append(char* buf, size_t cap, size_t* used, const char* text) {
   return true;
 }
 
+// First index in defs[0..count) whose op does not sort before `op`.
+size_t lower_bound(const KernelDef* const* defs, size_t count, const char* op) {
+  size_t low = 0;
+  size_t high = count;
+  while (low < high) {
+    const size_t mid = low + (high - low) / 2;
+    if (strcmp(defs[mid]->op, op) < 0) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
 }  // namespace
 
+// The table is kept sorted by op name: composite kernels look their callees up
+// by name on every call (KernelContext::call), so find() is a binary search.
 Error OpRegistry::add(const KernelDef& def) {
   if (find(def.op) != nullptr) {
     return Error::make(ErrorCode::kInvalidArgument, "operator %s is registered twice", def.op);
@@ -55,14 +72,16 @@ Error OpRegistry::add(const KernelDef& def) {
   if (count_ == kCapacity) {
     return Error::make(ErrorCode::kOutOfMemory, "op registry is full (%zu kernels)", kCapacity);
   }
-  defs_[count_++] = &def;
+  const size_t at = lower_bound(defs_, count_, def.op);
+  for (size_t i = count_; i > at; --i) defs_[i] = defs_[i - 1];
+  defs_[at] = &def;
+  ++count_;
   return Error();
 }
 
 const KernelDef* OpRegistry::find(const char* op) const {
-  for (size_t i = 0; i < count_; ++i) {
-    if (strcmp(defs_[i]->op, op) == 0) return defs_[i];
-  }
+  const size_t at = lower_bound(defs_, count_, op);
+  if (at < count_ && strcmp(defs_[at]->op, op) == 0) return defs_[at];
   return find_prim_op(op);
 }
 

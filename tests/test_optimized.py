@@ -1,0 +1,124 @@
+"""The optimized kernel library (kernels/optimized): preferred over portable op by op, numerically
+ExecuTorch's, allocation-free in execute, and resolved as the config asks.
+
+Every zoo model and every conformance fixture of an op the optimized library overrides runs on the
+all-ops runtime with the optimized library preferred, at x86-64-v3 (AVX2) and, on a machine that has
+it, x86-64-v4 (AVX-512): the two SIMD widths the kernels are compiled for here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot import build, codegen
+from bot.compare import TOLERANCE, max_error
+from bot.kernel_library import KernelLibraryError, load_libraries
+from bot.runner import run_model
+from tests.conformance import check
+from tests.conformance.layout import fixtures
+from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
+
+PORTABLE_YAML = REPO_ROOT / "kernels" / "functions.yaml"
+OPTIMIZED_YAML = REPO_ROOT / "kernels" / "optimized" / "functions.yaml"
+OPTIMIZED_OPS = sorted(load_libraries([OPTIMIZED_YAML]))
+OVERRIDDEN_FIXTURES = sorted((f for f in fixtures() if f.op in OPTIMIZED_OPS), key=lambda f: f.id)
+
+
+def _host_has(flag: str) -> bool:
+    try:
+        return any(flag in line.split() for line in Path("/proc/cpuinfo").read_text().splitlines() if "flags" in line)
+    except OSError:
+        return False
+
+
+CPUS = ["x86-64-v3"] + (["x86-64-v4"] if _host_has("avx512f") and _host_has("avx512bw") else [])
+
+
+@pytest.fixture(scope="session", params=CPUS)
+def optimized_build(request: pytest.FixtureRequest) -> Path:
+    return build.build(build.optimized_all_ops(request.param), targets=("executor_runner", "execute_alloc_test"))
+
+
+@pytest.fixture(scope="session")
+def optimized_conformance(optimized_build: Path) -> dict[str, check.Result]:
+    return check.run_all(build.runner_path(optimized_build), OVERRIDDEN_FIXTURES)
+
+
+def test_optimized_library_overrides_only_portable_ops() -> None:
+    portable = load_libraries([PORTABLE_YAML])
+    assert OPTIMIZED_OPS, "the optimized library is empty"
+    assert set(OPTIMIZED_OPS) <= set(portable)
+
+
+@pytest.mark.parametrize("name", ZOO_MODELS)
+def test_zoo_model_matches_executorch(name: str, optimized_build: Path, tmp_path: Path) -> None:
+    result = run_model(build.runner_path(optimized_build), ZOO_DIR / f"{name}.pte", zoo_inputs(name), tmp_path)
+    expected = [np.load(p) for p in zoo_expected(name)]
+    assert len(result.outputs) == len(expected)
+    for actual, want in zip(result.outputs, expected, strict=True):
+        assert actual.shape == want.shape and actual.dtype == want.dtype
+        assert max_error(actual, want) <= TOLERANCE
+
+
+@pytest.mark.parametrize("fixture_id", [f.id for f in OVERRIDDEN_FIXTURES])
+def test_conformance_fixture_matches_executorch(
+    fixture_id: str, optimized_conformance: dict[str, check.Result]
+) -> None:
+    result = optimized_conformance[fixture_id]
+    if result.status == check.NO_PROGRAM:
+        pytest.skip(f"no program: {result.message}")
+    assert result.passed, f"{fixture_id}: {result.status}: {result.message}"
+
+
+def test_execute_does_not_allocate(optimized_build: Path) -> None:
+    models = [str(ZOO_DIR / f"{name}.pte") for name in ZOO_MODELS]
+    with_inputs = [f"{ZOO_DIR / name}.pte=" + ",".join(map(str, zoo_inputs(name))) for name in ZOO_MODELS]
+    proc = subprocess.run(
+        [str(optimized_build / "execute_alloc_test"), *models, *with_inputs], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    counts = [line.rsplit(" allocations_during_execute=", 1)[1] for line in proc.stdout.splitlines()]
+    assert len(counts) == 2 * len(models) and set(counts) == {"0"}
+
+
+def _kernel_sources() -> list[Path]:
+    return sorted((REPO_ROOT / "kernels").rglob("*.cpp"))
+
+
+def test_a_mix_prefers_just_the_named_ops_and_compiles_their_fallbacks() -> None:
+    op = OPTIMIZED_OPS[0]
+    _, resolution = codegen.select([PORTABLE_YAML], [], [op, "aten::add.out"], False, OPTIMIZED_YAML, [op])
+    chosen = {entry.op: entry for entry in resolution.kernels}
+    assert set(chosen) >= {op, "aten::add.out"}
+    assert chosen[op].source == OPTIMIZED_YAML
+    assert chosen["aten::add.out"].source == PORTABLE_YAML
+    assert [entry.op for entry in resolution.fallbacks] == [op]
+    assert resolution.fallbacks[0].source == PORTABLE_YAML
+    sources = codegen.kernel_sources(resolution, _kernel_sources())
+    optimized_file = next(
+        p for p in sources if p.is_relative_to(REPO_ROOT / "kernels" / "optimized") and p.name.startswith("opt_")
+    )
+    portable_names = {p.name for p in sources if p.parent == REPO_ROOT / "kernels" / "portable"}
+    assert optimized_file.exists() and portable_names, sources
+    table = codegen.render_registration(resolution.kernels, [PORTABLE_YAML, OPTIMIZED_YAML]).split("kernels[] = {")[1]
+    registered = {line.split("//")[0].strip().lstrip("&").rstrip(",") for line in table.splitlines()}
+    assert "::" + chosen[op].kernel_name in registered
+    assert "::" + resolution.fallbacks[0].kernel_name not in registered
+
+
+def test_all_prefers_every_optimized_op() -> None:
+    _, resolution = codegen.select([PORTABLE_YAML], [], [], True, OPTIMIZED_YAML, None)
+    from_optimized = sorted(e.op for e in resolution.kernels if e.source == OPTIMIZED_YAML)
+    assert from_optimized == OPTIMIZED_OPS
+    assert sorted(e.op for e in resolution.fallbacks) == OPTIMIZED_OPS
+
+
+def test_a_mix_naming_an_op_the_optimized_library_lacks_is_refused() -> None:
+    with pytest.raises(
+        KernelLibraryError, match=r"optimized kernel library has no kernel for aten::nonexistent_op\.out"
+    ):
+        codegen.select([PORTABLE_YAML], [], ["aten::add.out"], False, OPTIMIZED_YAML, ["aten::nonexistent_op.out"])
