@@ -34,12 +34,20 @@ bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
   return true;
 }
 
+// The mean as a float pair (hi + lo): x - hi is exact for x near the mean,
+// so centring keeps its accuracy when the mean is large against the spread.
+struct Mean {
+  float hi;
+  float lo;
+};
+
 template <bool W, bool B>
-void normalize_row(const float* x, float* y, int64_t n, float mean, float rstd, const float* w, const float* b) {
-  const VecF vm = splat(mean);
+void normalize_row(const float* x, float* y, int64_t n, Mean mean, float rstd, const float* w, const float* b) {
+  const VecF vh = splat(mean.hi);
+  const VecF vl = splat(mean.lo);
   const VecF vr = splat(rstd);
   auto f = [&](int64_t i, VecF v) {
-    v = (v - vm) * vr;
+    v = ((v - vh) - vl) * vr;
     if constexpr (W) v = v * load(w + i);
     if constexpr (B) v = v + load(b + i);
     return v;
@@ -47,7 +55,7 @@ void normalize_row(const float* x, float* y, int64_t n, float mean, float rstd, 
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) store(y + i, f(i, load(x + i)));
   for (; i < n; ++i) {
-    float v = (x[i] - mean) * rstd;
+    float v = ((x[i] - mean.hi) - mean.lo) * rstd;
     if constexpr (W) v = v * w[i];
     if constexpr (B) v = v + b[i];
     y[i] = v;
@@ -90,15 +98,22 @@ Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
   float* y = out.data_as<float>();
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * cols;
-    const double mean = row_sum(row, nullptr, cols, [](VecF v) { return v; }) / static_cast<double>(cols);
-    const VecF vm = splat(static_cast<float>(mean));
-    const double var = row_sum(row, nullptr, cols, [vm](VecF v) {
-                         const VecF d = v - vm;
+    // Sums of x - pivot (the row's first element, when finite): small terms
+    // whatever the row's offset, so float lanes lose little.
+    const float pivot = cols > 0 && row[0] - row[0] == 0.0f ? row[0] : 0.0f;
+    const VecF vp = splat(pivot);
+    const double shifted = row_sum(row, nullptr, cols, [vp](VecF v) { return v - vp; });
+    const double mean = static_cast<double>(pivot) + shifted / static_cast<double>(cols);
+    const float hi = static_cast<float>(mean);
+    const Mean m{hi, static_cast<float>(mean - static_cast<double>(hi))};
+    const VecF vh = splat(m.hi);
+    const VecF vl = splat(m.lo);
+    const double var = row_sum(row, nullptr, cols, [vh, vl](VecF v) {
+                         const VecF d = (v - vh) - vl;
                          return d * d;
                        }) /
                        static_cast<double>(cols);
     const double rstd = 1.0 / std::sqrt(var + eps);
-    const float m = static_cast<float>(mean);
     const float s = static_cast<float>(rstd);
     float* dst = y + r * cols;
     if (w != nullptr && b != nullptr) {
@@ -111,7 +126,7 @@ Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
       normalize_row<false, false>(row, dst, cols, m, s, w, b);
     }
     if (stats) {
-      mean_out.data_as<float>()[r] = m;
+      mean_out.data_as<float>()[r] = hi;
       rstd_out.data_as<float>()[r] = s;
     }
   }

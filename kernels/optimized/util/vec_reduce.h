@@ -12,6 +12,13 @@ namespace sb::optimized {
 // Elements summed in float lanes before the partial sum moves to a double.
 constexpr int64_t kFlushBlock = 256;
 
+// The lanes' sum, added in double.
+inline double reduce_add_f64(VecF v) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < kLanes; ++i) sum += static_cast<double>(v[i]);
+  return sum;
+}
+
 // A mask vector of the first m lanes (m <= kLanes), as floats for selects.
 inline VecI first_lanes(int64_t m) {
   VecI idx;
@@ -48,14 +55,14 @@ inline double row_sum(const float* x, float* y, int64_t n, F f) {
       if (y != nullptr) store(y + i, v);
       acc += v;
     }
-    total += static_cast<double>(reduce_add(acc));
+    total += reduce_add_f64(acc);
   }
   if (i < n) {
     const int64_t m = n - i;
     VecF v = f(load_partial(x + i, m));
     if (y != nullptr) store_partial(y + i, v, m);
     v = first_lanes(m) ? v : VecF{};
-    total += static_cast<double>(reduce_add(v));
+    total += reduce_add_f64(v);
   }
   return total;
 }
