@@ -111,6 +111,10 @@ def unary_cases() -> list[Case]:
         c("aten::exp.out", "specials", torch.exp, specials(70)),
         c("aten::rsqrt.out", "wide", torch.rsqrt, s((67,), 6, low=1e-3, high=1e4)),
         c("aten::rsqrt.out", "specials", torch.rsqrt, specials(70)),
+        *(
+            c("aten::pow.Tensor_Scalar_out", f"exp_{name}", lambda x, e=e: aten.pow.Tensor_Scalar(x, e), specials(70))
+            for name, e in (("1", 1), ("2", 2), ("3", 3.0), ("m1", -1), ("m2", -2.0), ("m0_5", -0.5), ("2_5", 2.5))
+        ),
     ]
 
 
