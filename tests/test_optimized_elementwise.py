@@ -153,7 +153,18 @@ def softmax_cases() -> list[Case]:
     return cases
 
 
-CASES = binary_cases() + unary_cases() + norm_cases() + softmax_cases()
+def where_cases() -> list[Case]:
+    op = "aten::where.self_out"
+    return [
+        c(op, "same", torch.where, s((67,)) > 0, specials(67, 1), specials(67, 2)),
+        c(op, "mask", torch.where, s((1, 1, 9, 9)) > 0, s((2, 3, 9, 9), 1), s((), 2)),
+        c(op, "scalar_self", torch.where, s((4, 37)) > 0, s((), 1), s((4, 37), 2)),
+        c(op, "row_cond", torch.where, s((37,)) > 0, s((5, 37), 1), s((5, 1), 2)),
+        c(op, "all_broadcast", torch.where, s((3, 1, 1)) > 0, s((1, 4, 1), 1), s((1, 1, 21), 2)),
+    ]  # fmt: skip
+
+
+CASES = binary_cases() + unary_cases() + norm_cases() + softmax_cases() + where_cases()
 
 
 def eager_cases() -> list[Case]:
