@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,12 +200,41 @@ def command(binary: Path, model_path: Path, variant: str, inputs: list[Path], it
 
 @dataclass
 class Figures:
-    """One model's medians in µs per variant; a variant not measured has its one-line reason instead."""
+    """One model's medians in µs per variant; a variant not measured has its one-line reason instead.
+    `errors`: per variant, the largest error of its outputs against the zoo's expected outputs
+    (ExecuTorch's reference, bot/compare.py's measure), from one untimed run."""
 
     name: str
     us: dict[str, float] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     samples: dict[str, list[float]] = field(default_factory=dict)
+    errors: dict[str, float] = field(default_factory=dict)
+
+
+def zoo_expected(name: str) -> list[Path]:
+    return sorted(ZOO_DIR.glob(f"{name}.expected*.npy"), key=lambda p: int(p.stem.rsplit("expected", 1)[1]))
+
+
+def output_error(cmd: list[str], variant: str, expected: list[Path]) -> float:
+    """Runs `cmd` once more (one iteration) writing its outputs; their largest error against `expected`."""
+    import numpy as np
+
+    from bot.compare import max_error
+
+    with tempfile.TemporaryDirectory() as tmp:
+        at = cmd.index("--repeat")
+        check = [*cmd[:at], "--repeat", "1", *cmd[at + 2 :], "--output-dir", tmp]
+        _one_process(check, variant)
+        worst = 0.0
+        for i, path in enumerate(expected):
+            got = Path(tmp) / f"output{i}.npy"
+            if not got.is_file():
+                return math.inf
+            actual, reference = np.load(got), np.load(path)
+            if actual.shape != reference.shape:
+                return math.inf
+            worst = max(worst, max_error(actual, reference))
+        return worst
 
 
 class Binaries:
@@ -249,6 +280,12 @@ def compare(
             cmds[variant] = command(binaries.get(variant), model, variant, inputs, iterations)
         except Exception as exc:  # an export or build failure is a row's note
             figures.notes[variant] = ("delegated export failed: " if variant == "et-xnnpack" else "") + one_line(exc)
+    expected = zoo_expected(name)
+    for variant, cmd in cmds.items():
+        try:
+            figures.errors[variant] = output_error(cmd, variant, expected)
+        except (BotError, StopIteration, ValueError, KeyError) as exc:
+            figures.notes[variant] = one_line(exc)
     order = list(cmds)
     for round_ in range(n_processes):
         k = round_ % len(order) if order else 0

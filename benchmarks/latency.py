@@ -19,6 +19,7 @@ from pathlib import Path
 
 from benchmarks import etcpp
 from bot import build, pte, size
+from bot.compare import TOLERANCE
 from bot.errors import BotError
 
 ZOO_DIR = build.REPO_ROOT / "models" / "zoo"
@@ -58,6 +59,7 @@ class ModelRow:
     cnn: bool
     us: dict[str, float] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, float] = field(default_factory=dict)  # largest output error against the reference
 
     def ratio(self, num: str, den: str) -> float | None:
         if num in self.us and den in self.us and self.us[den] > 0:
@@ -120,7 +122,8 @@ def _fmt_ratio(r: float | None) -> str:
 
 def _fmt_us(row: ModelRow, variant: str) -> str:
     if variant in row.us:
-        return f"{row.us[variant]:,.1f}"
+        wrong = row.errors.get(variant, 0.0) > TOLERANCE
+        return f"{row.us[variant]:,.1f}" + (" †" if wrong else "")
     return f"n/a ({row.notes[variant]})" if variant in row.notes else "n/a"
 
 
@@ -157,13 +160,13 @@ def verdict_lines(rows: Sequence[ModelRow]) -> list[str]:
     )
     gate_complete = not gate_cnn.missing and not gate_et.missing
     return [
-        verdict("Goal, latency (ours optimized / XNNPACK ≤ 1.0)", goal, GOAL_XNNPACK, "every zoo model"),
+        verdict("Goal, latency (ours optimized / XNNPACK ≤ 1.0)", goal, GOAL_XNNPACK, "every model in this run"),
         verdict("First gate, CNNs (ours optimized / XNNPACK ≤ 2.0)", gate_cnn, GATE_CNN_XNNPACK, "the CNNs"),
         verdict(
             "First gate, every model (ours optimized / ET optimized kernels ≤ 1.0)",
             gate_et,
             GATE_ET_OPTIMIZED,
-            "every zoo model",
+            "every model in this run",
         ),
         f"- **First gate as a whole: {'passed' if gate_met and gate_complete else 'not passed'}**"
         + ("" if gate_complete or not gate_met else " (figures missing for some models)")
@@ -205,7 +208,31 @@ def latency_lines(rows: Sequence[ModelRow]) -> list[str]:
             + " | ".join(cells)
             + " |"
         )
-    return [*head, *body, *means]
+    return [*head, *body, *means, "", *error_lines(rows)]
+
+
+def error_lines(rows: Sequence[ModelRow]) -> list[str]:
+    """What the outputs of the timed programs were checked against, and what differed (marked †)."""
+    worst: dict[str, float] = {}
+    for r in rows:
+        for variant, err in r.errors.items():
+            if variant in r.us:
+                worst[variant] = max(worst.get(variant, 0.0), err)
+    lines = [
+        "Outputs checked: each variant's outputs, from one untimed run, against ExecuTorch's reference",
+        f"(`models/zoo/<name>.expected*.npy`; bot/compare.py's measure, tolerance {TOLERANCE:g}). Largest error: "
+        + (", ".join(f"{LABELS[v]} {worst[v]:.1e}" for v in etcpp.VARIANTS if v in worst) or "none checked")
+        + ".",
+    ]
+    wrong = [
+        f"{r.name} {LABELS[v]} ({r.errors[v]:.1e})"
+        for r in rows
+        for v in etcpp.VARIANTS
+        if v in r.us and r.errors.get(v, 0.0) > TOLERANCE
+    ]
+    if wrong:
+        lines.append(f"† outputs beyond the tolerance: {', '.join(wrong)}.")
+    return lines
 
 
 def size_lines(rows: Sequence[SizeRow], libs: Sequence[LibSize]) -> list[str]:
@@ -286,7 +313,7 @@ def measure_latency(names: Sequence[str], cpu: str | None, progress: Callable[[s
     rows = []
     for name in names:
         figures = etcpp.compare(name, binaries)
-        row = ModelRow(name, is_cnn(ZOO_DIR / f"{name}.pte"), figures.us, figures.notes)
+        row = ModelRow(name, is_cnn(ZOO_DIR / f"{name}.pte"), figures.us, figures.notes, figures.errors)
         progress(
             f"{name}: " + ", ".join(f"{v} {row.us[v]:.1f} µs" if v in row.us else f"{v} n/a" for v in etcpp.VARIANTS)
         )

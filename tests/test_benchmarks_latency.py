@@ -48,9 +48,13 @@ def test_geomean() -> None:
     assert math.isclose(geomean([2.0, 8.0]) or 0, 4.0)
 
 
+def _table(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("|")]
+
+
 def test_table_rows_and_ratios() -> None:
     lines = latency_lines(ROWS)
-    assert all(len(_cells(line)) == N_COLUMNS for line in lines)
+    assert all(len(_cells(line)) == N_COLUMNS for line in _table(lines))
     resnet = _cells(next(line for line in lines if line.startswith("| resnet ")))
     assert resnet[1] == "yes"
     assert resnet[2:6] == ["1,000.0", "80.0", "5,000.0", "40.0"]
@@ -119,3 +123,14 @@ def test_size_lines() -> None:
     goal = lines[-1]
     assert "not met" in goal and "at or over: big" in goal and "not measured: bad" in goal
     assert "200,000 bytes" in goal
+
+
+def test_output_errors_are_marked() -> None:
+    rows = [_row("resnet", True, 1000.0, 80.0, 5000.0, 40.0), _row("gru", False, 36.0, 30.0, 37.5, 15.0)]
+    rows[0].errors = {"portable": 1e-6, "optimized": 2e-5, "et-optimized": 0.0, "et-xnnpack": 3e-3}
+    rows[1].errors = {"portable": 1e-6, "optimized": 1e-6, "et-optimized": 0.0, "et-xnnpack": 1e-5}
+    lines = latency_lines(rows)
+    resnet = _cells(next(line for line in lines if line.startswith("| resnet ")))
+    assert resnet[5] == "40.0 †" and resnet[3] == "80.0"
+    assert any("ours optimized 2.0e-05" in line and "ET XNNPACK 3.0e-03" in line for line in lines)
+    assert lines[-1] == "† outputs beyond the tolerance: resnet ET XNNPACK (3.0e-03)."
