@@ -134,3 +134,21 @@ def test_output_errors_are_marked() -> None:
     assert resnet[5] == "40.0 †" and resnet[3] == "80.0"
     assert any("ours optimized 2.0e-05" in line and "ET XNNPACK 3.0e-03" in line for line in lines)
     assert lines[-1] == "† outputs beyond the tolerance: resnet ET XNNPACK (3.0e-03)."
+
+
+def test_compile_flags_keep_flags_drop_paths() -> None:
+    from benchmarks.latency import _clean
+
+    command = (
+        "/usr/bin/c++ -DX=1 -I/a/include -isystem /b/include -O3 -DNDEBUG -std=c++17 -march=x86-64-v4 "
+        "-MD -MT k.o -MF k.o.d -o k.o -c /src/k.cpp"
+    ).split()
+    assert _clean(command) == [
+        "/usr/bin/c++",
+        "-DX=1",
+        "-O3",
+        "-DNDEBUG",
+        "-std=c++17",
+        "-march=x86-64-v4",
+        "/src/k.cpp",
+    ]
