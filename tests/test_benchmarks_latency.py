@@ -137,18 +137,19 @@ def test_output_errors_are_marked() -> None:
 
 
 def test_compile_flags_keep_flags_drop_paths() -> None:
+    import shlex
+
     from benchmarks.latency import _clean
 
     command = (
         "/usr/bin/c++ -DX=1 -I/a/include -isystem /b/include -O3 -DNDEBUG -std=c++17 -march=x86-64-v4 "
         "-MD -MT k.o -MF k.o.d -o k.o -c /src/k.cpp"
-    ).split()
-    assert _clean(command) == [
+    )
+    assert _clean(shlex.split(command)) == [
         "/usr/bin/c++",
         "-DX=1",
         "-O3",
         "-DNDEBUG",
         "-std=c++17",
         "-march=x86-64-v4",
-        "/src/k.cpp",
     ]
