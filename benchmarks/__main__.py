@@ -52,7 +52,9 @@ def cpu_model() -> str:
 
 
 def quick(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks latency", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks latency", description="BENCHMARKS.md's latency and runtime-size section alone."
+    )
     parser.add_argument("--models", help="comma-separated zoo models (default: every zoo model)")
     parser.add_argument("--no-sizes", action="store_true", help="latency only, no selective-runtime builds")
     parser.add_argument("--out", type=Path, help="where to write the markdown (default: a temporary file)")
