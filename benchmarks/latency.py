@@ -117,7 +117,9 @@ class Summary:
 
 
 def _fmt_ratio(r: float | None) -> str:
-    return "n/a" if r is None else f"{r:.2f}"
+    if r is None:
+        return "n/a"
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"  # two significant digits below 0.1, never a bare 0.00
 
 
 def _fmt_us(row: ModelRow, variant: str) -> str:

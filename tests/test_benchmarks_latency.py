@@ -58,7 +58,7 @@ def test_table_rows_and_ratios() -> None:
     resnet = _cells(next(line for line in lines if line.startswith("| resnet ")))
     assert resnet[1] == "yes"
     assert resnet[2:6] == ["1,000.0", "80.0", "5,000.0", "40.0"]
-    assert resnet[6:] == ["2.00", "0.02", "0.20"]
+    assert resnet[6:] == ["2.00", "0.016", "0.20"]
     bert = _cells(next(line for line in lines if line.startswith("| bert ")))
     assert bert[1] == ""
     assert bert[5] == "n/a (delegated export failed: RuntimeError: unsupported op)"
