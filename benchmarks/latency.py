@@ -176,40 +176,51 @@ def verdict_lines(rows: Sequence[ModelRow]) -> list[str]:
     ]
 
 
-def latency_lines(rows: Sequence[ModelRow]) -> list[str]:
-    """The per-model table (four latencies, three ratios) and the geometric-mean rows."""
-    head = [
-        "| model | CNN | "
-        + " | ".join(f"{LABELS[v]} (µs)" for v in etcpp.VARIANTS)
-        + " | "
-        + " | ".join(title for title, _, _ in RATIOS)
-        + " |",
-        "|---|:-:|" + "---:|" * (len(etcpp.VARIANTS) + len(RATIOS)),
-    ]
+def latency_lines(
+    rows: Sequence[ModelRow], sizes: Sequence[SizeRow] = (), xnnpack_bytes: int | None = None
+) -> list[str]:
+    """The per-model table (four latencies, three ratios and, when `sizes` are given, ours optimized
+    selective runtime's bytes and their fraction of `xnnpack_bytes`) and the geometric-mean rows."""
+    by_model = {r.name: r for r in sizes}
+    size_titles = ["ours opt selective (bytes)", "÷ XNNPACK .so"] if sizes else []
+
+    def size_cells(name: str) -> list[str]:
+        if not sizes:
+            return []
+        found = by_model.get(name)
+        if found is None or found.optimized is None:
+            return ["n/a", "n/a"]
+        frac = f"{found.optimized / xnnpack_bytes:.3f}" if xnnpack_bytes else "n/a"
+        return [f"{found.optimized:,}", frac]
+
+    def line(cells: Iterable[str]) -> str:
+        return "| " + " | ".join(cells) + " |"
+
+    titles = [f"{LABELS[v]} (µs)" for v in etcpp.VARIANTS] + [title for title, _, _ in RATIOS] + size_titles
+    head = [line(["model", "CNN", *titles]), "|---|:-:|" + "---:|" * len(titles)]
     body = [
-        f"| {r.name} | {'yes' if r.cnn else ''} | "
-        + " | ".join(_fmt_us(r, v) for v in etcpp.VARIANTS)
-        + " | "
-        + " | ".join(_fmt_ratio(r.ratio(num, den)) for _, num, den in RATIOS)
-        + " |"
+        line(
+            [
+                r.name,
+                "yes" if r.cnn else "",
+                *(_fmt_us(r, v) for v in etcpp.VARIANTS),
+                *(_fmt_ratio(r.ratio(num, den)) for _, num, den in RATIOS),
+                *size_cells(r.name),
+            ]
+        )
         for r in rows
     ]
     means = []
     for label, subset in (("CNNs", [r for r in rows if r.cnn]), ("every model", list(rows))):
         cells = []
         for _, num, den in RATIOS:
-            s = Summary.of(subset, num, den)
-            cell = _fmt_ratio(s.value)
-            if s.value is not None:
-                cell = f"**{cell}**" + (f" ({len(s.measured)} of {len(subset)})" if s.missing else "")
+            summary = Summary.of(subset, num, den)
+            cell = _fmt_ratio(summary.value)
+            if summary.value is not None:
+                cell = f"**{cell}**" + (f" ({len(summary.measured)} of {len(subset)})" if summary.missing else "")
             cells.append(cell)
-        means.append(
-            f"| geometric mean, {label} ({len(subset)}) | | "
-            + " | " * (len(etcpp.VARIANTS) - 1)
-            + " | "
-            + " | ".join(cells)
-            + " |"
-        )
+        blank = [""] * len(etcpp.VARIANTS)
+        means.append(line([f"geometric mean, {label} ({len(subset)})", "", *blank, *cells, *([""] * len(size_titles))]))
     return [*head, *body, *means, "", *error_lines(rows)]
 
 
@@ -499,6 +510,9 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
     cpu = etcpp.host_cpu()
     work.mkdir(parents=True, exist_ok=True)
     rows = measure_latency(names, cpu)
+    size_rows = measure_sizes(names, cpu, work / "sizes") if sizes else []
+    libs = wheel_sizes(work) if sizes else []
+    xnnpack_bytes = next((lib.vm_size for lib in libs if lib.name == XNNPACK_LIB), None)
     n_proc, n_iter = etcpp.processes(), etcpp.repeat()
     lines = [
         "## Latency against ExecuTorch's C++ runtime",
@@ -514,8 +528,16 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
         f"process's median of {n_iter} (set inputs, execute) iterations after one warm-up; the variants run",
         "interleaved, one process of each in turn. Ratios < 1 mean ours is faster. A CNN is a model whose",
         f"program calls `{CONVOLUTION}`. `SB_BENCH_PROCESSES` / `SB_BENCH_REPEAT` change the counts.",
+        *(
+            [
+                "The last two columns: the stripped size of the model's own selective runtime with the optimized",
+                f"library (next section), and its fraction of `{XNNPACK_LIB}`'s (goal: under 1/{SIZE_GOAL_FRACTION}).",
+            ]
+            if sizes
+            else []
+        ),
         "",
-        *latency_lines(rows),
+        *latency_lines(rows, size_rows, xnnpack_bytes),
         "",
         *verdict_lines(rows),
         "",
@@ -525,7 +547,6 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
         "",
     ]
     if sizes:
-        size_rows = measure_sizes(names, cpu, work / "sizes")
         lines += [
             "## Runtime sizes against ExecuTorch's libraries",
             "",
@@ -535,7 +556,7 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
             f"the optimized library preferred at `-march={cpu or 'default'}`. ExecuTorch: the wheel's shared",
             "libraries.",
             "",
-            *size_lines(size_rows, wheel_sizes(work)),
+            *size_lines(size_rows, libs),
             "",
         ]
     return lines

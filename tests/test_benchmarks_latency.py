@@ -153,3 +153,16 @@ def test_compile_flags_keep_flags_drop_paths() -> None:
         "-std=c++17",
         "-march=x86-64-v4",
     ]
+
+
+def test_size_columns_in_the_latency_table() -> None:
+    sizes = [SizeRow("resnet", 15, 160_000, 200_000), SizeRow("gru", 18, 150_000, None, "build failed")]
+    lines = latency_lines(ROWS[:3], sizes, 2_000_000)
+    table = _table(lines)
+    assert all(len(_cells(line)) == N_COLUMNS + 2 for line in table)
+    resnet = _cells(next(line for line in lines if line.startswith("| resnet ")))
+    assert resnet[-2:] == ["200,000", "0.100"]
+    gru = _cells(next(line for line in lines if line.startswith("| gru ")))
+    assert gru[-2:] == ["n/a", "n/a"]
+    mobilenet = _cells(next(line for line in lines if line.startswith("| mobilenet ")))
+    assert mobilenet[-2:] == ["n/a", "n/a"]
