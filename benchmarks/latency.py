@@ -139,7 +139,7 @@ def verdict(label: str, summary: Summary, bound: float, over: str) -> str:
     within = summary.value <= bound
     status = "met" if within and not summary.missing else ("not met" if not within else "met on the measured models")
     line = (
-        f"- **{label}: {status}** — geometric mean {summary.value:.2f} (bound {bound:.1f}) over "
+        f"- **{label}: {status}** — geometric mean {_fmt_ratio(summary.value)} (bound {bound:.1f}) over "
         f"{len(summary.measured)} model{'s' if len(summary.measured) != 1 else ''} ({over})"
     )
     if summary.above:
