@@ -304,10 +304,43 @@ def size_lines(rows: Sequence[SizeRow], libs: Sequence[LibSize]) -> list[str]:
 # ---------------------------------------------------------------- measuring
 
 
+# Where a model's multiply-accumulates are: the convolution, and the matrix products with the index of
+# the operand whose last dim is the contracted one (out elements times that size = MACs).
+MATMUL_OPERAND = {"aten::mm.out": 0, "aten::bmm.out": 0, "aten::addmm.out": 1}
+
+
+def _numel(sizes: tuple[int, ...]) -> int:
+    n = 1
+    for extent in sizes:
+        n *= extent
+    return n
+
+
+def macs(model: Path) -> tuple[int, int]:
+    """Multiply-accumulates of the model's convolutions and of its matrix products, from the program's
+    own tensor shapes (the traced, upper-bound shapes of a dynamic model)."""
+    conv = matmul = 0
+    for plan in pte.load(model).plans:
+        for ins in plan.instructions:
+            if ins.kind != "KernelCall" or ins.op_index is None or not 0 <= ins.op_index < len(plan.operators):
+                continue
+            op = plan.operators[ins.op_index]
+            tensors = [plan.values[a] for a in ins.args if 0 <= a < len(plan.values)]
+            if op == CONVOLUTION and len(tensors) >= 10 and tensors[1].sizes:
+                weight, out = tensors[1], tensors[9]
+                conv += _numel(out.sizes) * _numel(weight.sizes[1:])
+            elif op in MATMUL_OPERAND and len(tensors) > MATMUL_OPERAND[op] + 1:
+                operand, out = tensors[MATMUL_OPERAND[op] + (1 if op == "aten::addmm.out" else 0)], tensors[-2]
+                if operand.sizes:
+                    matmul += _numel(out.sizes) * operand.sizes[-1]
+    return conv, matmul
+
+
 def is_cnn(model: Path) -> bool:
-    """A CNN: a model whose program calls aten::convolution.out (read from the program itself)."""
-    program = pte.load(model)
-    return any(CONVOLUTION in plan.used_operators() for plan in program.plans)
+    """A CNN: a model whose convolutions carry most of its multiply-accumulates (read from the program:
+    a vision transformer whose only convolution embeds patches is not one)."""
+    conv, matmul = macs(model)
+    return conv > 0 and conv >= matmul
 
 
 def zoo_models(names: Iterable[str] | None = None) -> list[str]:
@@ -519,7 +552,8 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
         "",
         f"Every zoo model, four ways, in one run: {LABELS['portable']} (all-ops runtime, portable kernels, the",
         f"compiler's default cpu), {LABELS['optimized']} (all-ops runtime, optimized library preferred,",
-        f"`-march={cpu or 'default'}` for every source, portable fallbacks included; picked from this host's cpu",
+        f"`-march={cpu or 'default'}` for the optimized kernels, the core and portable fallbacks at the compiler's",
+        "default; the cpu picked from this host's",
         "flags: x86-64-v4 with AVX-512, else x86-64-v3),",
         "ExecuTorch 1.5.1's C++ runtime with its optimized kernels (same `.pte`), and with XNNPACK (the same",
         "torch model exported with the XNNPACK partitioner; its run goes through `native/et_bench`).",
@@ -527,7 +561,8 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
         f"saved inputs (`models/zoo/<name>.input*.npy`). Each figure: median over {n_proc} processes of each",
         f"process's median of {n_iter} (set inputs, execute) iterations after one warm-up; the variants run",
         "interleaved, one process of each in turn. Ratios < 1 mean ours is faster. A CNN is a model whose",
-        f"program calls `{CONVOLUTION}`. `SB_BENCH_PROCESSES` / `SB_BENCH_REPEAT` change the counts.",
+        f"`{CONVOLUTION}` calls carry at least half of its multiply-accumulates (counted from the program's",
+        "shapes against mm/bmm/addmm). `SB_BENCH_PROCESSES` / `SB_BENCH_REPEAT` change the counts.",
         *(
             [
                 "The last two columns: the stripped size of the model's own selective runtime with the optimized",
