@@ -24,7 +24,7 @@ from bot import build
 from bot.runner import run_model
 from tests.conformance import check
 from tests.conformance.layout import fixtures
-from tests.test_optimized import CPUS
+from tests.test_optimized import CPUS, sanitized_optimized  # noqa: F401  (a fixture)
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("executorch")
@@ -218,7 +218,7 @@ def runner(request: pytest.FixtureRequest) -> Path:
 
 @pytest.fixture(scope="session")
 def results(runner: Path, exported: Path) -> dict[str, check.Result]:
-    return check.run_all(runner, [f for f in fixtures(exported) if f.refused is None])
+    return check.run_all(runner, [f for f in fixtures(exported) if f.id not in EAGER_IDS])
 
 
 @pytest.mark.parametrize("case_id", [case.id for case in CASES])
@@ -243,3 +243,12 @@ def test_case_matches_eager_float64(case_id: str, runner: Path, exported: Path, 
         want = case.fn(*(t.double() for t in case.inputs)).float()
     assert len(result.outputs) == 1
     assert check.compare(result.outputs[0], want.contiguous().numpy(), "Float") is None
+
+
+def test_cases_under_sanitizers(sanitized_optimized: Path, exported: Path) -> None:  # noqa: F811
+    """The fast paths' cases under ASan and UBSan (the bit tricks of vec_math.h included)."""
+    results = check.run_all(sanitized_optimized, [f for f in fixtures(exported) if f.id not in EAGER_IDS])
+    failed = {
+        fid: f"{r.status}: {r.message[:300]}" for fid, r in results.items() if r.status not in (check.PASS, check.ATEN)
+    }
+    assert not failed, failed

@@ -134,7 +134,14 @@ inline VecF vrsqrt(VecF x) {
   constexpr float kMinNormal = 1.17549435e-38f;
   const VecI tiny = x < splat(kMinNormal);
   const VecF xs = tiny ? x * 16777216.0f : x;  // 2^24
-  VecF y = as_float(0x5f375a86 - (as_int(xs) >> 1));
+  // The first guess in unsigned lanes: the bit pattern of a negative input
+  // (NaN-selected below) must wrap, not overflow.
+  typedef uint32_t VecU __attribute__((vector_size(kVectorBytes)));
+  VecU bits;
+  std::memcpy(&bits, &xs, sizeof bits);
+  bits = 0x5f375a86u - (bits >> 1);
+  VecF y;
+  std::memcpy(&y, &bits, sizeof y);
   const VecF h = 0.5f * xs;
   y = y * (1.5f - h * y * y);
   y = y * (1.5f - h * y * y);
