@@ -79,6 +79,8 @@ def binary_cases() -> list[Case]:
         for name, (sa, sb) in shapes.items():
             cases.append(c(op, name, fn, s(sa, 1), s(sb, 2, low=0.5, high=3)))
         cases.append(c(op, "specials", fn, specials(70, 1), specials(70, 2)))
+        # A broadcast -0.0 keeps its sign (1 / -0.0 is -inf).
+        cases.append(c(op, "neg_zero_scalar", fn, specials(37, 1), torch.tensor(-0.0)))
         cases.append(c(op, "cl_same", fn, cl(s((2, 3, 4, 5), 1)), cl(s((2, 3, 4, 5), 2, low=0.5))))
     cases.append(c("aten::add.out", "alpha", lambda x, y: torch.add(x, y, alpha=2.5), s((41,), 1), s((41,), 2)))
     cases.append(c("aten::sub.out", "alpha", lambda x, y: torch.sub(x, y, alpha=0.5), s((41,), 1), s((4, 41), 2)))
