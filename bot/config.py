@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,7 @@ DEFAULT_RUNTIME = "native"  # a runtime repo's own CMake project (else the bundl
 DEFAULT_PORTABLE_LIBRARY = "kernels/functions.yaml"
 OPTIMIZED_LIBRARY = "optimized/functions.yaml"  # beside the portable library's functions.yaml
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
+MARCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")  # a cpu (-march value): the schema's pattern
 OPS_LISTED = 8  # optimized ops an error message lists
 
 
@@ -30,6 +32,16 @@ class Model:
     @property
     def name(self) -> str:
         return self.path.stem
+
+
+def kernel_choice(optimized_ops: str | tuple[str, ...] | None) -> str:
+    """A kernel choice as the comment names it: "portable", "optimized" (every op the optimized
+    library has) or "optimized: 2 ops" (a mix)."""
+    if not optimized_ops:
+        return "portable"
+    if isinstance(optimized_ops, str):
+        return "optimized"
+    return f"optimized: {len(optimized_ops)} op{'s' if len(optimized_ops) != 1 else ''}"
 
 
 @dataclass(frozen=True)
@@ -52,11 +64,7 @@ class Target:
 
     def kernel_choice(self) -> str:
         """How the comment names the choice: "portable", "optimized" or "optimized: 2 ops"."""
-        if not self.optimized_ops:
-            return "portable"
-        if isinstance(self.optimized_ops, str):
-            return "optimized"
-        return f"optimized: {len(self.optimized_ops)} op{'s' if len(self.optimized_ops) != 1 else ''}"
+        return kernel_choice(self.optimized_ops)
 
     def budget_for(self, arch: str | arches.Arch) -> int | None:
         """The size budget on `arch` (None: no budget there)."""
