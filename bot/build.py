@@ -103,7 +103,7 @@ def selective_flavour(
 
 def kernel_choice_options(optimized_ops: str | Sequence[str] | None, cpu: str | None) -> dict[str, str]:
     """The CMake options of a target's kernel choice: `optimized_ops` "ALL", the ops whose optimized
-    kernel to prefer, or None/empty for portable only; `cpu` the -march of the whole runtime (None:
+    kernel to prefer, or None/empty for portable only; `cpu` the -march of the optimized kernels (None:
     the compiler's default). Empty for a portable build at the default cpu, so its flavour key stays."""
     options: dict[str, str] = {}
     if optimized_ops:

@@ -57,7 +57,7 @@ class Target:
     cpu: tuple[tuple[str, str], ...] = ()  # (architecture, -march) the config names
 
     def cpu_for(self, arch: str | arches.Arch) -> str | None:
-        """The -march of this target's runtime on `arch` (None: the toolchain's default)."""
+        """The -march of this target's optimized kernels on `arch` (None: the toolchain's default)."""
         arch = arches.get(arch) if isinstance(arch, str) else arch
         named = dict(self.cpu).get(arch.name)
         return named or (arch.optimized_cpu if self.optimized_ops else None)

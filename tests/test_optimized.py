@@ -8,12 +8,14 @@ it, x86-64-v4 (AVX-512): the two SIMD widths the kernels are compiled for here.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bot import arch as arches
 from bot import build, codegen
 from bot.compare import TOLERANCE, max_error
 from bot.kernel_library import KernelLibraryError, load_libraries
@@ -122,3 +124,56 @@ def test_a_mix_naming_an_op_the_optimized_library_lacks_is_refused() -> None:
         KernelLibraryError, match=r"optimized kernel library has no kernel for aten::nonexistent_op\.out"
     ):
         codegen.select([PORTABLE_YAML], [], ["aten::add.out"], False, OPTIMIZED_YAML, ["aten::nonexistent_op.out"])
+
+
+# The same kernels on the architectures apps ship: NEON on aarch64 (run under qemu against ExecuTorch's
+# references), and a Cortex-M build that still compiles (no float SIMD there: the vector code lowers to scalar).
+
+
+def _require(arch: arches.Arch, run: bool = True) -> None:
+    missing = arches.missing_tools(arch, run=run)
+    if missing:
+        pytest.fail(missing)  # CI installs the cross toolchains (scripts/setup.sh)
+
+
+@pytest.fixture(scope="session")
+def aarch64_optimized_build() -> Path:
+    _require(arches.AARCH64)
+    flavour = build.optimized_all_ops(arches.AARCH64.optimized_cpu).for_arch(arches.AARCH64)
+    return build.build(flavour, targets=("executor_runner",))
+
+
+@pytest.mark.parametrize("name", ZOO_MODELS)
+def test_aarch64_zoo_model_matches_executorch(name: str, aarch64_optimized_build: Path, tmp_path: Path) -> None:
+    runner = build.runner_path(aarch64_optimized_build)
+    result = run_model(runner, ZOO_DIR / f"{name}.pte", zoo_inputs(name), tmp_path, arch=arches.AARCH64)
+    expected = [np.load(p) for p in zoo_expected(name)]
+    assert len(result.outputs) == len(expected)
+    for actual, want in zip(result.outputs, expected, strict=True):
+        assert actual.shape == want.shape and max_error(actual, want) <= TOLERANCE
+
+
+def test_aarch64_optimized_kernels_use_neon(aarch64_optimized_build: Path) -> None:
+    """Every optimized kernel library object that does fp32 arithmetic does some of it on 4-lane NEON
+    registers (fmla/fadd/fmul/fmax/fmin on .4s), not only scalar: read from the objects' disassembly."""
+    objects = sorted(aarch64_optimized_build.rglob("*.o"))
+    optimized = [o for o in objects if "/kernels/optimized/" in o.as_posix()]
+    assert optimized, "no optimized kernel objects in the aarch64 build"
+    any_float_math = re.compile(r"\b(fmla|fmadd|fadd|fmul|fmax|fmin)\s+[sv]\d+")
+    vector_math = re.compile(r"\b(fmla|fadd|fmul|fmax|fmin)\s+v\d+\.4s")
+    listings = {o.name: _binutils(arches.AARCH64, "objdump", "-d", "--no-show-raw-insn", o) for o in optimized}
+    computing = {name for name, text in listings.items() if any_float_math.search(text)}
+    assert computing, "no optimized object does fp32 arithmetic"
+    scalar_only = sorted(name for name in computing if not vector_math.search(listings[name]))
+    assert not scalar_only, scalar_only
+
+
+def _binutils(arch: arches.Arch, tool: str, *args: str | Path) -> str:
+    return subprocess.run([arch.tool(tool), *map(str, args)], capture_output=True, text=True, check=True).stdout
+
+
+def test_cortex_m_compiles_the_optimized_library() -> None:
+    _require(arches.CORTEX_M, run=False)
+    flavour = build.optimized_all_ops().for_arch(arches.CORTEX_M)
+    out = build.build(flavour, targets=build.size_targets(arches.CORTEX_M))
+    assert (out / build.SIZE_PROBE).is_file()

@@ -50,25 +50,46 @@ void walk_copy(const void* src, const Layout& from, void* dst, const Layout& to,
   for (int32_t d = 0; d < rank; ++d) {
     if (sizes[d] == 0) return;
   }
+  // Size-1 dims dropped, and each dim merged into the one inside it when both
+  // sides step over it as one run: the rows the walk copies get as long as the
+  // layouts allow (a slice, split or cat of whole inner blocks is a few memcpys).
+  int64_t size[kMaxWalkDims];
+  int64_t from_stride[kMaxWalkDims];
+  int64_t to_stride[kMaxWalkDims];
+  int32_t dims = 0;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 1) continue;
+    if (dims > 0 && from_stride[dims - 1] == from.strides[d] * sizes[d] &&
+        to_stride[dims - 1] == to.strides[d] * sizes[d]) {
+      size[dims - 1] *= sizes[d];
+      from_stride[dims - 1] = from.strides[d];
+      to_stride[dims - 1] = to.strides[d];
+      continue;
+    }
+    size[dims] = sizes[d];
+    from_stride[dims] = from.strides[d];
+    to_stride[dims] = to.strides[d];
+    ++dims;
+  }
   const auto* in = static_cast<const uint8_t*>(src);
   auto* out = static_cast<uint8_t*>(dst);
   const int64_t e = static_cast<int64_t>(elem);
-  const int64_t row = rank > 0 ? sizes[rank - 1] : 1;
-  const int64_t from_step = rank > 0 ? from.strides[rank - 1] : 1;
-  const int64_t to_step = rank > 0 ? to.strides[rank - 1] : 1;
+  const int64_t row = dims > 0 ? size[dims - 1] : 1;
+  const int64_t from_step = dims > 0 ? from_stride[dims - 1] : 1;
+  const int64_t to_step = dims > 0 ? to_stride[dims - 1] : 1;
   int64_t coord[kMaxWalkDims] = {};
   int64_t from_at = from.offset;
   int64_t to_at = to.offset;
   for (;;) {
     copy_row_any(in + from_at * e, from_step, out + to_at * e, to_step, row, elem);
     // Odometer over all but the last dim.
-    int32_t d = rank - 2;
+    int32_t d = dims - 2;
     for (; d >= 0; --d) {
-      from_at += from.strides[d];
-      to_at += to.strides[d];
-      if (++coord[d] < sizes[d]) break;
-      from_at -= coord[d] * from.strides[d];
-      to_at -= coord[d] * to.strides[d];
+      from_at += from_stride[d];
+      to_at += to_stride[d];
+      if (++coord[d] < size[d]) break;
+      from_at -= coord[d] * from_stride[d];
+      to_at -= coord[d] * to_stride[d];
       coord[d] = 0;
     }
     if (d < 0) return;

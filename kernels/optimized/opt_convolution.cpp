@@ -1,0 +1,237 @@
+// aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding,
+//                       int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out)
+//
+// fp32 2-D NCHW convolution as a GEMM per (image, group): out[Cout_g x OH*OW] =
+// weight[Cout_g x Cin_g*KH*KW] * im2col(input)[Cin_g*KH*KW x OH*OW] + bias.
+// A 1x1, stride-1, unpadded convolution multiplies the input planes in place;
+// every other geometry packs its im2col panels tile by tile (zero padding
+// written while packing) into the GEMM's stack scratch. Depthwise, transposed,
+// 1-D, non-fp32 and non-default dim orders go to the portable kernel.
+#include "optimized/util/gemm.h"
+#include "sb/kernel.h"
+#include "util/conv.h"
+#include "util/shape.h"
+
+#include <cstring>
+
+namespace sb::kernels {
+extern const KernelDef convolution_out;
+}  // namespace sb::kernels
+
+namespace sb::optimized {
+namespace {
+
+constexpr char kOp[] = "aten::convolution.out";
+
+// The implicit B of one (image, group): row k = (ic, ky, kx), column j = (oy, ox).
+struct Im2col {
+  const float* x;  // first input plane of the group
+  int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, ow;
+};
+
+// One output-row run of a panel: panel columns [d, d + len) are output row
+// oy, columns ox .. ox + len - 1.
+struct Run {
+  int64_t d, oy, ox, len;
+};
+
+void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
+  const Im2col& s = *static_cast<const Im2col*>(ctx);
+  Run runs[kGemmNR];
+  int64_t nruns = 0;
+  for (int64_t d = 0, oy = j0 / s.ow, ox = j0 % s.ow; d < nr; ++oy, ox = 0) {
+    const int64_t len = s.ow - ox < nr - d ? s.ow - ox : nr - d;
+    runs[nruns++] = Run{d, oy, ox, len};
+    d += len;
+  }
+  const int64_t taps = s.kh * s.kw;
+  int64_t ic = k0 / taps;
+  int64_t ky = (k0 % taps) / s.kw;
+  int64_t kx = k0 % s.kw;
+  for (int64_t p = 0; p < kc; ++p, dst += width) {
+    const float* plane = s.x + ic * s.h * s.w;
+    const int64_t iy_k = ky * s.dh - s.ph;
+    const int64_t ix_k = kx * s.dw - s.pw;
+    for (int64_t r = 0; r < nruns; ++r) {
+      const Run& run = runs[r];
+      float* d = dst + run.d;
+      const int64_t iy = run.oy * s.sh + iy_k;
+      if (iy < 0 || iy >= s.h) {
+        zero_floats(d, run.len);
+        continue;
+      }
+      const float* row = plane + iy * s.w;
+      const int64_t ix0 = run.ox * s.sw + ix_k;  // input column of d[0]
+      if (s.sw == 1) {
+        // d[t] reads row[ix0 + t]: zeros where ix0 + t is outside [0, w).
+        int64_t lo = -ix0;
+        lo = lo < 0 ? 0 : lo > run.len ? run.len : lo;
+        int64_t hi = s.w - ix0;
+        hi = hi < lo ? lo : hi > run.len ? run.len : hi;
+        if (lo > 0) zero_floats(d, lo);
+        copy_floats(d + lo, row + ix0 + lo, hi - lo);
+        if (run.len > hi) zero_floats(d + hi, run.len - hi);
+      } else {
+        for (int64_t t = 0; t < run.len; ++t) {
+          const int64_t ix = ix0 + t * s.sw;
+          d[t] = ix >= 0 && ix < s.w ? row[ix] : 0.0f;
+        }
+      }
+    }
+    if (width > nr) zero_floats(dst + nr, width - nr);
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ic;
+      }
+    }
+  }
+}
+
+#if defined(__AVX512F__)
+// Stride-1 and stride-2 panels with AVX-512 lane masks: per (run, kx) the
+// lanes whose input column lies inside the row are known before the K loop,
+// so each panel row costs one masked load (stride 2: two, and a permute
+// that keeps the even columns) and one store per 16 columns. Masked-off
+// lanes are neither read nor faulted.
+constexpr int64_t kMaskedMaxKw = 16;
+constexpr int64_t kChunks = kGemmNR / 16;
+
+// Bits [lo, hi) of a mask of `lanes` (<= 32) bits, the bounds clamped to it.
+inline uint64_t lane_range(int64_t lo, int64_t hi, int64_t lanes) {
+  lo = lo < 0 ? 0 : lo > lanes ? lanes : lo;
+  hi = hi < lo ? lo : hi > lanes ? lanes : hi;
+  return ((uint64_t{1} << hi) - 1) & ~((uint64_t{1} << lo) - 1);
+}
+
+template <int S>
+void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
+  const Im2col& s = *static_cast<const Im2col*>(ctx);
+  Run runs[kGemmNR];
+  int64_t nruns = 0;
+  for (int64_t d = 0, oy = j0 / s.ow, ox = j0 % s.ow; d < nr; ++oy, ox = 0) {
+    const int64_t len = s.ow - ox < nr - d ? s.ow - ox : nr - d;
+    runs[nruns++] = Run{d, oy, ox, len};
+    d += len;
+  }
+  // load[r][kx][chunk][h]: lanes of input vector h (of S) the chunk reads.
+  __mmask16 load[kGemmNR][kMaskedMaxKw][kChunks][S];
+  __mmask16 keep[kGemmNR][kChunks];  // lanes of the chunk inside the run
+  for (int64_t r = 0; r < nruns; ++r) {
+    for (int64_t c = 0; c < kChunks; ++c) {
+      const int64_t n = runs[r].len - c * 16;
+      keep[r][c] = n <= 0 ? 0 : n >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << n) - 1u);
+    }
+    for (int64_t kx = 0; kx < s.kw; ++kx) {
+      const int64_t ix0 = runs[r].ox * S + kx * s.dw - s.pw;
+      for (int64_t c = 0; c < kChunks; ++c) {
+        // Input lanes l of the chunk's 16 * S span: column ix0 + 16 * S * c + l, inside [0, w),
+        // on a multiple of S, below S * (the chunk's run lanes).
+        const int64_t base = ix0 + 16 * S * c;
+        const uint64_t in_row = lane_range(-base, s.w - base, 16 * S);
+        const uint64_t taken = lane_range(0, S * (runs[r].len - 16 * c), 16 * S) & (S == 2 ? 0x55555555u : 0xFFFFu);
+        const uint64_t m = in_row & taken;
+        for (int h = 0; h < S; ++h) load[r][kx][c][h] = static_cast<__mmask16>(m >> (16 * h));
+      }
+    }
+  }
+  const __m512i evens = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const int64_t taps = s.kh * s.kw;
+  int64_t ic = k0 / taps;
+  int64_t ky = (k0 % taps) / s.kw;
+  int64_t kx = k0 % s.kw;
+  for (int64_t p = 0; p < kc; ++p, dst += width) {
+    const float* plane = s.x + ic * s.h * s.w;
+    const int64_t iy_k = ky * s.dh - s.ph;
+    const int64_t ix_k = kx * s.dw - s.pw;
+    for (int64_t r = 0; r < nruns; ++r) {
+      const Run& run = runs[r];
+      float* d = dst + run.d;
+      const int64_t iy = run.oy * s.sh + iy_k;
+      const bool row_in = iy >= 0 && iy < s.h;
+      // Address arithmetic in integers: the first lanes may lie left of the row (masked off).
+      const uintptr_t src = reinterpret_cast<uintptr_t>(plane) +
+                            static_cast<uintptr_t>((iy * s.w + run.ox * S + ix_k) * static_cast<int64_t>(sizeof(float)));
+      for (int64_t c = 0; c < kChunks && c * 16 < run.len; ++c) {
+        const uintptr_t at = src + static_cast<uintptr_t>(c * 64 * S);
+        __m512 v = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][0] : 0, reinterpret_cast<const void*>(at));
+        if constexpr (S == 2) {
+          const __m512 hi = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][1] : 0, reinterpret_cast<const void*>(at + 64));
+          v = _mm512_permutex2var_ps(v, evens, hi);
+        }
+        _mm512_mask_storeu_ps(d + c * 16, keep[r][c], v);
+      }
+    }
+    if (width > nr) zero_floats(dst + nr, width - nr);
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ic;
+      }
+    }
+  }
+}
+#endif
+
+bool is_f32_default(const Tensor& t) { return t.dtype == ScalarType::kFloat && t.is_default_dim_order(); }
+
+Error convolution_out_impl(KernelContext& ctx, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  const Tensor& weight = *args[1]->as_tensor;
+  const Value& bias_v = *args[2];
+  Tensor& out = *args[9]->as_tensor;
+  const bool fast_types = in.dim == 4 && !args[6]->as_bool && is_f32_default(in) && is_f32_default(weight) &&
+                          is_f32_default(out) && (bias_v.is_none() || bias_v.as_tensor->dtype == ScalarType::kFloat);
+  if (!fast_types) return sb::kernels::convolution_out.fn(ctx, args);
+  kernels::ConvGeometry g{};
+  Error err = kernels::conv_geometry(kOp, in, weight, args[3]->as_int_list, args[4]->as_int_list, args[5]->as_int_list,
+                                     false, args[7]->as_int_list, args[8]->as_int, &g);
+  if (!err.ok()) return sb::kernels::convolution_out.fn(ctx, args);
+  const int64_t cin_g = g.c_in / g.groups;
+  const int64_t cout_g = g.c_out / g.groups;
+  if (cin_g == 1 && g.groups > 1) return sb::kernels::convolution_out.fn(ctx, args);  // depthwise
+  int64_t out_sizes[4];
+  err = kernels::resize_output(kOp, out, out_sizes, kernels::conv_out_sizes(in, g, out_sizes));
+  if (!err.ok()) return err;
+  if (!bias_v.is_none() && bias_v.as_tensor->numel() != g.c_out) return sb::kernels::convolution_out.fn(ctx, args);
+
+  const float* x = in.data_as<float>();
+  const float* w = weight.data_as<float>();
+  const float* bias = bias_v.is_none() ? nullptr : bias_v.as_tensor->data_as<float>();
+  float* y = out.data_as<float>();
+  const int64_t k = cin_g * g.kh * g.kw;
+  const int64_t n_cols = g.oh * g.ow;
+  const int64_t in_plane = g.h * g.w;
+  const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const float* xg = x + (n * g.c_in + grp * cin_g) * in_plane;
+      const float* a = w + grp * cout_g * k;
+      float* c = y + (n * g.c_out + grp * cout_g) * n_cols;
+      GemmBias gb;
+      gb.row = bias ? bias + grp * cout_g : nullptr;
+      if (pointwise) {
+        gemm_f32(cout_g, n_cols, k, a, k, xg, in_plane, c, n_cols, gb);
+      } else {
+        const Im2col src{xg, g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.ow};
+        PanelPacker packer{&pack_im2col, &src};
+#if defined(__AVX512F__)
+        if (g.kw <= kMaskedMaxKw && kGemmNR % 16 == 0) {
+          if (g.sw == 1) packer.pack = &pack_im2col_masked<1>;
+          if (g.sw == 2) packer.pack = &pack_im2col_masked<2>;
+        }
+#endif
+        gemm_f32_packed(cout_g, n_cols, k, a, k, packer, c, n_cols, gb);
+      }
+    }
+  }
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef opt_convolution_out{kOp, "TTtIIIbIi|T", &convolution_out_impl, {}, LayoutPolicy::kAny};
+
+}  // namespace sb::optimized

@@ -1,0 +1,35 @@
+// aten::hardtanh.out: the float fast path of kernels/portable/op_hardtanh.cpp,
+// which forwards to clamp.out; this clamps in place of that call (the
+// KernelDef keeps portable's `calls`, so the op graph is unchanged). Everything
+// else goes to the portable kernel.
+#include "optimized/util/binary_fast.h"
+#include "optimized/util/clamp_fast.h"
+#include "sb/kernel.h"
+#include "util/elementwise.h"
+
+namespace sb::kernels {
+extern const KernelDef hardtanh_out;
+}  // namespace sb::kernels
+
+namespace sb::optimized {
+namespace {
+
+constexpr char kOp[] = "aten::hardtanh.out";
+constexpr const char* kCalls[] = {"aten::clamp.out"};
+
+Error opt_hardtanh_out_impl(KernelContext& ctx, Args args) {
+  const Tensor& self = *args[0]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
+  if (!plain_bound(*args[1]) || !plain_bound(*args[2]) || !prepare_unary_f32("aten::clamp.out", self, out)) {
+    return kernels::hardtanh_out.fn(ctx, args);
+  }
+  clamp_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), true, kernels::scalar_to<float>(*args[1]), true,
+            kernels::scalar_to<float>(*args[2]));
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef opt_hardtanh_out{kOp, "Tss|T", &opt_hardtanh_out_impl, kCalls, kernels::kElementwiseLayout};
+
+}  // namespace sb::optimized

@@ -1,0 +1,116 @@
+// aten::max_pool2d_with_indices.out, optimized: fp32, default dim order,
+// dilation 1, vectorised over output width. Each input row a window row needs
+// is split by the stride into -inf padded phases (optimized/util/pool_rows.h),
+// so every tap is a contiguous vector load. ATen's rule per output: start at
+// -inf with the index of the first in-bound tap, then taps in row-major order
+// replace it when greater or NaN (padding, -inf, never does). Everything else
+// goes to the portable kernel.
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "optimized/util/pool_rows.h"
+#include "optimized/util/vec.h"
+#include "sb/kernel.h"
+#include "util/pool.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+extern const KernelDef max_pool2d_with_indices_out;
+}
+
+namespace sb::optimized {
+namespace {
+
+constexpr char kOp[] = "aten::max_pool2d_with_indices.out";
+constexpr int64_t kRowBytes = 24 * 1024;  // stack rows per call
+constexpr int64_t kRowFloats = kRowBytes / static_cast<int64_t>(sizeof(float));
+constexpr int64_t kMaxKernel = 16;  // window rows and columns on the fast path
+typedef int64_t VecL __attribute__((vector_size(2 * kVectorBytes)));
+
+template <size_t... I>
+constexpr VecI iota_scaled(int32_t s, std::index_sequence<I...>) {
+  return VecI{static_cast<int32_t>(I * s)...};
+}
+
+Error max_pool_impl(KernelContext& ctx, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  Tensor& out = *args[6]->as_tensor;
+  Tensor& indices = *args[7]->as_tensor;
+  if (in.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat || indices.dtype != ScalarType::kLong ||
+      !in.is_default_dim_order() || !out.is_default_dim_order() || !indices.is_default_dim_order()) {
+    return kernels::max_pool2d_with_indices_out.fn(ctx, args);
+  }
+  kernels::PoolGeometry g{};
+  Error err = kernels::pool_geometry(kOp, in, args[1]->as_int_list, args[2]->as_int_list, args[3]->as_int_list,
+                                     args[4]->as_int_list, args[5]->as_bool, &g);
+  if (!err.ok()) return err;
+  const int64_t s = g.sw;
+  const int64_t phase_max = g.kh <= kMaxKernel && s <= kRowFloats ? kRowFloats / g.kh / s / kLanes * kLanes : 0;
+  const int64_t m_max = (g.kw - 1) / s;
+  const int64_t tile_max = (phase_max - m_max) / kLanes * kLanes;
+  if (g.dh != 1 || g.dw != 1 || g.kw > kMaxKernel || tile_max < kLanes || g.w > (int64_t{1} << 24) ||
+      g.h > (int64_t{1} << 24) || g.h * g.w > (int64_t{1} << 30)) {
+    return kernels::max_pool2d_with_indices_out.fn(ctx, args);
+  }
+  int64_t sizes[kMaxDims];
+  kernels::pool_out_sizes(in, g, sizes);
+  if (!(err = kernels::resize_output(kOp, out, sizes, in.dim)).ok()) return err;
+  if (!(err = kernels::resize_output(kOp, indices, sizes, in.dim)).ok()) return err;
+
+  const int64_t tile = g.ow < tile_max ? g.ow : tile_max;
+  const int64_t phase_len = ((tile + kLanes - 1) / kLanes * kLanes + m_max + kLanes - 1) / kLanes * kLanes;
+  const int64_t row_len = s * phase_len;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const VecI lane_cols = iota_scaled(static_cast<int32_t>(s), std::make_index_sequence<kLanes>{});
+  float rows[kRowFloats];
+  int64_t col_off[kMaxKernel];
+  for (int64_t kj = 0; kj < g.kw; ++kj) col_off[kj] = (kj % s) * phase_len + kj / s;
+
+  const float* x = in.data_as<float>();
+  float* y = out.data_as<float>();
+  int64_t* yi = indices.data_as<int64_t>();
+  for (int64_t p = 0; p < g.planes; ++p) {
+    const float* plane = x + p * g.h * g.w;
+    for (int64_t oh = 0; oh < g.oh; ++oh) {
+      const int64_t h0 = oh * g.sh - g.ph;
+      const int64_t ih_lo = h0 < 0 ? 0 : h0;
+      const int64_t ih_hi = h0 + g.kh < g.h ? h0 + g.kh : g.h;  // >= ih_lo + 1 (dilation 1, pad <= kernel / 2)
+      float* yrow = y + (p * g.oh + oh) * g.ow;
+      int64_t* irow = yi + (p * g.oh + oh) * g.ow;
+      for (int64_t ow0 = 0; ow0 < g.ow; ow0 += tile) {
+        const int64_t n = g.ow - ow0 < tile ? g.ow - ow0 : tile;
+        const int64_t base = ow0 * s - g.pw;
+        for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
+          fill_phase_row(rows + (ih - ih_lo) * row_len, plane + ih * g.w, g.w, base, s, phase_len, ninf);
+        }
+        for (int64_t j = 0; j < n; j += kLanes) {
+          const VecI cols = lane_cols + static_cast<int32_t>(base + j * s);  // column of tap kj = 0
+          VecI best_at = (cols < 0 ? VecI{} : cols) + static_cast<int32_t>(ih_lo * g.w);
+          VecF best = splat(ninf);
+          for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
+            const float* r = rows + (ih - ih_lo) * row_len + j;
+            const VecI row_at = cols + static_cast<int32_t>(ih * g.w);
+            for (int64_t kj = 0; kj < g.kw; ++kj) {
+              const VecF v = load(r + col_off[kj]);
+              const VecI take = (v > best) | (v != v);
+              best = take ? v : best;
+              best_at = take ? row_at + static_cast<int32_t>(kj) : best_at;
+            }
+          }
+          const VecL wide = __builtin_convertvector(best_at, VecL);
+          const int64_t lanes = n - j < kLanes ? n - j : kLanes;
+          store_partial(yrow + ow0 + j, best, lanes);
+          std::memcpy(irow + ow0 + j, &wide, static_cast<size_t>(lanes) * sizeof(int64_t));
+        }
+      }
+    }
+  }
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef opt_max_pool2d_with_indices_out{kOp, "TIIIIb|TT", &max_pool_impl, {}, LayoutPolicy::kAny};
+
+}  // namespace sb::optimized

@@ -1,0 +1,33 @@
+// aten::mul.Scalar_out: the float fast path of kernels/portable/op_mul_scalar.cpp; everything else goes
+// to the portable kernel.
+#include "optimized/util/binary_fast.h"
+#include "sb/kernel.h"
+#include "util/elementwise.h"
+#include "util/promote.h"
+
+namespace sb::kernels {
+extern const KernelDef mul_Scalar_out;
+}  // namespace sb::kernels
+
+namespace sb::optimized {
+namespace {
+
+constexpr char kOp[] = "aten::mul.Scalar_out";
+
+// An int or double Scalar: a Float tensor keeps its dtype with either.
+bool numeric(const Value& s) { return s.tag == Tag::kInt || s.tag == Tag::kDouble; }
+
+Error opt_mul_Scalar_out_impl(KernelContext& ctx, Args args) {
+  const Tensor& self = *args[0]->as_tensor;
+  Tensor& out = *args[2]->as_tensor;
+  if (!numeric(*args[1]) || !prepare_unary_f32(kOp, self, out)) return kernels::mul_Scalar_out.fn(ctx, args);
+  const float s = kernels::scalar_to<float>(*args[1]);
+  map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [s](VecF x) { return x * s; });
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef opt_mul_Scalar_out{kOp, "Ts|T", &opt_mul_Scalar_out_impl, {}, kernels::kElementwiseLayout};
+
+}  // namespace sb::optimized

@@ -1,0 +1,140 @@
+// aten::native_layer_norm.out: the float fast path of
+// kernels/portable/op_native_layer_norm.cpp (rows of the last dims: mean and
+// variance from vector sums flushed into doubles, then one fused
+// (x - mean) * rstd * weight + bias pass); everything else goes to the
+// portable kernel. mean and rstd are written exactly when portable writes them.
+#include <cmath>
+
+#include "optimized/util/vec.h"
+#include "optimized/util/vec_reduce.h"
+#include "sb/kernel.h"
+#include "util/shape.h"
+
+namespace sb::kernels {
+extern const KernelDef native_layer_norm_out;
+}  // namespace sb::kernels
+
+namespace sb::optimized {
+namespace {
+
+constexpr char kOp[] = "aten::native_layer_norm.out";
+
+bool float_param(const Value& v) { return v.is_none() || v.as_tensor->dtype == ScalarType::kFloat; }
+
+// check_optional_param's success condition for a Float parameter (the types
+// are checked already), inline: the fast path builds no Error values.
+bool param_fits(const Value& v, int64_t numel) { return v.is_none() || v.as_tensor->numel() == numel; }
+
+// resize_output's success for `t` when it already has `sizes`.
+bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
+  if (t.dim != rank) return false;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (t.sizes[d] != sizes[d]) return false;
+  }
+  return true;
+}
+
+// The mean as a float pair (hi + lo): x - hi is exact for x near the mean,
+// so centring keeps its accuracy when the mean is large against the spread.
+struct Mean {
+  float hi;
+  float lo;
+};
+
+template <bool W, bool B>
+void normalize_row(const float* x, float* y, int64_t n, Mean mean, float rstd, const float* w, const float* b) {
+  const VecF vh = splat(mean.hi);
+  const VecF vl = splat(mean.lo);
+  const VecF vr = splat(rstd);
+  auto f = [&](int64_t i, VecF v) {
+    v = ((v - vh) - vl) * vr;
+    if constexpr (W) v = v * load(w + i);
+    if constexpr (B) v = v + load(b + i);
+    return v;
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(y + i, f(i, load(x + i)));
+  for (; i < n; ++i) {
+    float v = ((x[i] - mean.hi) - mean.lo) * rstd;
+    if constexpr (W) v = v * w[i];
+    if constexpr (B) v = v + b[i];
+    y[i] = v;
+  }
+}
+
+Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
+  const Tensor& input = *args[0]->as_tensor;
+  const Span<const int64_t> shape = args[1]->as_int_list;
+  Tensor& out = *args[5]->as_tensor;
+  Tensor& mean_out = *args[6]->as_tensor;
+  Tensor& rstd_out = *args[7]->as_tensor;
+  if (input.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat || !float_param(*args[2]) ||
+      !float_param(*args[3])) {
+    return kernels::native_layer_norm_out.fn(ctx, args);
+  }
+  // The portable kernel's checks, in its order; any failure is reported by it.
+  const int32_t k = static_cast<int32_t>(shape.size());
+  if (k == 0 || k > input.dim) return kernels::native_layer_norm_out.fn(ctx, args);
+  for (int32_t i = 0; i < k; ++i) {
+    if (input.sizes[input.dim - k + i] != shape[i]) return kernels::native_layer_norm_out.fn(ctx, args);
+  }
+  const int64_t cols = kernels::size_product(input, input.dim - k, input.dim);
+  const int64_t rows = kernels::size_product(input, 0, input.dim - k);
+  if ((!same_shape(input, out) && !kernels::resize_output_like(kOp, out, input).ok()) || !param_fits(*args[2], cols) ||
+      !param_fits(*args[3], cols)) {
+    return kernels::native_layer_norm_out.fn(ctx, args);
+  }
+  int64_t stat_sizes[kMaxDims];
+  for (int32_t d = 0; d < input.dim; ++d) stat_sizes[d] = d < input.dim - k ? input.sizes[d] : 1;
+  const bool stats =
+      (has_shape(mean_out, stat_sizes, input.dim) || kernels::resize_output(kOp, mean_out, stat_sizes, input.dim).ok()) &&
+      (has_shape(rstd_out, stat_sizes, input.dim) || kernels::resize_output(kOp, rstd_out, stat_sizes, input.dim).ok()) &&
+      mean_out.dtype == out.dtype && rstd_out.dtype == out.dtype;
+
+  const double eps = args[4]->scalar_as_double();
+  const float* w = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<float>();
+  const float* b = args[3]->is_none() ? nullptr : args[3]->as_tensor->data_as<float>();
+  const float* x = input.data_as<float>();
+  float* y = out.data_as<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * cols;
+    // Sums of x - pivot (the row's first element, when finite): small terms
+    // whatever the row's offset, so float lanes lose little.
+    const float pivot = cols > 0 && row[0] - row[0] == 0.0f ? row[0] : 0.0f;
+    const VecF vp = splat(pivot);
+    const double shifted = row_sum(row, nullptr, cols, [vp](VecF v) { return v - vp; });
+    const double mean = static_cast<double>(pivot) + shifted / static_cast<double>(cols);
+    const float hi = static_cast<float>(mean);
+    const Mean m{hi, static_cast<float>(mean - static_cast<double>(hi))};
+    const VecF vh = splat(m.hi);
+    const VecF vl = splat(m.lo);
+    const double var = row_sum(row, nullptr, cols, [vh, vl](VecF v) {
+                         const VecF d = (v - vh) - vl;
+                         return d * d;
+                       }) /
+                       static_cast<double>(cols);
+    const double rstd = 1.0 / std::sqrt(var + eps);
+    const float s = static_cast<float>(rstd);
+    float* dst = y + r * cols;
+    if (w != nullptr && b != nullptr) {
+      normalize_row<true, true>(row, dst, cols, m, s, w, b);
+    } else if (w != nullptr) {
+      normalize_row<true, false>(row, dst, cols, m, s, w, b);
+    } else if (b != nullptr) {
+      normalize_row<false, true>(row, dst, cols, m, s, w, b);
+    } else {
+      normalize_row<false, false>(row, dst, cols, m, s, w, b);
+    }
+    if (stats) {
+      mean_out.data_as<float>()[r] = hi;
+      rstd_out.data_as<float>()[r] = s;
+    }
+  }
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef opt_native_layer_norm_out{kOp, "TIttd|TTT", &opt_native_layer_norm_out_impl, {}};
+
+}  // namespace sb::optimized

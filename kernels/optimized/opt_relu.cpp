@@ -1,0 +1,31 @@
+// aten::relu.out: the float fast path of kernels/portable/op_relu.cpp; everything else goes
+// to the portable kernel.
+#include "optimized/util/binary_fast.h"
+#include "sb/kernel.h"
+#include "util/elementwise.h"
+#include "util/promote.h"
+
+namespace sb::kernels {
+extern const KernelDef relu_out;
+}  // namespace sb::kernels
+
+namespace sb::optimized {
+namespace {
+
+constexpr char kOp[] = "aten::relu.out";
+
+Error opt_relu_out_impl(KernelContext& ctx, Args args) {
+  const Tensor& self = *args[0]->as_tensor;
+  Tensor& out = *args[1]->as_tensor;
+  if (!prepare_unary_f32(kOp, self, out)) return kernels::relu_out.fn(ctx, args);
+  map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) {
+    return x < splat(0.0f) ? splat(0.0f) : x;  // NaN passes through
+  });
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef opt_relu_out{kOp, "T|T", &opt_relu_out_impl, {}, kernels::kElementwiseLayout};
+
+}  // namespace sb::optimized

@@ -1,0 +1,30 @@
+// aten::tanh.out: the float fast path of kernels/portable/op_tanh.cpp; everything else goes
+// to the portable kernel.
+#include "optimized/util/binary_fast.h"
+#include "optimized/util/vec_math.h"
+#include "sb/kernel.h"
+#include "util/elementwise.h"
+#include "util/promote.h"
+
+namespace sb::kernels {
+extern const KernelDef tanh_out;
+}  // namespace sb::kernels
+
+namespace sb::optimized {
+namespace {
+
+constexpr char kOp[] = "aten::tanh.out";
+
+Error opt_tanh_out_impl(KernelContext& ctx, Args args) {
+  const Tensor& self = *args[0]->as_tensor;
+  Tensor& out = *args[1]->as_tensor;
+  if (!prepare_unary_f32(kOp, self, out)) return kernels::tanh_out.fn(ctx, args);
+  map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) { return vtanh(x); });
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef opt_tanh_out{kOp, "T|T", &opt_tanh_out_impl, {}, kernels::kElementwiseLayout};
+
+}  // namespace sb::optimized

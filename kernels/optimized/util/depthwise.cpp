@@ -1,0 +1,205 @@
+// Depthwise convolution, fp32 NCHW, vectorised over output width.
+//
+// Each input row a channel plane needs is copied once into a stack ring of
+// kernel_h row slots, split by the width stride into `stride_w` phases
+// (phase p holds input columns base + p, base + p + s, ...) and padded with
+// zeros on both sides. Every tap (ki, kj) of an output row is then a
+// contiguous run of one slot's phase, so the inner loop is plain vector loads
+// and multiply-adds with no bounds checks: the zero padding is the border
+// region, rows above or below the input read a zero slot. Rows wider than the
+// ring allows are done in column tiles.
+#include "optimized/util/depthwise.h"
+
+#include <cstring>
+#include <initializer_list>
+
+#include "optimized/util/pool_rows.h"
+#include "optimized/util/vec.h"
+
+#if defined(__AVX512F__) || (defined(__AVX__) && defined(__FMA__))
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+namespace sb::optimized {
+namespace {
+
+// Stack scratch per call, all told under 32 KiB: the row ring, the weight splats, the tap pointers.
+constexpr int64_t kRingBytes = 24 * 1024;
+constexpr int64_t kRingFloats = kRingBytes / static_cast<int64_t>(sizeof(float));
+constexpr int64_t kMaxTaps = 49;      // kernel_h * kernel_w (7x7); 49 splats are at most 3 KiB
+constexpr int64_t kMaxStep = 1 << 12;  // stride, dilation
+constexpr int64_t kMaxPad = int64_t{1} << 40;
+static_assert(kRingBytes + kMaxTaps * (kVectorBytes + sizeof(void*)) + 2 * kMaxTaps * sizeof(int64_t) <= 32 * 1024,
+              "depthwise scratch exceeds 32 KiB");
+
+// a * b + c, fused where the target has it (the build's -std=c++17 does not contract).
+inline VecF fmadd(VecF a, VecF b, VecF c) {
+#if defined(__AVX512F__)
+  return (VecF)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__AVX__) && defined(__FMA__)
+  return (VecF)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#elif defined(__aarch64__)
+  return (VecF)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);
+#else
+  return a * b + c;
+#endif
+}
+
+int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+// out[j] = bias + sum_t w[t] * tap[t][j] for j < n. Every tap run is readable up
+// to round_up(n, kLanes) (the slots' padding), so the tail loads whole vectors.
+template <int64_t KT>
+void dw_row(float* out, int64_t n, const float* const* tap, const VecF* wv, int64_t taps_rt, VecF bv) {
+  const int64_t taps = KT > 0 ? KT : taps_rt;
+  int64_t j = 0;
+  for (; j + 4 * kLanes <= n; j += 4 * kLanes) {
+    VecF a0 = bv, a1 = bv, a2 = bv, a3 = bv;
+#pragma GCC unroll 64
+    for (int64_t t = 0; t < taps; ++t) {
+      const float* p = tap[t] + j;
+      const VecF w = wv[t];
+      a0 = fmadd(w, load(p), a0);
+      a1 = fmadd(w, load(p + kLanes), a1);
+      a2 = fmadd(w, load(p + 2 * kLanes), a2);
+      a3 = fmadd(w, load(p + 3 * kLanes), a3);
+    }
+    store(out + j, a0);
+    store(out + j + kLanes, a1);
+    store(out + j + 2 * kLanes, a2);
+    store(out + j + 3 * kLanes, a3);
+  }
+  for (; j < n; j += kLanes) {
+    VecF a0 = bv, a1 = {};
+    int64_t t = 0;
+#pragma GCC unroll 64
+    for (; t + 2 <= taps; t += 2) {
+      a0 = fmadd(wv[t], load(tap[t] + j), a0);
+      a1 = fmadd(wv[t + 1], load(tap[t + 1] + j), a1);
+    }
+    if (t < taps) a0 = fmadd(wv[t], load(tap[t] + j), a0);
+    a0 += a1;
+    if (j + kLanes <= n) {
+      store(out + j, a0);
+    } else {
+      store_partial(out + j, a0, n - j);
+    }
+  }
+}
+
+using RowFn = void (*)(float*, int64_t, const float* const*, const VecF*, int64_t, VecF);
+
+RowFn row_fn(int64_t taps) {
+  switch (taps) {
+    case 9:
+      return dw_row<9>;
+    case 25:
+      return dw_row<25>;
+    default:
+      return dw_row<0>;
+  }
+}
+
+}  // namespace
+
+bool depthwise_conv2d_f32(const float* input, const float* weight, const float* bias, float* output, int64_t batch,
+                          int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                          int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
+  if (batch < 0 || channels < 0 || in_h < 0 || in_w < 0 || out_h < 0 || out_w < 0) return false;
+  if (kernel_h < 1 || kernel_w < 1 || kernel_h > kMaxTaps || kernel_w > kMaxTaps ||
+      kernel_h * kernel_w > kMaxTaps) {
+    return false;
+  }
+  for (int64_t step : {stride_h, stride_w, dilation_h, dilation_w}) {
+    if (step < 1 || step > kMaxStep) return false;
+  }
+  if (pad_h < 0 || pad_w < 0 || pad_h > kMaxPad || pad_w > kMaxPad) return false;
+  if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
+
+  const int64_t taps = kernel_h * kernel_w;
+  const int64_t s = stride_w;
+  const int64_t span_w = (kernel_w - 1) * dilation_w;  // <= 48 * 4096
+  const int64_t m_max = span_w / s;
+  const int64_t slots = kernel_h + 1;  // the last slot is all zeros
+  const int64_t phase_len_max = kRingFloats / slots / s / kLanes * kLanes;
+  const int64_t tile_max = (phase_len_max - m_max) / kLanes * kLanes;
+  if (tile_max < kLanes) return false;
+  const int64_t tile = out_w < tile_max ? out_w : tile_max;
+  const int64_t phase_len = round_up(round_up(tile, kLanes) + m_max, kLanes);
+  const int64_t slot_len = s * phase_len;
+
+  float ring[kRingFloats];
+  float* zero_slot = ring + kernel_h * slot_len;
+  std::memset(zero_slot, 0, static_cast<size_t>(slot_len) * sizeof(float));
+
+  int64_t col_off[kMaxTaps];  // offset of tap column kj inside a slot
+  for (int64_t kj = 0; kj < kernel_w; ++kj) {
+    const int64_t off = kj * dilation_w;
+    col_off[kj] = (off % s) * phase_len + off / s;
+  }
+  const RowFn row = row_fn(taps);
+  VecF wv[kMaxTaps];
+  const float* tap[kMaxTaps];
+  int64_t slot_row[kMaxTaps];  // input row each slot holds
+  const float* row_slot[kMaxTaps];
+  const int64_t plane_in = in_h * in_w;
+  const int64_t plane_out = out_h * out_w;
+
+  for (int64_t nc = 0; nc < batch * channels; ++nc) {
+    const int64_t c = nc % channels;
+    const float* in_plane = input + nc * plane_in;
+    float* out_plane = output + nc * plane_out;
+    for (int64_t t = 0; t < taps; ++t) wv[t] = splat(weight[c * taps + t]);
+    const VecF bv = splat(bias != nullptr ? bias[c] : 0.0f);
+
+    for (int64_t ow0 = 0; ow0 < out_w; ow0 += tile) {
+      const int64_t n = out_w - ow0 < tile ? out_w - ow0 : tile;
+      const int64_t base = ow0 * s - pad_w;  // input column of tap kj = 0 at ow0
+      for (int64_t k = 0; k < kernel_h; ++k) slot_row[k] = -1;
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        const int64_t ih0 = oh * stride_h - pad_h;
+        // Keep the slots already holding a needed row; refill the others.
+        bool kept[kMaxTaps] = {};
+        bool placed[kMaxTaps] = {};
+        for (int64_t ki = 0; ki < kernel_h; ++ki) {
+          const int64_t ih = ih0 + ki * dilation_h;
+          row_slot[ki] = nullptr;
+          if (ih < 0 || ih >= in_h) {
+            row_slot[ki] = zero_slot;
+            placed[ki] = true;
+            continue;
+          }
+          for (int64_t k = 0; k < kernel_h; ++k) {
+            if (slot_row[k] == ih) {
+              row_slot[ki] = ring + k * slot_len;
+              kept[k] = true;
+              placed[ki] = true;
+              break;
+            }
+          }
+        }
+        int64_t free_slot = 0;
+        for (int64_t ki = 0; ki < kernel_h; ++ki) {
+          if (placed[ki]) continue;
+          while (kept[free_slot]) ++free_slot;  // kernel_h slots, at most kernel_h rows needed
+          const int64_t ih = ih0 + ki * dilation_h;
+          float* slot = ring + free_slot * slot_len;
+          fill_phase_row(slot, in_plane + ih * in_w, in_w, base, s, phase_len, 0.0f);
+          slot_row[free_slot] = ih;
+          kept[free_slot] = true;
+          row_slot[ki] = slot;
+        }
+        for (int64_t ki = 0; ki < kernel_h; ++ki) {
+          for (int64_t kj = 0; kj < kernel_w; ++kj) tap[ki * kernel_w + kj] = row_slot[ki] + col_off[kj];
+        }
+        row(out_plane + oh * out_w + ow0, n, tap, wv, taps, bv);
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace sb::optimized

@@ -1,0 +1,188 @@
+#include "optimized/util/gemm.h"
+
+#include <cstring>
+#include <array>
+#include <utility>
+
+namespace sb::optimized {
+namespace {
+
+// C tile at `c` (MR rows of up to NV * kLanes columns, `nvalid` of them real)
+// = A rows x B panel over kc, then the epilogue: the bias on the first K
+// block, C's previous partial sum on later ones.
+template <int MR, int NV>
+void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+          int64_t nvalid, bool first, const float* row_bias, const float* col_bias) {
+  VecF acc[MR][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = VecF{};
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    VecF bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = load(b + v * kLanes);
+    b += ldb;
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const VecF ai = gemm_bcast(a[i * lda + p]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = gemm_fma(ai, bv[v], acc[i][v]);
+    }
+  }
+  const bool full = nvalid == NV * kLanes;
+  VecF cb[NV] = {};
+  const bool add_col = first && col_bias != nullptr;
+  if (add_col) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const int64_t cnt = nvalid - v * kLanes;
+      cb[v] = cnt >= kLanes ? load(col_bias + v * kLanes) : cnt > 0 ? load_partial(col_bias + v * kLanes, cnt) : VecF{};
+    }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    float* row = c + i * ldc;
+    if (first) {
+      if (row_bias) {
+        const VecF rb = gemm_bcast(row_bias[i]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i][v] += rb;
+      }
+      if (add_col) {
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i][v] += cb[v];
+      }
+    }
+    if (full) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        if (!first) acc[i][v] += load(row + v * kLanes);
+        store(row + v * kLanes, acc[i][v]);
+      }
+    } else {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const int64_t cnt = nvalid - v * kLanes;
+        if (cnt >= kLanes) {
+          if (!first) acc[i][v] += load(row + v * kLanes);
+          store(row + v * kLanes, acc[i][v]);
+        } else if (cnt > 0) {
+          if (!first) acc[i][v] += load_partial(row + v * kLanes, cnt);
+          store_partial(row + v * kLanes, acc[i][v], cnt);
+        }
+      }
+    }
+  }
+}
+
+using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, bool,
+                        const float*, const float*);
+
+// tile_fn<NVMAX, MRMAX>(nv, mr): tile<mr, nv> for 1 <= nv <= NVMAX, 1 <= mr <= MRMAX.
+template <int NV, size_t... M>
+constexpr std::array<TileFn, sizeof...(M)> tile_row(std::index_sequence<M...>) {
+  return {&tile<static_cast<int>(M + 1), NV>...};
+}
+
+template <int MRMAX, size_t... V>
+constexpr std::array<std::array<TileFn, MRMAX>, sizeof...(V)> tile_grid(std::index_sequence<V...>) {
+  return {tile_row<static_cast<int>(V + 1)>(std::make_index_sequence<MRMAX>{})...};
+}
+
+template <int NVMAX, int MRMAX>
+TileFn tile_fn(int64_t nv, int64_t mr) {
+  static constexpr auto grid = tile_grid<MRMAX>(std::make_index_sequence<NVMAX>{});
+  return grid[nv - 1][mr - 1];
+}
+
+// Rows of the panel run over M in MR blocks, the last one smaller.
+template <int NVMAX, int MR>
+void run_rows(int64_t m, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+              int64_t nvalid, int64_t nv, bool first, const float* row_bias, const float* col_bias) {
+  const TileFn full = tile_fn<NVMAX, MR>(nv, MR);
+  int64_t i = 0;
+  for (; i + MR <= m; i += MR) {
+    full(kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr, col_bias);
+  }
+  if (i < m) {
+    const TileFn edge = tile_fn<NVMAX, MR>(nv, m - i);
+    edge(kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr, col_bias);
+  }
+}
+
+struct DirectSource {
+  const float* b;
+  int64_t ldb;
+};
+
+void pack_direct(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
+  const auto* s = static_cast<const DirectSource*>(ctx);
+  const float* src = s->b + k0 * s->ldb + j0;
+  for (int64_t p = 0; p < kc; ++p) {
+    copy_floats(dst, src, nr);
+    zero_floats(dst + nr, width - nr);
+    dst += width;
+    src += s->ldb;
+  }
+}
+
+// The shared driver: column tiles of NV vectors (the last one as few
+// vectors as it needs), K blocks that fit the scratch, row blocks of MR.
+// `direct` (may be null) gives B in place for tiles of whole vectors.
+template <int NV, int MR>
+void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const DirectSource* direct,
+           PanelPacker packer, float* c, int64_t ldc, GemmBias bias) {
+  if (m <= 0 || n <= 0) return;
+  constexpr int64_t kNR = NV * kLanes;
+  constexpr int64_t kKC = kGemmScratchBytes / (kNR * static_cast<int64_t>(sizeof(float)));
+  alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
+  const int64_t kblocks = k <= 0 ? 1 : (k + kKC - 1) / kKC;
+  const int64_t kc_step = k <= 0 ? 0 : (k + kblocks - 1) / kblocks;
+  for (int64_t j = 0; j < n; j += kNR) {
+    const int64_t nr = n - j < kNR ? n - j : kNR;
+    const int64_t nv = (nr + kLanes - 1) / kLanes;
+    const int64_t width = nv * kLanes;
+    const float* col_bias = bias.col ? bias.col + j : nullptr;
+    for (int64_t p = 0; p == 0 || p < k; p += kc_step) {
+      const int64_t kc = k - p < kc_step ? k - p : kc_step;
+      const float* b;
+      int64_t ldb;
+      if (direct && nr == width) {
+        b = direct->b + p * direct->ldb + j;
+        ldb = direct->ldb;
+      } else {
+        packer.pack(packer.ctx, p, kc, j, nr, width, panel);
+        b = panel;
+        ldb = width;
+      }
+      run_rows<NV, MR>(m, kc, a + p, lda, b, ldb, c + j, ldc, nr, nv, p == 0, bias.row, col_bias);
+      if (kc_step == 0) break;
+    }
+  }
+}
+
+// Few rows (the token-by-token GEMMs of recurrent and transformer models):
+// wider tiles keep more independent accumulators in flight.
+constexpr int kSmallMR = kGemmMR / 2;
+constexpr int kSmallNV = kGemmNV * 2;
+
+}  // namespace
+
+void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+              int64_t ldc, GemmBias bias) {
+  const DirectSource src{b, ldb};
+  if (m <= kSmallMR) {
+    drive<kSmallNV, kSmallMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
+  } else {
+    drive<kGemmNV, kGemmMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
+  }
+}
+
+void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
+                     int64_t ldc, GemmBias bias) {
+  drive<kGemmNV, kGemmMR>(m, n, k, a, lda, nullptr, packer, c, ldc, bias);
+}
+
+}  // namespace sb::optimized

@@ -1,0 +1,108 @@
+// fp32 GEMM for the optimized kernels: C[M x N] = A[M x K] * B[K x N] (+ bias),
+// all row-major with leading dimensions, no heap.
+//
+// Register-blocked micro-kernels (kGemmMR rows of A broadcast against
+// kGemmNV vectors of B columns) written with the vector extensions of
+// optimized/util/vec.h. The columns are walked tile by tile (kGemmNR wide);
+// each tile's B panel (at most kGemmKC rows) is read straight from B when B
+// is a row-major matrix, or packed into a fixed stack buffer of
+// kGemmScratchBytes by a PanelPacker (convolution packs its im2col panels
+// this way; zero padding happens while packing). A is read in place.
+#pragma once
+
+#include <cstdint>
+
+#include "optimized/util/vec.h"
+
+#if defined(__AVX512F__) || (defined(__AVX__) && defined(__FMA__))
+#include <immintrin.h>
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+namespace sb::optimized {
+
+// Tile shape per target: MR rows x NV vectors of accumulators in registers.
+#if defined(__AVX512F__) || defined(__aarch64__)
+constexpr int kGemmMR = 8;  // 16 accumulators of 32 registers
+#elif defined(__AVX__)
+constexpr int kGemmMR = 6;  // 12 accumulators of 16 registers
+#else
+constexpr int kGemmMR = 4;
+#endif
+constexpr int kGemmNV = 2;
+constexpr int64_t kGemmNR = kGemmNV * kLanes;
+
+// Stack scratch per GEMM call (one packed B panel): kGemmKC rows of kGemmNR
+// floats. 24 KiB, so that a panel packer's own tables (convolution: about 5
+// KiB) keep a kernel call within 32 KiB of scratch.
+constexpr int64_t kGemmScratchBytes = 24 * 1024;
+constexpr int64_t kGemmKC = kGemmScratchBytes / (kGemmNR * static_cast<int64_t>(sizeof(float)));
+
+// Writes B[k0 .. k0+kc) x [j0 .. j0+nr) (nr <= width) into dst as kc rows of
+// `width` floats, columns nr .. width-1 zero.
+struct PanelPacker {
+  void (*pack)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst);
+  const void* ctx;
+};
+
+// What goes into C once the product is formed: nothing, a per-row bias
+// (convolution: per output channel) or a per-column bias (linear/addmm).
+struct GemmBias {
+  const float* row = nullptr;  // M values, or null
+  const float* col = nullptr;  // N values, or null
+};
+
+// C = A * B + bias, B a row-major matrix with leading dimension ldb.
+void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+              int64_t ldc, GemmBias bias = {});
+
+// C = A * B + bias, B given by panels the packer writes.
+void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
+                     int64_t ldc, GemmBias bias = {});
+
+// Every lane x. (vec.h's splat, 0 + x, costs a scalar add per call, as
+// 0 + -0 is +0; x - 0 is x for every x, so this folds to one broadcast.)
+inline VecF gemm_bcast(float x) { return x - VecF{}; }
+
+// a * b + c, fused where the target has FMA (the build's -std=c++17 does not
+// contract a * b + c by itself).
+inline VecF gemm_fma(VecF a, VecF b, VecF c) {
+#if defined(__AVX512F__)
+  return (VecF)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__AVX__) && defined(__FMA__)
+  return (VecF)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+  return (VecF)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);
+#else
+  return a * b + c;
+#endif
+}
+
+// dst[0 .. n) = src[0 .. n) / = 0, for the short runs panel packers move:
+// whole vectors, then one masked (AVX-512) or scalar tail; nothing outside
+// [0, n) is read or written.
+inline void copy_floats(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(dst + i, load(src + i));
+#if defined(__AVX512F__)
+  if (i < n) {
+    const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(dst + i, mask, _mm512_maskz_loadu_ps(mask, src + i));
+  }
+#else
+  for (; i < n; ++i) dst[i] = src[i];
+#endif
+}
+
+inline void zero_floats(float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(dst + i, VecF{});
+#if defined(__AVX512F__)
+  if (i < n) _mm512_mask_storeu_ps(dst + i, static_cast<__mmask16>((1u << (n - i)) - 1u), _mm512_setzero_ps());
+#else
+  for (; i < n; ++i) dst[i] = 0.0f;
+#endif
+}
+
+}  // namespace sb::optimized

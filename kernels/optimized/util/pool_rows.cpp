@@ -1,0 +1,73 @@
+#include "optimized/util/pool_rows.h"
+
+#include <cstring>
+#include <utility>
+
+#include "optimized/util/vec.h"
+
+namespace sb::optimized {
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && (a < 0)); }
+int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// Lanes I of the concatenation a:b, e.g. the even elements of 2 * kLanes floats.
+template <size_t... I>
+VecF pick(VecF a, VecF b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, static_cast<int>(I)...);
+}
+template <size_t... I>
+constexpr std::index_sequence<2 * I...> evens(std::index_sequence<I...>) {
+  return {};
+}
+using EvenLanes = decltype(evens(std::make_index_sequence<kLanes>{}));
+
+void fill(float* dst, int64_t n, float v) {
+  if (v == 0.0f) {
+    std::memset(dst, 0, static_cast<size_t>(n) * sizeof(float));
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = v;
+  }
+}
+
+}  // namespace
+
+void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len, float pad) {
+  for (int64_t p = 0; p < s; ++p, dst += phase_len) {
+    const int64_t first = base + p;  // input column of dst[0]
+    const int64_t lo = clamp(ceil_div(-first, s), 0, phase_len);
+    const int64_t hi = clamp(ceil_div(in_w - first, s), lo, phase_len);
+    fill(dst, lo, pad);
+    if (hi == lo) {
+      // nothing of the row in this phase (an empty row included: src may be null)
+    } else if (s == 1) {
+      std::memcpy(dst + lo, src + first + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+    } else {
+      const float* q = src + first + s * lo;
+      int64_t i = lo;
+      if (s == 2) {
+        // Two vectors cover 2 * kLanes columns; the last one read stays inside the row (i + kLanes < hi).
+        for (; i + kLanes < hi; i += kLanes, q += 2 * kLanes) store(dst + i, pick(load(q), load(q + kLanes), EvenLanes{}));
+      }
+      for (; i < hi; ++i, q += s) dst[i] = *q;
+    }
+    fill(dst + hi, phase_len - hi, pad);
+  }
+}
+
+float sum_f32(const float* p, int64_t n) {
+  VecF a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  int64_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    a0 += load(p + i);
+    a1 += load(p + i + kLanes);
+    a2 += load(p + i + 2 * kLanes);
+    a3 += load(p + i + 3 * kLanes);
+  }
+  for (; i + kLanes <= n; i += kLanes) a0 += load(p + i);
+  if (i < n) a1 += load_partial(p + i, n - i);
+  return reduce_add((a0 + a1) + (a2 + a3));
+}
+
+}  // namespace sb::optimized

@@ -1,0 +1,29 @@
+// Reductions of fp32 tensors whose reduced dims form one block in memory:
+// viewed as [outer, count, inner], output element (o, i) folds the `count`
+// elements in[o, 0..count, i]. Sum, mean and norms over trailing or middle
+// dims of a contiguous tensor all have this shape.
+#pragma once
+
+#include <cstdint>
+
+#include "sb/span.h"
+#include "sb/tensor.h"
+
+namespace sb::optimized {
+
+struct ReductionBlock {
+  int64_t outer = 1;
+  int64_t count = 1;
+  int64_t inner = 1;
+};
+
+// Whether reducing `dims` of `in` (its dims in the default dim order; empty:
+// every dim) folds one block, and which. Negative dims count from the back;
+// the caller has validated them (as the portable kernel's plan does).
+bool reduction_block(const Tensor& in, Span<const int64_t> dims, ReductionBlock* block);
+
+// out[o, i] = scale * sum over r of in[o, r, i], vectorised over i (or over r
+// when inner is 1). out holds outer × inner elements.
+void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float scale);
+
+}  // namespace sb::optimized

@@ -1,0 +1,149 @@
+// Vectorised transcendental math on VecF (exp, sigmoid, tanh, GELU), written
+// with vector extensions only so it compiles for every target vec.h serves.
+// Accuracy: a few float ulps (about 2e-7 relative) over the whole range;
+// NaN propagates, +-inf give the limits ATen gives.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "optimized/util/vec.h"
+
+namespace sb::optimized {
+
+inline VecI as_int(VecF v) {
+  VecI r;
+  std::memcpy(&r, &v, sizeof r);
+  return r;
+}
+
+inline VecF as_float(VecI v) {
+  VecF r;
+  std::memcpy(&r, &v, sizeof r);
+  return r;
+}
+
+inline VecF vabs(VecF x) { return as_float(as_int(x) & 0x7fffffff); }
+
+// x with the sign of s.
+inline VecF copy_sign(VecF x, VecF s) {
+  return as_float((as_int(x) & 0x7fffffff) | (as_int(s) & static_cast<int32_t>(0x80000000u)));
+}
+
+// Round to nearest (ties to even) for |x| < 2^22, without a libm call.
+inline VecF round_small(VecF x) {
+  const VecF magic = splat(12582912.0f);  // 1.5 * 2^23
+  return (x + magic) - magic;
+}
+
+// e^x. Range reduction x = n ln2 + r with |r| <= ln2/2 (ln2 split in two so
+// n * kLn2Hi is exact), a degree-7 polynomial for e^r, then a scaling by 2^n
+// done as two factors so results in the subnormal range and overflow to inf
+// come out right.
+inline VecF vexp(VecF x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  // Clamp into a range where 2^n stays representable as two factors; NaN is
+  // replaced by 0 here (float-to-int of NaN is undefined) and restored below.
+  VecF xc = x > splat(89.0f) ? splat(89.0f) : x;
+  xc = xc < splat(-104.0f) ? splat(-104.0f) : xc;
+  xc = x == x ? xc : splat(0.0f);
+  const VecF fn = round_small(xc * kLog2e);
+  VecF r = xc - fn * kLn2Hi;
+  r = r - fn * kLn2Lo;
+  // Taylor to degree 7: truncation below 1e-8 on |r| <= 0.347.
+  VecF p = splat(1.0f / 5040.0f);
+  p = p * r + (1.0f / 720.0f);
+  p = p * r + (1.0f / 120.0f);
+  p = p * r + (1.0f / 24.0f);
+  p = p * r + (1.0f / 6.0f);
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const VecI n = __builtin_convertvector(fn, VecI);
+  const VecI n1 = n >> 1;
+  const VecI n2 = n - n1;
+  const VecF s1 = as_float((n1 + 127) << 23);
+  const VecF s2 = as_float((n2 + 127) << 23);
+  const VecF y = (p * s1) * s2;
+  return x == x ? y : x;
+}
+
+// 1 / (1 + e^-x): relative accuracy holds in both tails (e^-x overflows to
+// inf for very negative x, giving 0).
+inline VecF vsigmoid(VecF x) { return splat(1.0f) / (splat(1.0f) + vexp(-x)); }
+
+// tanh: an odd minimax polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1)
+// would cancel), that formula above it.
+inline VecF vtanh(VecF x) {
+  const VecF a = vabs(x);
+  const VecF u = a * a;
+  VecF p = splat(-5.664775148e-03f);
+  p = p * u + 2.059567906e-02f;
+  p = p * u + -5.372267962e-02f;
+  p = p * u + 1.333114952e-01f;
+  p = p * u + -3.333326280e-01f;
+  p = p * u + 1.0f;
+  const VecF small = a * p;
+  const VecF large = splat(1.0f) - splat(2.0f) / (vexp(a + a) + 1.0f);
+  const VecF t = a < splat(0.625f) ? small : large;  // NaN takes `large`, which is NaN
+  return copy_sign(t, x);
+}
+
+// erfc(z) for z >= 0 (Chebyshev fit in t = 1 / (1 + z/2), fractional error
+// below 1.2e-7 everywhere): relative accuracy in the tail, where 1 - erf
+// would cancel.
+inline VecF verfc_nonneg(VecF z) {
+  const VecF t = splat(1.0f) / (splat(1.0f) + splat(0.5f) * z);
+  VecF p = splat(0.17087277f);
+  p = p * t + -0.82215223f;
+  p = p * t + 1.48851587f;
+  p = p * t + -1.13520398f;
+  p = p * t + 0.27886807f;
+  p = p * t + -0.18628806f;
+  p = p * t + 0.09678418f;
+  p = p * t + 0.37409196f;
+  p = p * t + 1.00002368f;
+  p = p * t + -1.26551223f;
+  return t * vexp(p - z * z);
+}
+
+// GELU, exact form: x/2 * (1 + erf(x / sqrt 2)) = x/2 * erfc(-x / sqrt 2),
+// evaluated through erfc of |x| / sqrt 2 so both tails keep their accuracy.
+inline VecF vgelu_erf(VecF x) {
+  constexpr float kSqrt1_2 = 0.70710678118654752f;
+  const VecF e = verfc_nonneg(vabs(x) * kSqrt1_2);
+  const VecF h = splat(0.5f) * x;
+  // -inf: erfc is 0, and 0.5 * -inf * 0 is NaN, as in ATen.
+  return x >= splat(0.0f) ? h * (splat(2.0f) - e) : h * e;
+}
+
+// GELU, tanh approximation (ATen's formula).
+inline VecF vgelu_tanh(VecF x) {
+  constexpr float kBeta = 0.79788456080286536f;  // sqrt(2 / pi)
+  constexpr float kKappa = 0.044715f;
+  const VecF inner = kBeta * (x + kKappa * x * x * x);
+  return splat(0.5f) * x * (splat(1.0f) + vtanh(inner));
+}
+
+// 1 / sqrt(x): a bit-pattern first guess and three Newton steps (about 2 ulp),
+// subnormals scaled into range first; 0 gives inf of its sign, negatives
+// NaN, inf 0, NaN itself (std's 1 / sqrt(x) everywhere).
+inline VecF vrsqrt(VecF x) {
+  constexpr float kMinNormal = 1.17549435e-38f;
+  const VecI tiny = x < splat(kMinNormal);
+  const VecF xs = tiny ? x * 16777216.0f : x;  // 2^24
+  VecF y = as_float(0x5f375a86 - (as_int(xs) >> 1));
+  const VecF h = 0.5f * xs;
+  y = y * (1.5f - h * y * y);
+  y = y * (1.5f - h * y * y);
+  y = y * (1.5f - h * y * y);
+  y = tiny ? y * 4096.0f : y;  // 2^12
+  y = x == splat(0.0f) ? copy_sign(splat(__builtin_inff()), x) : y;
+  y = x < splat(0.0f) ? splat(__builtin_nanf("")) : y;
+  y = x == splat(__builtin_inff()) ? splat(0.0f) : y;
+  return x == x ? y : x;
+}
+
+}  // namespace sb::optimized

@@ -1,0 +1,70 @@
+// Row reductions on VecF for the normalisation kernels (softmax, layer norm):
+// max, sum, and sums of functions of the elements, with float lanes flushed
+// into a double every kFlushBlock elements so long rows keep their accuracy.
+#pragma once
+
+#include <cstdint>
+
+#include "optimized/util/vec.h"
+
+namespace sb::optimized {
+
+// Elements summed in float lanes before the partial sum moves to a double.
+constexpr int64_t kFlushBlock = 256;
+
+// The lanes' sum, added in double.
+inline double reduce_add_f64(VecF v) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < kLanes; ++i) sum += static_cast<double>(v[i]);
+  return sum;
+}
+
+// A mask vector of the first m lanes (m <= kLanes), as floats for selects.
+inline VecI first_lanes(int64_t m) {
+  VecI idx;
+  for (int64_t i = 0; i < kLanes; ++i) idx[i] = static_cast<int32_t>(i);
+  return idx < static_cast<int32_t>(m);
+}
+
+// max over x[0..n), n >= 1, comparisons as `a > b ? a : b` (a NaN is kept or
+// skipped depending on its position; the kernels' later steps turn any NaN in
+// the row into NaN everywhere, as ATen's do).
+inline float row_max(const float* x, int64_t n) {
+  int64_t i = 0;
+  float m = -__builtin_inff();
+  if (n >= kLanes) {
+    VecF vm = load(x);
+    for (i = kLanes; i + kLanes <= n; i += kLanes) vm = vmax(vm, load(x + i));
+    m = reduce_max(vm);
+  }
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+// sum over i < n of f(load(x + i)) (f: VecF -> VecF), the tail's padding
+// lanes masked out; if `y` is non-null, f's values are also stored there.
+template <typename F>
+inline double row_sum(const float* x, float* y, int64_t n, F f) {
+  double total = 0.0;
+  int64_t i = 0;
+  while (i + kLanes <= n) {
+    VecF acc = {};
+    const int64_t end = n - i > kFlushBlock ? i + kFlushBlock : n;
+    for (; i + kLanes <= end; i += kLanes) {
+      const VecF v = f(load(x + i));
+      if (y != nullptr) store(y + i, v);
+      acc += v;
+    }
+    total += reduce_add_f64(acc);
+  }
+  if (i < n) {
+    const int64_t m = n - i;
+    VecF v = f(load_partial(x + i, m));
+    if (y != nullptr) store_partial(y + i, v, m);
+    v = first_lanes(m) ? v : VecF{};
+    total += reduce_add_f64(v);
+  }
+  return total;
+}
+
+}  // namespace sb::optimized
