@@ -217,7 +217,11 @@ def cmd_build(args: argparse.Namespace) -> int:
                 f"--cpu: {args.cpu!r} is not a -march value (e.g. x86-64-v3; letters, digits, . + _ -)", ExitCode.USAGE
             )
         named_cpu = args.cpu
-    cpu = named_cpu or (arch.optimized_cpu if optimized_ops else None)
+        if not optimized_ops:
+            raise BotError(
+                "--cpu: a cpu is the -march of the optimized kernels; add --kernels optimized", ExitCode.USAGE
+            )
+    cpu = (named_cpu or arch.optimized_cpu) if optimized_ops else None
     flavour = _selective_flavour(ops_yaml, dtype_selective, limits).for_arch(arch)
     flavour = build.with_options(flavour, build.kernel_choice_options(optimized_ops, cpu))
     kernels = config_mod.kernel_choice(optimized_ops)
@@ -463,8 +467,8 @@ def make_parser() -> argparse.ArgumentParser:
     bd.add_argument(
         "--cpu",
         metavar="MARCH",
-        help="the -march the whole runtime is built for, e.g. x86-64-v4 (default: the target's cpu: with "
-        "--target; x86-64-v3 for optimized kernels on x86-64; else the toolchain's default)",
+        help="with optimized kernels: the -march they are built for, e.g. x86-64-v4 (default: the target's "
+        "cpu: with --target; x86-64-v3 on x86-64; else the toolchain's default)",
     )
     json_option(bd, "the build directory, kernel choice and size")
     bd.set_defaults(func=cmd_build)

@@ -230,6 +230,12 @@ def from_dict(data: dict, root: Path) -> Config:
         elif isinstance(kernels, dict):
             optimized = tuple(kernels["optimized"])
         cpu = spec.get("cpu", {})
+        if cpu and optimized is None:
+            raise BotError(
+                f"{CONFIG_NAME}: {where}.cpu: a cpu is the -march of the optimized kernels, and the target's "
+                "kernels are portable (add kernels: optimized, or drop cpu)",
+                ExitCode.CONFIG,
+            )
         unbuilt = [arch for arch in cpu if arch not in target_arches]
         if unbuilt:
             raise BotError(

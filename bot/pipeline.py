@@ -59,8 +59,8 @@ class ArchSizes:
     base_error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
     kernels: str = "portable"  # the target's kernel choice (config `kernels:`), as Target.kernel_choice names it
     cpu: str | None = None  # the -march the head was built for (None: the toolchain's default)
-    # For a target with optimized kernels (or a cpu of its own): the head's selection built with portable
-    # kernels only, at the toolchain's default cpu, so the comment can say what the choice costs in bytes.
+    # For a target with optimized kernels: the head's selection built with portable kernels only, so the
+    # comment can say what the choice costs in bytes.
     portable: size.SizeReport | None = None
     # The base's kernel choice and cpu, when the base was built: a change is a cause of the size change.
     base_kernels: str | None = None
@@ -522,9 +522,8 @@ def _arch_sizes(
     if missing:
         return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", budget, **choice), []
     base_target = _same_target(base, target)
-    # The same selection with portable kernels at the default cpu: what the choice is measured against.
-    chosen = target.optimized_ops or target.cpu_for(arch)
-    portable_target = dataclasses.replace(target, optimized_ops=None, cpu=()) if chosen else None
+    # The same selection with portable kernels only: what an optimized choice is measured against.
+    portable_target = dataclasses.replace(target, optimized_ops=None, cpu=()) if target.optimized_ops else None
     builds = 1 + int(smoke) + int(has_base) + int(portable_target is not None)
     failures: list[LoadFailure] = []
     head_dir = base_dir = None

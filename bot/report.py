@@ -658,7 +658,7 @@ def choice_cost(s: ArchSizes) -> str:
 
 
 def _kernel_choice(report: PrReport, detail: Detail) -> list[str]:
-    """Each runtime whose target chose speed (optimized kernels, a cpu of its own), or whose choice this PR
+    """Each runtime whose target chose speed (optimized kernels), or whose kernel choice this PR
     changed: the choice and what it costs in bytes over the same selection with portable kernels. The
     price of a choice, not a regression: it is stated on every PR, and portable targets get no line."""
     n = detail.name_limit
@@ -680,10 +680,7 @@ def _kernel_choice(report: PrReport, detail: Detail) -> list[str]:
             lines.append(line)
     if not lines:
         return []
-    intro = (
-        "VM bytes each runtime's kernel choice costs over the same selection built with portable kernels "
-        "for the toolchain's default cpu:"
-    )
+    intro = "VM bytes each runtime's kernel choice costs over the same selection built with portable kernels only:"
     return ["### Kernel choice", "", intro, "", *_listed(lines, detail, "runtimes"), ""]
 
 

@@ -141,6 +141,10 @@ BAD_CHOICES = {
         "optimized\n    cpu: {x86-64: '-O0 -march=native'}",
         "targets.seq.cpu.x86-64: '-O0 -march=native' is not a -march value",
     ),
+    "a cpu on portable kernels": (
+        "portable\n    cpu: {x86-64: x86-64-v4}",
+        "targets.seq.cpu: a cpu is the -march of the optimized kernels, and the target's kernels are portable",
+    ),
     "a cpu for an architecture not built": (
         "optimized\n    cpu: {aarch64: armv8.2-a}",
         "targets.seq.cpu: a cpu for aarch64, which the target is not built for (its architectures: x86-64)",
