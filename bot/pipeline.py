@@ -74,11 +74,6 @@ class ArchSizes:
         return self.head.vm_size - self.portable.vm_size
 
     @property
-    def choice(self) -> str:
-        """The head's kernel choice as the comment names it: "optimized (x86-64-v3)", "portable"."""
-        return choice_label(self.kernels, self.cpu)
-
-    @property
     def choice_changed(self) -> bool:
         """The PR changed the kernel choice or cpu of this runtime (base built with another)."""
         return self.base_kernels is not None and (self.base_kernels, self.base_cpu) != (self.kernels, self.cpu)
@@ -92,11 +87,6 @@ class ArchSizes:
     @property
     def over_budget(self) -> bool:
         return self.budget is not None and self.head is not None and self.head.vm_size > self.budget
-
-
-def choice_label(kernels: str, cpu: str | None) -> str:
-    """A kernel choice and its cpu in one label: "optimized (x86-64-v3)", "portable"."""
-    return f"{kernels} ({cpu})" if cpu else kernels
 
 
 @dataclass(frozen=True)

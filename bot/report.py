@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.pipeline import ArchSizes, PrReport, TargetReport, choice_label
+from bot.pipeline import ArchSizes, PrReport, TargetReport
 from bot.size import SizeReport
 
 MARKER = "<!-- selective-build-report -->"
@@ -325,17 +325,17 @@ def _selection_part(report: PrReport) -> str:
 
 
 def _choice_part(report: PrReport, name: Callable[[object], str]) -> str:
-    """How the runtimes' kernel choice changed ("kernels portable → optimized (x86-64-v3)"), or "":
-    the price of a choice the PR makes, named so the size change does not read as the code growing."""
+    """How the runtimes' kernel choice changed ("kernels portable → optimized", "cpu x86-64-v3 → x86-64-v4"),
+    or "": the price of a choice the PR makes, named so the size change does not read as the code growing."""
     changed = [(t.name, s) for t in report.targets for s in t.sizes if s.choice_changed and s.delta is not None]
     if not changed:
         return ""
-    moves = {(choice_label(s.base_kernels or "", s.base_cpu), s.choice) for _, s in changed}
-    if len(moves) == 1:
-        before, after = next(iter(moves))
-        what = f"kernels {name(before)} → {name(after)}"
+    kernels = {(s.base_kernels or "", s.kernels) for _, s in changed if s.base_kernels != s.kernels}
+    cpus = {(s.base_cpu or "default", s.cpu or "default") for _, s in changed if s.base_kernels == s.kernels}
+    if kernels:
+        what = "kernels " + (" → ".join(name(k) for k in next(iter(kernels))) if len(kernels) == 1 else "changed")
     else:
-        what = "kernels changed"
+        what = "cpu " + (" → ".join(name(c) for c in next(iter(cpus))) if len(cpus) == 1 else "changed")
     targets = len({t for t, _ in changed})
     where = f" in {count(targets, 'target')}" if len(report.targets) > 1 else ""
     return what + where

@@ -236,7 +236,7 @@ def test_an_optimized_runtime_states_its_cost_and_the_headline_does_not_count_it
 def test_a_changed_kernel_choice_is_named_as_the_cause_of_the_size_change() -> None:
     rep = choice_report("portable", None, 100_000, 141_312)
     line = report.summary_line(rep)
-    assert line.startswith("📦 ") and "kernels portable → optimized \\(x86\\-64\\-v3\\) in 1 target: runtimes ▲" in line
+    assert line.startswith("📦 ") and "kernels portable → optimized in 1 target: runtimes ▲" in line
     assert "size ▲" not in line
     markdown = report.render(rep)
     assert "; changed in this PR from portable kernels" in markdown
@@ -246,10 +246,16 @@ def test_a_changed_kernel_choice_is_named_as_the_cause_of_the_size_change() -> N
     target = back.targets[0]
     s = target.sizes[0]
     portable_again = replace_sizes(back, replace(s, kernels="portable", cpu=None, portable=None))
-    assert "kernels optimized \\(x86\\-64\\-v3\\) → portable" in report.summary_line(portable_again)
+    assert "kernels optimized → portable" in report.summary_line(portable_again)
     assert "- vision on x86\\-64: portable kernels; changed in this PR from optimized kernels" in report.render(
         portable_again
     )
+
+
+def test_a_changed_cpu_is_named_as_the_cause_too() -> None:
+    rep = choice_report("optimized", "x86-64-v4", 150_000, 141_312)
+    assert "cpu x86\\-64\\-v4 → x86\\-64\\-v3 in 1 target: runtimes ▼" in report.summary_line(rep)
+    assert "; changed in this PR from optimized kernels \\(x86\\-64\\-v4\\)" in report.render(rep)
 
 
 def replace_sizes(rep: PrReport, sizes: ArchSizes) -> PrReport:
