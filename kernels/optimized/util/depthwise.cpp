@@ -31,6 +31,8 @@ constexpr int64_t kRingFloats = kRingBytes / static_cast<int64_t>(sizeof(float))
 constexpr int64_t kMaxTaps = 49;      // kernel_h * kernel_w (7x7); 49 splats are at most 3 KiB
 constexpr int64_t kMaxStep = 1 << 12;  // stride, dilation
 constexpr int64_t kMaxPad = int64_t{1} << 40;
+// Rows at most this wide (outputs) go through the whole-plane path when the plane fits the scratch.
+constexpr int64_t kPlaneMaxOutW = 4 * kLanes;
 static_assert(kRingBytes + kMaxTaps * (kVectorBytes + sizeof(void*)) + 2 * kMaxTaps * sizeof(int64_t) <= 32 * 1024,
               "depthwise scratch exceeds 32 KiB");
 
@@ -102,23 +104,77 @@ RowFn row_fn(int64_t taps) {
   }
 }
 
-}  // namespace
+// Small planes: the whole zero-padded input plane in scratch, split by the
+// strides into row and column phases (phase (R % sh, C % sw) holds padded rows
+// R / sh and columns C / sw, Wq wide). Output (oh, ow) then reads, for tap
+// (ki, kj), element (oh + ki*dh / sh) * Wq + ow + kj*dw / sw of one phase:
+// contiguous in oh * Wq + ow, so the whole output plane (on a Wq-wide grid
+// whose extra columns are dropped) is one vector run per tap.
+struct PlaneLayout {
+  int64_t hq, wq, phase;  // rows and columns per phase, floats per phase (hq * wq)
+  int64_t in_floats, grid;  // scratch for the phases (with read slack); output grid out_h * wq
+};
 
-bool depthwise_conv2d_f32(const float* input, const float* weight, const float* bias, float* output, int64_t batch,
-                          int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
-                          int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
-                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
-  if (batch < 0 || channels < 0 || in_h < 0 || in_w < 0 || out_h < 0 || out_w < 0) return false;
-  if (kernel_h < 1 || kernel_w < 1 || kernel_h > kMaxTaps || kernel_w > kMaxTaps ||
-      kernel_h * kernel_w > kMaxTaps) {
-    return false;
-  }
-  for (int64_t step : {stride_h, stride_w, dilation_h, dilation_w}) {
-    if (step < 1 || step > kMaxStep) return false;
-  }
-  if (pad_h < 0 || pad_w < 0 || pad_h > kMaxPad || pad_w > kMaxPad) return false;
-  if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
+bool plane_layout(int64_t out_h, int64_t out_w, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                  int64_t dw, PlaneLayout* l) {
+  l->hq = ((out_h - 1) * sh + (kh - 1) * dh) / sh + 1;
+  l->wq = ((out_w - 1) * sw + (kw - 1) * dw) / sw + 1;
+  if (l->hq > kRingFloats || l->wq > kRingFloats) return false;
+  l->phase = l->hq * l->wq;
+  if (l->phase > kRingFloats) return false;
+  l->grid = round_up(out_h * l->wq, kLanes);
+  // Taps read up to a phase's start + (hq - 1) * wq + wq - 1 + grid-rounding: slack of one row and a vector.
+  l->in_floats = round_up(sh * sw * l->phase + l->wq + kLanes, kLanes);
+  return l->in_floats + l->grid <= kRingFloats;
+}
 
+__attribute__((noinline)) void depthwise_planes(const float* input, const float* weight, const float* bias, float* output, int64_t planes,
+                      int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t kh,
+                      int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                      const PlaneLayout& l) {
+  float scratch[kRingFloats];
+  float* xin = scratch;
+  float* grid = scratch + l.in_floats;
+  std::memset(xin, 0, static_cast<size_t>(l.in_floats) * sizeof(float));  // the slack stays zero
+  const int64_t taps = kh * kw;
+  const float* tap[kMaxTaps];
+  for (int64_t ki = 0; ki < kh; ++ki) {
+    for (int64_t kj = 0; kj < kw; ++kj) {
+      const int64_t r = ki * dh, c = kj * dw;
+      tap[ki * kw + kj] = xin + ((r % sh) * sw + c % sw) * l.phase + (r / sh) * l.wq + c / sw;
+    }
+  }
+  const RowFn row = row_fn(taps);
+  VecF wv[kMaxTaps];
+  for (int64_t nc = 0; nc < planes; ++nc) {
+    const int64_t ch = nc % channels;
+    const float* in_plane = input + nc * in_h * in_w;
+    for (int64_t t = 0; t < taps; ++t) wv[t] = splat(weight[ch * taps + t]);
+    for (int64_t rp = 0; rp < sh; ++rp) {
+      for (int64_t a = 0; a < l.hq; ++a) {
+        const int64_t ih = a * sh + rp - ph;
+        float* dst = xin + rp * sw * l.phase + a * l.wq;
+        if (ih < 0 || ih >= in_h) {
+          for (int64_t cp = 0; cp < sw; ++cp) std::memset(dst + cp * l.phase, 0, static_cast<size_t>(l.wq) * sizeof(float));
+        } else {
+          fill_phase_row(dst, in_plane + ih * in_w, in_w, -pw, sw, l.wq, 0.0f, l.phase);
+        }
+      }
+    }
+    row(grid, out_h * l.wq, tap, wv, taps, splat(bias != nullptr ? bias[ch] : 0.0f));
+    float* out_plane = output + nc * out_h * out_w;
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      std::memcpy(out_plane + oh * out_w, grid + oh * l.wq, static_cast<size_t>(out_w) * sizeof(float));
+    }
+  }
+}
+
+// Wider rows: a ring of kernel_h input rows (column phases only), column tiles when a row does not fit.
+__attribute__((noinline)) bool depthwise_rows(const float* input, const float* weight, const float* bias,
+                                              float* output, int64_t batch, int64_t channels, int64_t in_h,
+                                              int64_t in_w, int64_t out_h, int64_t out_w, int64_t kernel_h,
+                                              int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                                              int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
   const int64_t taps = kernel_h * kernel_w;
   const int64_t s = stride_w;
   const int64_t span_w = (kernel_w - 1) * dilation_w;  // <= 48 * 4096
@@ -200,6 +256,35 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
     }
   }
   return true;
+}
+
+}  // namespace
+
+bool depthwise_conv2d_f32(const float* input, const float* weight, const float* bias, float* output, int64_t batch,
+                          int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                          int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
+  if (batch < 0 || channels < 0 || in_h < 0 || in_w < 0 || out_h < 0 || out_w < 0) return false;
+  if (kernel_h < 1 || kernel_w < 1 || kernel_h > kMaxTaps || kernel_w > kMaxTaps ||
+      kernel_h * kernel_w > kMaxTaps) {
+    return false;
+  }
+  for (int64_t step : {stride_h, stride_w, dilation_h, dilation_w}) {
+    if (step < 1 || step > kMaxStep) return false;
+  }
+  if (pad_h < 0 || pad_w < 0 || pad_h > kMaxPad || pad_w > kMaxPad) return false;
+  if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
+
+  PlaneLayout layout;
+  if (out_w <= kPlaneMaxOutW &&
+      plane_layout(out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, &layout)) {
+    depthwise_planes(input, weight, bias, output, batch * channels, channels, in_h, in_w, out_h, out_w, kernel_h,
+                     kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, layout);
+    return true;
+  }
+
+  return depthwise_rows(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
+                        stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
 }
 
 }  // namespace sb::optimized

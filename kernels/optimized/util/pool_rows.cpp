@@ -38,8 +38,10 @@ void fill(float* dst, int64_t n, float v) {
 
 }  // namespace
 
-void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len, float pad) {
-  for (int64_t p = 0; p < s; ++p, dst += phase_len) {
+void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len, float pad,
+                    int64_t phase_stride) {
+  if (phase_stride == 0) phase_stride = phase_len;
+  for (int64_t p = 0; p < s; ++p, dst += phase_stride) {
     const int64_t first = base + p;  // input column of dst[0]
     const int64_t lo = clamp(ceil_div(-first, s), 0, phase_len);
     const int64_t hi = clamp(ceil_div(in_w - first, s), lo, phase_len);
