@@ -33,6 +33,7 @@ constexpr int64_t kMaxStep = 1 << 12;  // stride, dilation
 constexpr int64_t kMaxPad = int64_t{1} << 40;
 // Rows at most this wide (outputs) go through the whole-plane path when the plane fits the scratch.
 constexpr int64_t kPlaneMaxOutW = 4 * kLanes;
+constexpr int64_t kMaxStepPlane = 8;  // column stride on the whole-plane path
 static_assert(kRingBytes + kMaxTaps * (kVectorBytes + sizeof(void*)) + 2 * kMaxTaps * sizeof(int64_t) <= 32 * 1024,
               "depthwise scratch exceeds 32 KiB");
 
@@ -119,7 +120,7 @@ bool plane_layout(int64_t out_h, int64_t out_w, int64_t kh, int64_t kw, int64_t 
                   int64_t dw, PlaneLayout* l) {
   l->hq = ((out_h - 1) * sh + (kh - 1) * dh) / sh + 1;
   l->wq = ((out_w - 1) * sw + (kw - 1) * dw) / sw + 1;
-  if (l->hq > kRingFloats || l->wq > kRingFloats) return false;
+  if (sw > kMaxStepPlane || l->hq > kRingFloats || l->wq > kRingFloats) return false;
   l->phase = l->hq * l->wq;
   if (l->phase > kRingFloats) return false;
   l->grid = round_up(out_h * l->wq, kLanes);
@@ -144,20 +145,34 @@ __attribute__((noinline)) void depthwise_planes(const float* input, const float*
       tap[ki * kw + kj] = xin + ((r % sh) * sw + c % sw) * l.phase + (r / sh) * l.wq + c / sw;
     }
   }
+  // Phase cp element i is input column i * sw + cp - pw: inside the row for i in [col_lo, col_hi).
+  int64_t col_lo[kMaxStepPlane], col_hi[kMaxStepPlane];
+  for (int64_t cp = 0; cp < sw; ++cp) {
+    int64_t lo = 0;
+    while (lo < l.wq && lo * sw + cp - pw < 0) ++lo;
+    int64_t hi = lo;
+    while (hi < l.wq && hi * sw + cp - pw < in_w) ++hi;
+    col_lo[cp] = lo;
+    col_hi[cp] = hi;
+  }
   const RowFn row = row_fn(taps);
   VecF wv[kMaxTaps];
   for (int64_t nc = 0; nc < planes; ++nc) {
     const int64_t ch = nc % channels;
     const float* in_plane = input + nc * in_h * in_w;
     for (int64_t t = 0; t < taps; ++t) wv[t] = splat(weight[ch * taps + t]);
+    // Only the input's own elements are written: the padding positions are the same for every
+    // plane and stay zero from the memset above.
     for (int64_t rp = 0; rp < sh; ++rp) {
       for (int64_t a = 0; a < l.hq; ++a) {
         const int64_t ih = a * sh + rp - ph;
+        if (ih < 0 || ih >= in_h) continue;
+        const float* src = in_plane + ih * in_w;
         float* dst = xin + rp * sw * l.phase + a * l.wq;
-        if (ih < 0 || ih >= in_h) {
-          for (int64_t cp = 0; cp < sw; ++cp) std::memset(dst + cp * l.phase, 0, static_cast<size_t>(l.wq) * sizeof(float));
-        } else {
-          fill_phase_row(dst, in_plane + ih * in_w, in_w, -pw, sw, l.wq, 0.0f, l.phase);
+        for (int64_t cp = 0; cp < sw; ++cp) {
+          float* d = dst + cp * l.phase;
+          const float* q = src + (cp - pw) + sw * col_lo[cp];
+          for (int64_t i = col_lo[cp]; i < col_hi[cp]; ++i, q += sw) d[i] = *q;
         }
       }
     }
