@@ -169,6 +169,15 @@ __attribute__((noinline)) void depthwise_planes(const float* input, const float*
         if (ih < 0 || ih >= in_h) continue;
         const float* src = in_plane + ih * in_w;
         float* dst = xin + rp * sw * l.phase + a * l.wq;
+        if (sw == 1) {  // one contiguous run: vector copies
+          const int64_t lo = col_lo[0], n = col_hi[0] - lo;
+          float* d = dst + lo;
+          const float* q = src + lo - pw;
+          int64_t i = 0;
+          for (; i + kLanes <= n; i += kLanes) store(d + i, load(q + i));
+          for (; i < n; ++i) d[i] = q[i];
+          continue;
+        }
         for (int64_t cp = 0; cp < sw; ++cp) {
           float* d = dst + cp * l.phase;
           const float* q = src + (cp - pw) + sw * col_lo[cp];
@@ -179,7 +188,11 @@ __attribute__((noinline)) void depthwise_planes(const float* input, const float*
     row(grid, out_h * l.wq, tap, wv, taps, splat(bias != nullptr ? bias[ch] : 0.0f));
     float* out_plane = output + nc * out_h * out_w;
     for (int64_t oh = 0; oh < out_h; ++oh) {
-      std::memcpy(out_plane + oh * out_w, grid + oh * l.wq, static_cast<size_t>(out_w) * sizeof(float));
+      float* d = out_plane + oh * out_w;
+      const float* q = grid + oh * l.wq;
+      int64_t j = 0;
+      for (; j + kLanes <= out_w; j += kLanes) store(d + j, load(q + j));
+      for (; j < out_w; ++j) d[j] = q[j];
     }
   }
 }
