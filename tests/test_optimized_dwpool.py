@@ -97,6 +97,9 @@ CASES = [
     Case("mp3_s1_p1", MAX, _mp(3, 1, 1), (1, 2, 6, 35), special=True),
     Case("mp5_s3_p2", MAX, _mp(5, 3, 2), (1, 2, 16, 16)),
     Case("mp3_dil2", MAX, _mp(3, 1, 1, d=2), (1, 2, 9, 9)),
+    # rows wider than the whole-plane path takes (more than four vectors of outputs): the row ring
+    Case("mp3_s1_p1_wide", MAX, _mp(3, 1, 1), (1, 2, 5, 300), special=True),
+    Case("mp3_s2_ceil_wide", MAX, _mp(3, 2, 1, ceil=True), (1, 1, 6, 301)),
     # avg pool: padding with/without count_include_pad, ceil_mode, divisor_override (portable)
     Case("ap2_s2", AVG, _ap(2, 2, 0), (1, 3, 8, 10)),
     Case("ap3_s1_p1_incl", AVG, _ap(3, 1, 1), (1, 2, 7, 19)),
