@@ -8,6 +8,12 @@
 // and multiply-adds with no bounds checks: the zero padding is the border
 // region, rows above or below the input read a zero slot. Rows wider than the
 // ring allows are done in column tiles.
+//
+// Small planes (at most four vectors of outputs per row, the plane within the
+// scratch) go whole instead: the padded plane split by both strides, so each
+// tap is one vector run over the output plane laid on a grid a few columns
+// wider than the output (see depthwise_planes); short rows then fill whole
+// vectors and the per-row overhead goes. 3x3 and 5x5 have unrolled tap loops.
 #include "optimized/util/depthwise.h"
 
 #include <cstring>
