@@ -5,8 +5,10 @@
 // weight[Cout_g x Cin_g*KH*KW] * im2col(input)[Cin_g*KH*KW x OH*OW] + bias.
 // A 1x1, stride-1, unpadded convolution multiplies the input planes in place;
 // every other geometry packs its im2col panels tile by tile (zero padding
-// written while packing) into the GEMM's stack scratch. Depthwise, transposed,
-// 1-D, non-fp32 and non-default dim orders go to the portable kernel.
+// written while packing) into the GEMM's stack scratch. Depthwise convolutions
+// (one input channel per group) go to optimized/util/depthwise.h; transposed,
+// 1-D, non-fp32 and non-default dim orders to the portable kernel.
+#include "optimized/util/depthwise.h"
 #include "optimized/util/gemm.h"
 #include "sb/kernel.h"
 #include "util/conv.h"
@@ -191,7 +193,6 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
   if (!err.ok()) return sb::kernels::convolution_out.fn(ctx, args);
   const int64_t cin_g = g.c_in / g.groups;
   const int64_t cout_g = g.c_out / g.groups;
-  if (cin_g == 1 && g.groups > 1) return sb::kernels::convolution_out.fn(ctx, args);  // depthwise
   int64_t out_sizes[4];
   err = kernels::resize_output(kOp, out, out_sizes, kernels::conv_out_sizes(in, g, out_sizes));
   if (!err.ok()) return err;
@@ -201,6 +202,28 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
   const float* w = weight.data_as<float>();
   const float* bias = bias_v.is_none() ? nullptr : bias_v.as_tensor->data_as<float>();
   float* y = out.data_as<float>();
+  if (cin_g == 1 && g.groups > 1) {
+    // Depthwise (optimized/util/depthwise.h), each output channel from one
+    // input plane; with a channel multiplier, plane by plane.
+    if (cout_g == 1) {
+      if (depthwise_conv2d_f32(x, w, bias, y, g.n, g.c_in, g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw,
+                               g.dh, g.dw)) {
+        return Error();
+      }
+      return sb::kernels::convolution_out.fn(ctx, args);
+    }
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t oc = 0; oc < g.c_out; ++oc) {
+        const float* plane = x + (n * g.c_in + oc / cout_g) * g.h * g.w;
+        if (!depthwise_conv2d_f32(plane, w + oc * g.kh * g.kw, bias ? bias + oc : nullptr,
+                                  y + (n * g.c_out + oc) * g.oh * g.ow, 1, 1, g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh,
+                                  g.sw, g.ph, g.pw, g.dh, g.dw)) {
+          return sb::kernels::convolution_out.fn(ctx, args);
+        }
+      }
+    }
+    return Error();
+  }
   const int64_t k = cin_g * g.kh * g.kw;
   const int64_t n_cols = g.oh * g.ow;
   const int64_t in_plane = g.h * g.w;

@@ -1,0 +1,173 @@
+"""The optimized GEMM kernels (kernels/optimized: convolution, mm, addmm, bmm) against ExecuTorch.
+
+Each case is a tiny torch module exported with executorch (models/export.py's `to_pte`, no
+delegate) and run by ExecuTorch's own runtime for the reference; the program, its inputs and the
+reference are cached under the build cache (keyed by the case and the torch/executorch versions),
+so only the first run exports. The cases walk every path of the kernels: tile edges in M, N and K
+(sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
+im2col panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the
+few-row wide tiles, addmm's beta/alpha/broadcasts, and the ones handed to the portable kernel
+(depthwise, 1-D, transposed, double).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from bot import build
+from bot.compare import TOLERANCE, max_error
+from bot.runner import run_model
+from tests.test_optimized import CPUS
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    make: Callable[[], nn.Module]
+    shapes: tuple[tuple[int, ...], ...]
+    dtype: torch.dtype = torch.float32
+
+    def key(self) -> str:
+        module = self.make()
+        spec = {"name": self.name, "module": repr(module), "shapes": self.shapes, "dtype": str(self.dtype)}
+        versions = [torch.__version__, _executorch_version()]
+        return hashlib.sha256(json.dumps([spec, versions]).encode()).hexdigest()[:16]
+
+
+def _executorch_version() -> str:
+    from importlib.metadata import version
+
+    return version("executorch")
+
+
+class Fn(nn.Module):
+    def __init__(self, fn: Callable[..., torch.Tensor], params: dict[str, torch.Tensor] | None = None) -> None:
+        super().__init__()
+        self.fn = fn
+        for name, value in (params or {}).items():
+            self.register_buffer(name, value)
+
+    def extra_repr(self) -> str:  # the cache key sees the function's code through its qualified name
+        return getattr(self.fn, "__qualname__", "") + repr(getattr(self.fn, "__defaults__", None))
+
+    def forward(self, *xs: torch.Tensor) -> torch.Tensor:
+        return self.fn(self, *xs)
+
+
+def conv(cin: int, cout: int, k: int | tuple[int, int], **kw: object) -> Callable[[], nn.Module]:
+    return lambda: nn.Conv2d(cin, cout, k, **kw)  # type: ignore[arg-type]
+
+
+def _addmm(beta: float, alpha: float) -> Callable[..., torch.Tensor]:
+    def fn(m: nn.Module, s: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return torch.addmm(s, a, b, beta=beta, alpha=alpha)
+
+    fn.__qualname__ = f"addmm(beta={beta}, alpha={alpha})"
+    return fn
+
+
+def _mm(m: nn.Module, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.mm(a, b)
+
+
+def _bmm(m: nn.Module, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.bmm(a, b)
+
+
+CASES = [
+    # convolution: im2col panels (stride 1: AVX-512 masked packing), bias fused per output channel
+    Case("conv_stem_3x3", conv(3, 16, 3, padding=1), ((1, 3, 32, 32),)),
+    Case("conv_16_16_nobias", conv(16, 16, 3, padding=1, bias=False), ((1, 16, 16, 16),)),
+    Case("conv_s2", conv(16, 32, 3, stride=2, padding=1), ((1, 16, 16, 16),)),
+    Case("conv_s2_odd_dilated", conv(4, 5, 3, stride=2, padding=1, dilation=2), ((1, 4, 37, 41),)),
+    Case("conv_7x7_s2_wide", conv(3, 9, 7, stride=2, padding=3, bias=False), ((1, 3, 23, 70),)),
+    Case("conv_s3_generic", conv(5, 6, 3, stride=3, padding=2), ((2, 5, 19, 20),)),
+    Case("conv_long_k_row", conv(2, 3, (1, 17), padding=(0, 8)), ((1, 2, 3, 40),)),
+    Case("conv_m_edge_deep_k", conv(40, 13, 3, padding=1), ((2, 40, 9, 7),)),
+    Case(
+        "conv_rect_groups",
+        conv(6, 10, (3, 2), stride=(1, 2), padding=(2, 0), dilation=(2, 1), groups=2),
+        ((2, 6, 9, 11),),
+    ),
+    Case(
+        "conv_groups4", conv(8, 12, (5, 3), stride=(3, 1), padding=(1, 2), dilation=(1, 3), groups=4), ((1, 8, 7, 13),)
+    ),
+    Case("conv_tall_kernel", conv(2, 17, (4, 1)), ((1, 2, 40, 3),)),
+    # 1x1 stride 1: the input planes multiplied in place
+    Case("conv_pointwise", conv(24, 8, 1), ((1, 24, 10, 10),)),
+    Case("conv_pointwise_batch", conv(5, 7, 1, bias=False), ((3, 5, 6, 9),)),
+    Case("conv_pointwise_s2", conv(16, 32, 1, stride=2, bias=False), ((1, 16, 16, 16),)),
+    # handed to the portable kernel
+    Case("conv_depthwise", conv(16, 16, 3, padding=1, groups=16), ((1, 16, 10, 10),)),
+    Case("conv_channel_multiplier", conv(4, 8, 3, groups=4), ((1, 4, 9, 9),)),
+    Case("conv_1d", lambda: nn.Conv1d(4, 6, 3, padding=1), ((2, 4, 17),)),
+    Case("conv_transposed", lambda: nn.ConvTranspose2d(4, 3, 3, stride=2), ((1, 4, 5, 5),)),
+    Case("conv_double", lambda: nn.Conv2d(3, 4, 3).double(), ((1, 3, 8, 8),), torch.float64),
+    # mm / linear (addmm with a per-column bias fused) / bmm
+    Case("mm_tiny", lambda: Fn(_mm), ((1, 16), (16, 16))),
+    Case("mm_edges", lambda: Fn(_mm), ((3, 37), (37, 70))),
+    Case("mm_rows_17", lambda: Fn(_mm), ((17, 300), (300, 33))),
+    Case("mm_wide_n", lambda: Fn(_mm), ((8, 5), (5, 130))),
+    Case("mm_k_zero_like", lambda: Fn(_mm), ((6, 1), (1, 9))),
+    Case("linear_1_row", lambda: nn.Linear(24, 10), ((1, 24),)),
+    Case("linear_rows_5", lambda: nn.Linear(300, 47), ((5, 300),)),
+    Case("linear_rows_24_768", lambda: nn.Linear(768, 96), ((24, 768),)),
+    Case("addmm_scaled_col", lambda: Fn(_addmm(0.5, 2.0)), ((1, 9), (4, 7), (7, 9))),
+    Case("addmm_row_bias", lambda: Fn(_addmm(1.0, 1.0)), ((4, 1), (4, 7), (7, 9))),
+    Case("addmm_full_self", lambda: Fn(_addmm(-1.5, 0.25)), ((6, 20), (6, 11), (11, 20))),
+    Case("addmm_beta_zero", lambda: Fn(_addmm(0.0, 3.0)), ((5, 3), (5, 2), (2, 3))),
+    Case("bmm_small", lambda: Fn(_bmm), ((2, 5, 7), (2, 7, 9))),
+    Case("bmm_rows_1", lambda: Fn(_bmm), ((3, 1, 64), (3, 64, 40))),
+    Case("bmm_double", lambda: Fn(_bmm), ((2, 3, 4), (2, 4, 5)), torch.float64),
+]
+
+
+def _inputs(case: Case) -> tuple[torch.Tensor, ...]:
+    g = torch.Generator().manual_seed(7)
+    return tuple(torch.randn(shape, generator=g, dtype=case.dtype) for shape in case.shapes)
+
+
+def _exported(case: Case) -> tuple[Path, list[Path], list[np.ndarray]]:
+    """The case's program, inputs and ExecuTorch's outputs, exported once into the build cache."""
+    from models.export import reference_outputs, to_pte
+
+    out = build.cache_dir() / "optimized-gemm-cases" / f"{case.name}-{case.key()}"
+    pte = out / "model.pte"
+    inputs = _inputs(case)
+    input_paths = [out / f"input{i}.npy" for i in range(len(inputs))]
+    if not (out / "done").exists():
+        out.mkdir(parents=True, exist_ok=True)
+        torch.manual_seed(11)
+        module = case.make().eval()
+        pte.write_bytes(to_pte(module, inputs))
+        for path, tensor in zip(input_paths, inputs, strict=True):
+            np.save(path, tensor.numpy())
+        for i, array in enumerate(reference_outputs(pte, inputs)):
+            np.save(out / f"expected{i}.npy", array)
+        (out / "done").write_text("")
+    expected = [np.load(p) for p in sorted(out.glob("expected*.npy"))]
+    return pte, input_paths, expected
+
+
+@pytest.fixture(scope="module", params=CPUS)
+def optimized_runner(request: pytest.FixtureRequest) -> Path:
+    return build.runner_path(build.build(build.optimized_all_ops(request.param)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case_matches_executorch(case: Case, optimized_runner: Path, tmp_path: Path) -> None:
+    pte, inputs, expected = _exported(case)
+    result = run_model(optimized_runner, pte, inputs, tmp_path)
+    assert len(result.outputs) == len(expected)
+    for actual, want in zip(result.outputs, expected, strict=True):
+        assert actual.shape == want.shape and actual.dtype == want.dtype
+        assert max_error(actual, want) <= TOLERANCE, f"{case.name}: max error {max_error(actual, want)}"
