@@ -89,6 +89,8 @@ CASES = [
     Case("dw3_s1_wide", CONV, _dw(2, 3, 1, 1), (1, 2, 4, 2100)),
     Case("dw3_s3_p1", CONV, _dw(2, 3, 3, 1), (1, 2, 10, 23)),
     Case("dw7_s1_p3_tiny", CONV, _dw(2, 7, 1, 3), (1, 2, 3, 4)),
+    Case("dw_mult2_s2", CONV, lambda: nn.Conv2d(3, 6, 3, stride=2, padding=1, groups=3), (2, 3, 9, 13)),
+    Case("dw3_s1_p1_batch", CONV, _dw(8, 3, 1, 1), (3, 8, 6, 70)),
     # max pool: resnet/shufflenet's 3x3 s2 p1, ceil_mode, odd sizes, ties/NaN/-inf, dilation (portable)
     Case("mp3_s2_p1", MAX, _mp(3, 2, 1), (1, 3, 13, 17)),
     Case("mp3_s2_p1_special", MAX, _mp(3, 2, 1), (1, 2, 9, 21), special=True),
