@@ -91,6 +91,9 @@ CASES = [
     Case("dw7_s1_p3_tiny", CONV, _dw(2, 7, 1, 3), (1, 2, 3, 4)),
     Case("dw_mult2_s2", CONV, lambda: nn.Conv2d(3, 6, 3, stride=2, padding=1, groups=3), (2, 3, 9, 13)),
     Case("dw3_s1_p1_batch", CONV, _dw(8, 3, 1, 1), (3, 8, 6, 70)),
+    # tiny planes, many channels: vectorised over channels (a partial last block of 128)
+    Case("dw3_tiny_channels", CONV, _dw(140, 3, 1, 1), (2, 140, 2, 3)),
+    Case("dw5_s2_tiny_channels", CONV, _dw(24, 5, 2, 2), (1, 24, 4, 4)),
     # max pool: resnet/shufflenet's 3x3 s2 p1, ceil_mode, odd sizes, ties/NaN/-inf, dilation (portable)
     Case("mp3_s2_p1", MAX, _mp(3, 2, 1), (1, 3, 13, 17)),
     Case("mp3_s2_p1_special", MAX, _mp(3, 2, 1), (1, 2, 9, 21), special=True),

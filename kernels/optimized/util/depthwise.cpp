@@ -203,6 +203,62 @@ __attribute__((noinline)) void depthwise_planes(const float* input, const float*
   }
 }
 
+// Tiny planes (a handful of pixels, many channels: the last stages of the
+// mobilenets): vectorised over channels instead. A block of channels is
+// transposed to [pixel][channel] (input) and [tap][channel] (weights), and
+// each output pixel sums its in-bound taps over whole channel vectors.
+constexpr int64_t kTinyPixels = 16;   // in_h * in_w and out_h * out_w at most
+constexpr int64_t kTinyTaps = 25;
+constexpr int64_t kTinyBlock = 128;   // channels per block (a multiple of every kLanes)
+
+__attribute__((noinline)) void depthwise_tiny(const float* input, const float* weight, const float* bias,
+                                              float* output, int64_t batch, int64_t channels, int64_t in_h,
+                                              int64_t in_w, int64_t out_h, int64_t out_w, int64_t kh, int64_t kw,
+                                              int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                                              int64_t dw) {
+  float xt[kTinyPixels * kTinyBlock];  // [pixel][channel]
+  float wt[kTinyTaps * kTinyBlock];    // [tap][channel]
+  float acc[kTinyBlock];
+  const int64_t taps = kh * kw, in_px = in_h * in_w, out_px = out_h * out_w;
+  for (int64_t c0 = 0; c0 < channels; c0 += kTinyBlock) {
+    const int64_t cb = channels - c0 < kTinyBlock ? channels - c0 : kTinyBlock;
+    const int64_t cv = round_up(cb, kLanes);
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t c = 0; c < cv; ++c) wt[t * kTinyBlock + c] = c < cb ? weight[(c0 + c) * taps + t] : 0.0f;
+    }
+    for (int64_t n = 0; n < batch; ++n) {
+      const float* in = input + (n * channels + c0) * in_px;
+      float* out = output + (n * channels + c0) * out_px;
+      for (int64_t q = 0; q < in_px; ++q) {
+        for (int64_t c = 0; c < cv; ++c) xt[q * kTinyBlock + c] = c < cb ? in[c * in_px + q] : 0.0f;
+      }
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          for (int64_t c = 0; c < cv; c += kLanes) {
+            store(acc + c, bias != nullptr && c + kLanes <= cb ? load(bias + c0 + c) : VecF{});
+          }
+          if (bias != nullptr && cb % kLanes != 0) {
+            for (int64_t c = cb / kLanes * kLanes; c < cb; ++c) acc[c] = bias[c0 + c];
+          }
+          for (int64_t ki = 0; ki < kh; ++ki) {
+            const int64_t ih = oh * sh - ph + ki * dh;
+            if (ih < 0 || ih >= in_h) continue;
+            for (int64_t kj = 0; kj < kw; ++kj) {
+              const int64_t iw = ow * sw - pw + kj * dw;
+              if (iw < 0 || iw >= in_w) continue;
+              const float* x = xt + (ih * in_w + iw) * kTinyBlock;
+              const float* w = wt + (ki * kw + kj) * kTinyBlock;
+              for (int64_t c = 0; c < cv; c += kLanes) store(acc + c, fmadd(load(w + c), load(x + c), load(acc + c)));
+            }
+          }
+          const int64_t px = oh * out_w + ow;
+          for (int64_t c = 0; c < cb; ++c) out[c * out_px + px] = acc[c];
+        }
+      }
+    }
+  }
+}
+
 // Wider rows: a ring of kernel_h input rows (column phases only), column tiles when a row does not fit.
 __attribute__((noinline)) bool depthwise_rows(const float* input, const float* weight, const float* bias,
                                               float* output, int64_t batch, int64_t channels, int64_t in_h,
@@ -309,6 +365,12 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
   if (pad_h < 0 || pad_w < 0 || pad_h > kMaxPad || pad_w > kMaxPad) return false;
   if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
 
+  if (channels >= kLanes && in_h * in_w <= kTinyPixels && out_h * out_w <= kTinyPixels &&
+      kernel_h * kernel_w <= kTinyTaps) {
+    depthwise_tiny(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
+                   stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
+    return true;
+  }
   PlaneLayout layout;
   if (out_w <= kPlaneMaxOutW &&
       plane_layout(out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, &layout)) {
