@@ -155,17 +155,28 @@ def test_aarch64_zoo_model_matches_executorch(name: str, aarch64_optimized_build
 
 def test_aarch64_optimized_kernels_use_neon(aarch64_optimized_build: Path) -> None:
     """Every optimized kernel library object that does fp32 arithmetic does some of it on 4-lane NEON
-    registers (any floating-point instruction on .4s: fmla, fsub, fdiv, fcmgt, ...), not only scalar:
-    read from the objects' disassembly."""
+    registers (any floating-point instruction on .4s: fmla, fsub, fdiv, fcmgt, ...), or calls a shared
+    helper of the library that does (a pool that sums its windows with util/pool_rows' vector row sum):
+    read from the objects' disassembly and relocations, not a scalar fallback."""
     objects = sorted(aarch64_optimized_build.rglob("*.o"))
     optimized = [o for o in objects if "/kernels/optimized/" in o.as_posix()]
     assert optimized, "no optimized kernel objects in the aarch64 build"
     any_float_math = re.compile(r"\b(fmla|fmadd|fadd|fmul|fmax|fmin)\s+[sv]\d+")
     vector_math = re.compile(r"\bf[a-z0-9]+\s+v\d+\.4s")
-    listings = {o.name: _binutils(arches.AARCH64, "objdump", "-d", "--no-show-raw-insn", o) for o in optimized}
-    computing = {name for name, text in listings.items() if any_float_math.search(text)}
+    call = re.compile(r"R_AARCH64_CALL26\s+(\S+)")
+    listings = {o: _binutils(arches.AARCH64, "objdump", "-dr", "--no-show-raw-insn", o) for o in optimized}
+    vectorised = {o for o, text in listings.items() if vector_math.search(text)}
+    defined_by_vectorised = {
+        line.split()[-1]
+        for o in vectorised
+        for line in _binutils(arches.AARCH64, "nm", "--defined-only", o).splitlines()
+        if line.split()[-2:-1] in (["T"], ["t"], ["W"], ["w"])
+    }
+    computing = {o for o, text in listings.items() if any_float_math.search(text)}
     assert computing, "no optimized object does fp32 arithmetic"
-    scalar_only = sorted(name for name in computing if not vector_math.search(listings[name]))
+    scalar_only = sorted(
+        o.name for o in computing - vectorised if not defined_by_vectorised.intersection(call.findall(listings[o]))
+    )
     assert not scalar_only, scalar_only
 
 
