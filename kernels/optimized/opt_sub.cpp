@@ -1,10 +1,9 @@
-// aten::sub.out: the float fast path of kernels/portable/op_sub.cpp; everything else
-// (other dtypes, complex, bad shapes, broadcasts across non-default dim
-// orders) goes to the portable kernel.
+// aten::sub.out: the float fast path of kernels/portable/op_sub.cpp (util/binary_fast.h's
+// add_scaled_f32); everything else (other dtypes, complex, bad shapes,
+// broadcasts across non-default dim orders) goes to the portable kernel.
 #include "optimized/util/binary_fast.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
-#include "util/promote.h"
 
 namespace sb::kernels {
 extern const KernelDef sub_out;
@@ -15,27 +14,7 @@ namespace {
 
 constexpr char kOp[] = "aten::sub.out";
 
-Error opt_sub_out_impl(KernelContext& ctx, Args args) {
-  const Tensor& a = *args[0]->as_tensor;
-  const Tensor& b = *args[1]->as_tensor;
-  Tensor& out = *args[3]->as_tensor;
-  // alpha as the portable kernel takes it for a Float result: an int or a
-  // double that fits float (a bool alpha is refused there).
-  float alpha = 0.0f;
-  BinaryPlan plan;
-  if (args[2]->tag == Tag::kBool || !kernels::extract_scalar<float>(*args[2], &alpha) ||
-      !prepare_binary_f32(kOp, a, b, out, &plan)) {
-    return kernels::sub_out.fn(ctx, args);
-  }
-  float* z = out.data_as<float>();
-  if (alpha == 1.0f) {
-    map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), z, [](VecF x, VecF y) { return x - y; });
-  } else {
-    const float k = -alpha;
-    map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), z, [k](VecF x, VecF y) { return x + k * y; });
-  }
-  return Error();
-}
+Error opt_sub_out_impl(KernelContext& ctx, Args args) { return add_scaled_f32(kOp, ctx, args, kernels::sub_out, -1.0f); }
 
 }  // namespace
 

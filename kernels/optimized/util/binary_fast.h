@@ -10,8 +10,10 @@
 
 #include "optimized/util/vec.h"
 #include "optimized/util/vec_math.h"
+#include "sb/kernel.h"
 #include "sb/tensor.h"
 #include "util/elementwise.h"
+#include "util/promote.h"
 #include "util/shape.h"
 
 namespace sb::optimized {
@@ -180,6 +182,32 @@ inline bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b,
   plan->stride_a[0] = a_full ? 1 : 0;
   plan->stride_b[0] = b_full ? 1 : 0;
   return true;
+}
+
+// add.out and sub.out (`sign` +1 / -1): out = a + sign * alpha * b for Float
+// operands, alpha as the portable kernel takes it for a Float result (an int or
+// a double that fits float; a bool alpha is refused there). Anything else goes
+// to `portable`.
+inline Error add_scaled_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& portable, float sign) {
+  const Tensor& a = *args[0]->as_tensor;
+  const Tensor& b = *args[1]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
+  float alpha = 0.0f;
+  BinaryPlan plan;
+  if (args[2]->tag == Tag::kBool || !kernels::extract_scalar<float>(*args[2], &alpha) ||
+      !prepare_binary_f32(op, a, b, out, &plan)) {
+    return portable.fn(ctx, args);
+  }
+  float* z = out.data_as<float>();
+  const float k = sign * alpha;
+  if (k == 1.0f) {
+    map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), z, [](VecF x, VecF y) { return x + y; });
+  } else if (k == -1.0f) {
+    map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), z, [](VecF x, VecF y) { return x - y; });
+  } else {
+    map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), z, [k](VecF x, VecF y) { return x + k * y; });
+  }
+  return Error();
 }
 
 }  // namespace sb::optimized
