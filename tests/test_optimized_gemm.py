@@ -5,9 +5,10 @@ delegate) and run by ExecuTorch's own runtime for the reference; the program, it
 reference are cached under the build cache (keyed by the case and the torch/executorch versions),
 so only the first run exports. The cases walk every path of the kernels: tile edges in M, N and K
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
-im2col panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the
-few-row wide tiles, addmm's beta/alpha/broadcasts, and the ones handed to the portable kernel
-(depthwise, 1-D, transposed, double).
+stride-1 bands read through row offsets, im2col panels with padding, stride 1, 2 and 3, dilation,
+groups, absent bias, batches, the few-row wide tiles, addmm's beta/alpha/broadcasts, depthwise
+convolutions (optimized/util/depthwise.h) and the ones handed to the portable kernel (1-D,
+transposed, double).
 """
 
 from __future__ import annotations
@@ -102,6 +103,11 @@ CASES = [
         "conv_groups4", conv(8, 12, (5, 3), stride=(3, 1), padding=(1, 2), dilation=(1, 3), groups=4), ((1, 8, 7, 13),)
     ),
     Case("conv_tall_kernel", conv(2, 17, (4, 1)), ((1, 2, 40, 3),)),
+    # stride 1 in bands: padded rows read in place through row offsets
+    Case("conv_band_dilated", conv(6, 11, 3, padding=2, dilation=2), ((2, 6, 20, 24),)),
+    Case("conv_band_many_bands", conv(8, 24, 3, padding=1), ((1, 8, 40, 40),)),
+    Case("conv_band_unpadded", conv(4, 9, (2, 3), bias=False), ((1, 4, 11, 30),)),
+    Case("conv_band_too_deep", conv(100, 20, 3, padding=1), ((1, 100, 12, 40),)),
     # 1x1 stride 1: the input planes multiplied in place
     Case("conv_pointwise", conv(24, 8, 1), ((1, 24, 10, 10),)),
     Case("conv_pointwise_batch", conv(5, 7, 1, bias=False), ((3, 5, 6, 9),)),

@@ -177,6 +177,69 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
 }
 #endif
 
+// Stride-1 convolutions without im2col: a band of output rows reads a
+// zero-padded copy of the input rows it needs (every channel of the group,
+// rows of wp = w + 2 * pw), in which the B row of tap (ic, ky, kx) is the
+// copy shifted by ic * rows + ky * dh rows and kx * dw columns. The GEMM then
+// runs over output positions in padded-width coordinates (oy * wp + ox; the
+// ox >= ow columns are computed and dropped), reading B in place through a
+// table of row offsets; the band's result goes out row by row. The band, its
+// result and the table share kBandBytes + 4 * kMaxBandK bytes of stack.
+constexpr int64_t kBandBytes = 26 * 1024;
+constexpr int64_t kMaxBandK = 1024;
+
+__attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const float* xg, const float* a,
+                                           int64_t cin_g, int64_t cout_g, const float* row_bias, float* c) {
+  constexpr int64_t kFloats = kBandBytes / static_cast<int64_t>(sizeof(float));
+  const int64_t wp = g.w + 2 * g.pw;
+  const int64_t ext = (g.kh - 1) * g.dh;
+  const int64_t k = cin_g * g.kh * g.kw;
+  const int64_t slack = kGemmNR + (g.kw - 1) * g.dw;  // the last tile's over-read
+  const int64_t per_row = (cin_g + cout_g) * wp;
+  const int64_t fixed = cin_g * ext * wp + slack;
+  if (k > kMaxBandK || fixed + per_row > kFloats) return false;
+  int64_t rows = (kFloats - fixed) / per_row;
+  rows = rows > g.oh ? g.oh : rows;
+  const int64_t bands = (g.oh + rows - 1) / rows;
+  rows = (g.oh + bands - 1) / bands;
+  alignas(64) float buf[kFloats];
+  int32_t offs[kMaxBandK];
+  for (int64_t oy0 = 0; oy0 < g.oh; oy0 += rows) {
+    const int64_t rb = g.oh - oy0 < rows ? g.oh - oy0 : rows;
+    const int64_t br = rb + ext;
+    float* band = buf;
+    float* result = buf + cin_g * br * wp + slack;
+    for (int64_t ic = 0; ic < cin_g; ++ic) {
+      const float* plane = xg + ic * g.h * g.w;
+      for (int64_t r = 0; r < br; ++r) {
+        float* d = band + (ic * br + r) * wp;
+        const int64_t iy = oy0 - g.ph + r;
+        if (iy < 0 || iy >= g.h) {
+          zero_floats(d, wp);
+          continue;
+        }
+        zero_floats(d, g.pw);
+        copy_floats(d + g.pw, plane + iy * g.w, g.w);
+        zero_floats(d + g.pw + g.w, g.pw);
+      }
+    }
+    zero_floats(band + cin_g * br * wp, slack);
+    int64_t idx = 0;
+    for (int64_t ic = 0; ic < cin_g; ++ic) {
+      for (int64_t ky = 0; ky < g.kh; ++ky) {
+        for (int64_t kx = 0; kx < g.kw; ++kx) offs[idx++] = static_cast<int32_t>((ic * br + ky * g.dh) * wp + kx * g.dw);
+      }
+    }
+    GemmBias gb;
+    gb.row = row_bias;
+    gemm_f32_offsets(cout_g, rb * wp, k, a, k, band, offs, result, rb * wp, gb);
+    for (int64_t oc = 0; oc < cout_g; ++oc) {
+      for (int64_t r = 0; r < rb; ++r) copy_floats(c + (oc * g.oh + oy0 + r) * g.ow, result + (oc * rb + r) * wp, g.ow);
+    }
+  }
+  return true;
+}
+
 bool is_f32_default(const Tensor& t) { return t.dtype == ScalarType::kFloat && t.is_default_dim_order(); }
 
 Error convolution_out_impl(KernelContext& ctx, Args args) {
@@ -228,6 +291,9 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
   const int64_t n_cols = g.oh * g.ow;
   const int64_t in_plane = g.h * g.w;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  // Banded while the dropped padding columns cost at most a quarter more
+  // FMAs (measured: 16x16 and 8x8 planes gain over im2col, 4x4 loses).
+  const bool banded = g.sh == 1 && g.sw == 1 && (g.w + 2 * g.pw) * 4 <= g.ow * 5;
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       const float* xg = x + (n * g.c_in + grp * cin_g) * in_plane;
@@ -237,6 +303,7 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
       gb.row = bias ? bias + grp * cout_g : nullptr;
       if (pointwise) {
         gemm_f32(cout_g, n_cols, k, a, k, xg, in_plane, c, n_cols, gb);
+      } else if (banded && conv_banded(g, xg, a, cin_g, cout_g, gb.row, c)) {
       } else {
         const Im2col src{xg, g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.ow};
         PanelPacker packer{&pack_im2col, &src};

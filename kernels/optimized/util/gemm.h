@@ -65,6 +65,14 @@ void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
 // 0 + -0 is +0; x - 0 is x for every x, so this folds to one broadcast.)
 inline VecF gemm_bcast(float x) { return x - VecF{}; }
 
+// C = A * B + bias where B's row p is b + offsets[p] .. (a row-major B whose
+// rows sit anywhere: convolution's shifted input rows). Every tile reads
+// whole kGemmNR-column rows: b + offsets[p] + j must be readable for every
+// j < n rounded up to kGemmNR (columns past n are computed, not stored).
+// No K blocking: the caller keeps k small enough for B to stay in cache.
+void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                      const int32_t* offsets, float* c, int64_t ldc, GemmBias bias = {});
+
 // a * b + c, fused where the target has FMA (the build's -std=c++17 does not
 // contract a * b + c by itself).
 inline VecF gemm_fma(VecF a, VecF b, VecF c) {
