@@ -191,6 +191,11 @@ constexpr int64_t kMaxBandK = 1024;
 __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const float* xg, const float* a,
                                            int64_t cin_g, int64_t cout_g, const float* row_bias, float* c) {
   constexpr int64_t kFloats = kBandBytes / static_cast<int64_t>(sizeof(float));
+  // Each factor below kFloats first, so the size products cannot overflow.
+  if (g.w > kFloats || g.pw > kFloats || g.kh > kFloats || g.dh > kFloats || g.kw > kFloats || g.dw > kFloats ||
+      cin_g > kFloats || cout_g > kFloats) {
+    return false;
+  }
   const int64_t wp = g.w + 2 * g.pw;
   const int64_t ext = (g.kh - 1) * g.dh;
   const int64_t k = cin_g * g.kh * g.kw;
