@@ -14,7 +14,7 @@
 
 #include "optimized/util/vec.h"
 
-#if defined(__AVX512F__) || (defined(__AVX__) && defined(__FMA__))
+#if defined(__AVX512F__) || defined(__AVX2__) || (defined(__AVX__) && defined(__FMA__))
 #include <immintrin.h>
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>
@@ -98,6 +98,12 @@ inline void copy_floats(float* dst, const float* src, int64_t n) {
     const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
     _mm512_mask_storeu_ps(dst + i, mask, _mm512_maskz_loadu_ps(mask, src + i));
   }
+#elif defined(__AVX2__)
+  if (i < n) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(dst + i, mask, _mm256_maskload_ps(src + i, mask));
+  }
 #else
   for (; i < n; ++i) dst[i] = src[i];
 #endif
@@ -108,6 +114,12 @@ inline void zero_floats(float* dst, int64_t n) {
   for (; i + kLanes <= n; i += kLanes) store(dst + i, VecF{});
 #if defined(__AVX512F__)
   if (i < n) _mm512_mask_storeu_ps(dst + i, static_cast<__mmask16>((1u << (n - i)) - 1u), _mm512_setzero_ps());
+#elif defined(__AVX2__)
+  if (i < n) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(dst + i, mask, _mm256_setzero_ps());
+  }
 #else
   for (; i < n; ++i) dst[i] = 0.0f;
 #endif
