@@ -5,10 +5,10 @@ delegate) and run by ExecuTorch's own runtime for the reference; the program, it
 reference are cached under the build cache (keyed by the case and the torch/executorch versions),
 so only the first run exports. The cases walk every path of the kernels: tile edges in M, N and K
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
-stride-1 bands read through row offsets, im2col panels with padding, stride 1, 2 and 3, dilation,
-groups, absent bias, batches, the few-row wide tiles, addmm's beta/alpha/broadcasts, depthwise
-convolutions (optimized/util/depthwise.h) and the ones handed to the portable kernel (1-D,
-transposed, double).
+bands read through row offsets (stride 1; strides 2-4 in phases on AVX2 and below), im2col
+panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide
+tiles, addmm's beta/alpha/broadcasts, depthwise convolutions (optimized/util/depthwise.h) and the
+ones handed to the portable kernel (1-D, transposed, double).
 """
 
 from __future__ import annotations
@@ -108,6 +108,8 @@ CASES = [
     Case("conv_band_many_bands", conv(8, 24, 3, padding=1), ((1, 8, 40, 40),)),
     Case("conv_band_unpadded", conv(4, 9, (2, 3), bias=False), ((1, 4, 11, 30),)),
     Case("conv_band_too_deep", conv(100, 20, 3, padding=1), ((1, 100, 12, 40),)),
+    Case("conv_band_s2_wide", conv(3, 16, 3, stride=2, padding=1), ((1, 3, 48, 64),)),
+    Case("conv_band_s3_dilated", conv(5, 7, 5, stride=3, padding=4, dilation=2), ((1, 5, 50, 60),)),
     # 1x1 stride 1: the input planes multiplied in place
     Case("conv_pointwise", conv(24, 8, 1), ((1, 24, 10, 10),)),
     Case("conv_pointwise_batch", conv(5, 7, 1, bias=False), ((3, 5, 6, 9),)),

@@ -177,31 +177,59 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
 }
 #endif
 
-// Stride-1 convolutions without im2col: a band of output rows reads a
-// zero-padded copy of the input rows it needs (every channel of the group,
-// rows of wp = w + 2 * pw), in which the B row of tap (ic, ky, kx) is the
-// copy shifted by ic * rows + ky * dh rows and kx * dw columns. The GEMM then
-// runs over output positions in padded-width coordinates (oy * wp + ox; the
-// ox >= ow columns are computed and dropped), reading B in place through a
-// table of row offsets; the band's result goes out row by row. The band, its
-// result and the table share kBandBytes + 4 * kMaxBandK bytes of stack.
+// Convolutions with one stride s in both dims, without im2col: a band of
+// output rows reads a zero-padded copy of the input rows it needs (every
+// channel of the group; padded rows of wp = w + 2 * pw), split into s x s
+// phases (padded row % s, padded column % s; only the phases some tap
+// reads) of wq = ceil(wp / s) columns. In that copy the B row of tap
+// (ic, ky, kx) is one phase shifted by (ky * dh) / s rows and (kx * dw) / s
+// columns, so the GEMM runs over output positions in phase-width
+// coordinates (oy * wq + ox; the ox >= ow columns are computed and dropped),
+// reading B in place through a table of row offsets; the band's result goes
+// out row by row. The band, its result and the table share kBandBytes +
+// 4 * kMaxBandK bytes of stack.
 constexpr int64_t kBandBytes = 26 * 1024;
 constexpr int64_t kMaxBandK = 1024;
+constexpr int64_t kMaxBandStride = 4;
 
 __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const float* xg, const float* a,
                                            int64_t cin_g, int64_t cout_g, const float* row_bias, float* c) {
   constexpr int64_t kFloats = kBandBytes / static_cast<int64_t>(sizeof(float));
   // Each factor below kFloats first, so the size products cannot overflow.
   if (g.w > kFloats || g.pw > kFloats || g.kh > kFloats || g.dh > kFloats || g.kw > kFloats || g.dw > kFloats ||
-      cin_g > kFloats || cout_g > kFloats) {
+      cin_g > kFloats || cout_g > kFloats || g.sh != g.sw || g.sh > kMaxBandStride) {
     return false;
   }
+  const int64_t st = g.sh;
+  // Phases the taps read, and each one's slot in the band.
+  int64_t row_slot[kMaxBandStride], col_slot[kMaxBandStride];
+  int64_t row_phase[kMaxBandStride], col_phase[kMaxBandStride];
+  int64_t nrp = 0, ncp = 0;
+  for (int64_t i = 0; i < st; ++i) row_slot[i] = col_slot[i] = -1;
+  for (int64_t ky = 0; ky < g.kh && nrp < st; ++ky) {
+    const int64_t ph = (ky * g.dh) % st;
+    if (row_slot[ph] < 0) row_phase[row_slot[ph] = nrp++] = ph;
+  }
+  for (int64_t kx = 0; kx < g.kw && ncp < st; ++kx) {
+    const int64_t ph = (kx * g.dw) % st;
+    if (col_slot[ph] < 0) col_phase[col_slot[ph] = ncp++] = ph;
+  }
   const int64_t wp = g.w + 2 * g.pw;
-  const int64_t ext = (g.kh - 1) * g.dh;
+  const int64_t wq = (wp + st - 1) / st;
+  if (wq * 4 > g.ow * 5) return false;  // the dropped columns would cost more than a quarter more FMAs
+  // Strided bands gather their phases lane by lane; measured, they beat the
+  // AVX-512 masked im2col panels nowhere, the portable ones on rows of 16+.
+#if defined(__AVX512F__)
+  if (st > 1) return false;
+#else
+  if (st > 1 && g.ow < 16) return false;
+#endif
+  const int64_t ext = (g.kh - 1) * g.dh / st;
   const int64_t k = cin_g * g.kh * g.kw;
-  const int64_t slack = kGemmNR + (g.kw - 1) * g.dw;  // the last tile's over-read
-  const int64_t per_row = (cin_g + cout_g) * wp;
-  const int64_t fixed = cin_g * ext * wp + slack;
+  const int64_t slack = kGemmNR + (g.kw - 1) * g.dw / st;  // the last tile's over-read
+  const int64_t planes = cin_g * nrp * ncp;
+  const int64_t per_row = (planes + cout_g) * wq;
+  const int64_t fixed = planes * ext * wq + slack;
   if (k > kMaxBandK || fixed + per_row > kFloats) return false;
   int64_t rows = (kFloats - fixed) / per_row;
   rows = rows > g.oh ? g.oh : rows;
@@ -211,35 +239,57 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
   int32_t offs[kMaxBandK];
   for (int64_t oy0 = 0; oy0 < g.oh; oy0 += rows) {
     const int64_t rb = g.oh - oy0 < rows ? g.oh - oy0 : rows;
-    const int64_t br = rb + ext;
+    const int64_t brq = rb + ext;  // band rows per phase
     float* band = buf;
-    float* result = buf + cin_g * br * wp + slack;
+    float* result = buf + planes * brq * wq + slack;
     for (int64_t ic = 0; ic < cin_g; ++ic) {
       const float* plane = xg + ic * g.h * g.w;
-      for (int64_t r = 0; r < br; ++r) {
-        float* d = band + (ic * br + r) * wp;
-        const int64_t iy = oy0 - g.ph + r;
-        if (iy < 0 || iy >= g.h) {
-          zero_floats(d, wp);
-          continue;
+      for (int64_t rs = 0; rs < nrp; ++rs) {
+        for (int64_t r = 0; r < brq; ++r) {
+          const int64_t iy = (oy0 + r) * st + row_phase[rs] - g.ph;
+          const float* row = plane + iy * g.w;
+          for (int64_t cs = 0; cs < ncp; ++cs) {
+            float* d = band + (((ic * nrp + rs) * ncp + cs) * brq + r) * wq;
+            if (iy < 0 || iy >= g.h) {
+              zero_floats(d, wq);
+              continue;
+            }
+            if (st == 1) {
+              zero_floats(d, g.pw);
+              copy_floats(d + g.pw, row, g.w);
+              zero_floats(d + g.pw + g.w, wq - g.pw - g.w);
+              continue;
+            }
+            // d[q] = padded column q * st + phase = input column q * st + phase - pw.
+            const int64_t shift = col_phase[cs] - g.pw;
+            int64_t lo = shift >= 0 ? 0 : (-shift + st - 1) / st;
+            int64_t hi = g.w - shift <= 0 ? 0 : (g.w - shift + st - 1) / st;
+            lo = lo > wq ? wq : lo;
+            hi = hi > wq ? wq : hi < lo ? lo : hi;
+            zero_floats(d, lo);
+            for (int64_t q = lo; q < hi; ++q) d[q] = row[q * st + shift];
+            zero_floats(d + hi, wq - hi);
+          }
         }
-        zero_floats(d, g.pw);
-        copy_floats(d + g.pw, plane + iy * g.w, g.w);
-        zero_floats(d + g.pw + g.w, g.pw);
       }
     }
-    zero_floats(band + cin_g * br * wp, slack);
+    zero_floats(band + planes * brq * wq, slack);
     int64_t idx = 0;
     for (int64_t ic = 0; ic < cin_g; ++ic) {
       for (int64_t ky = 0; ky < g.kh; ++ky) {
-        for (int64_t kx = 0; kx < g.kw; ++kx) offs[idx++] = static_cast<int32_t>((ic * br + ky * g.dh) * wp + kx * g.dw);
+        const int64_t rs = row_slot[(ky * g.dh) % st];
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          const int64_t cs = col_slot[(kx * g.dw) % st];
+          offs[idx++] = static_cast<int32_t>((((ic * nrp + rs) * ncp + cs) * brq + ky * g.dh / st) * wq +
+                                             kx * g.dw / st);
+        }
       }
     }
     GemmBias gb;
     gb.row = row_bias;
-    gemm_f32_offsets(cout_g, rb * wp, k, a, k, band, offs, result, rb * wp, gb);
+    gemm_f32_offsets(cout_g, rb * wq, k, a, k, band, offs, result, rb * wq, gb);
     for (int64_t oc = 0; oc < cout_g; ++oc) {
-      for (int64_t r = 0; r < rb; ++r) copy_floats(c + (oc * g.oh + oy0 + r) * g.ow, result + (oc * rb + r) * wp, g.ow);
+      for (int64_t r = 0; r < rb; ++r) copy_floats(c + (oc * g.oh + oy0 + r) * g.ow, result + (oc * rb + r) * wq, g.ow);
     }
   }
   return true;
@@ -296,9 +346,6 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
   const int64_t n_cols = g.oh * g.ow;
   const int64_t in_plane = g.h * g.w;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-  // Banded while the dropped padding columns cost at most a quarter more
-  // FMAs (measured: 16x16 and 8x8 planes gain over im2col, 4x4 loses).
-  const bool banded = g.sh == 1 && g.sw == 1 && (g.w + 2 * g.pw) * 4 <= g.ow * 5;
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       const float* xg = x + (n * g.c_in + grp * cin_g) * in_plane;
@@ -308,7 +355,7 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
       gb.row = bias ? bias + grp * cout_g : nullptr;
       if (pointwise) {
         gemm_f32(cout_g, n_cols, k, a, k, xg, in_plane, c, n_cols, gb);
-      } else if (banded && conv_banded(g, xg, a, cin_g, cout_g, gb.row, c)) {
+      } else if (conv_banded(g, xg, a, cin_g, cout_g, gb.row, c)) {
       } else {
         const Im2col src{xg, g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.ow};
         PanelPacker packer{&pack_im2col, &src};
