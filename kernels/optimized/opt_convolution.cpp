@@ -247,10 +247,11 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
       for (int64_t rs = 0; rs < nrp; ++rs) {
         for (int64_t r = 0; r < brq; ++r) {
           const int64_t iy = (oy0 + r) * st + row_phase[rs] - g.ph;
-          const float* row = plane + iy * g.w;
+          const bool row_in = iy >= 0 && iy < g.h;
+          const float* row = row_in ? plane + iy * g.w : plane;
           for (int64_t cs = 0; cs < ncp; ++cs) {
             float* d = band + (((ic * nrp + rs) * ncp + cs) * brq + r) * wq;
-            if (iy < 0 || iy >= g.h) {
+            if (!row_in) {
               zero_floats(d, wq);
               continue;
             }
@@ -274,15 +275,19 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
       }
     }
     zero_floats(band + planes * brq * wq, slack);
+    // Tap offsets without divisions: ky * dh and kx * dw walk as (quotient, phase) by st.
+    const int64_t dh_q = g.dh / st, dh_r = g.dh % st, dw_q = g.dw / st, dw_r = g.dw % st;
     int64_t idx = 0;
     for (int64_t ic = 0; ic < cin_g; ++ic) {
-      for (int64_t ky = 0; ky < g.kh; ++ky) {
-        const int64_t rs = row_slot[(ky * g.dh) % st];
-        for (int64_t kx = 0; kx < g.kw; ++kx) {
-          const int64_t cs = col_slot[(kx * g.dw) % st];
-          offs[idx++] = static_cast<int32_t>((((ic * nrp + rs) * ncp + cs) * brq + ky * g.dh / st) * wq +
-                                             kx * g.dw / st);
+      for (int64_t ky = 0, yq = 0, yr = 0; ky < g.kh; ++ky) {
+        const int64_t row_base = ((ic * nrp + row_slot[yr]) * ncp) * brq + yq;
+        for (int64_t kx = 0, xq = 0, xr = 0; kx < g.kw; ++kx) {
+          offs[idx++] = static_cast<int32_t>((row_base + col_slot[xr] * brq) * wq + xq);
+          xq += dw_q;
+          if ((xr += dw_r) >= st) xr -= st, ++xq;
         }
+        yq += dh_q;
+        if ((yr += dh_r) >= st) yr -= st, ++yq;
       }
     }
     GemmBias gb;
