@@ -192,23 +192,41 @@ def cmd_oplist(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from bot import arch as arches
     from bot import build, size
+    from bot import config as config_mod
 
     ops_yaml, dtype_selective, limits = args.ops_yaml, not args.no_dtype_selection, DEFAULT_LIMITS
+    arch = arches.get(args.arch)
+    # The kernel choice: the target's (with --target), then what the options say.
+    optimized_ops: str | tuple[str, ...] | None = None
+    named_cpu: str | None = None
     if args.target:
-        from bot import config as config_mod
-
         cfg = config_mod.load(args.root.resolve())
         limits = cfg.limits
         target = cfg.target(args.target)
         ops_yaml, dtype_selective = cfg.root / target.yaml, dtype_selective and target.dtype_selective
+        optimized_ops, named_cpu = target.optimized_ops, dict(target.cpu).get(arch.name)
         if not ops_yaml.is_file():
             raise BotError(
                 f"{target.yaml}: target {target.name} has no yaml yet: run python -m bot regenerate", ExitCode.CONFIG
             )
-    arch = arches.get(args.arch)
+    if args.kernels:
+        optimized_ops = "ALL" if args.kernels == "optimized" else None
+    if args.cpu is not None:
+        if not config_mod.MARCH.fullmatch(args.cpu):
+            raise BotError(
+                f"--cpu: {args.cpu!r} is not a -march value (e.g. x86-64-v3; letters, digits, . + _ -)", ExitCode.USAGE
+            )
+        named_cpu = args.cpu
+        if not optimized_ops:
+            raise BotError(
+                "--cpu: a cpu is the -march of the optimized kernels; add --kernels optimized", ExitCode.USAGE
+            )
+    cpu = (named_cpu or arch.optimized_cpu) if optimized_ops else None
     flavour = _selective_flavour(ops_yaml, dtype_selective, limits).for_arch(arch)
+    flavour = build.with_options(flavour, build.kernel_choice_options(optimized_ops, cpu))
+    kernels = config_mod.kernel_choice(optimized_ops)
     with make_progress() as progress:
-        with progress.step(f"build {flavour.name} for {arch.name}"):
+        with progress.step(f"build {flavour.name} ({kernels} kernels) for {arch.name}"):
             build_dir = build.build(flavour, targets=build.runtime_targets(arch), build_dir=args.build_dir)
         with progress.step(f"size analysis ({arch.name})"), tempfile.TemporaryDirectory() as tmp:
             probe = build_dir / build.SIZE_PROBE
@@ -216,10 +234,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     print_timings(progress)
     if args.json:
         figures = {"vm_bytes": sizes.vm_size, "bss_bytes": sizes.bss, "file_bytes": sizes.file_size}
-        print(json.dumps({"build_dir": str(build_dir), **figures}))
+        print(json.dumps({"build_dir": str(build_dir), "kernels": kernels, "cpu": cpu, **figures}))
     else:
+        choice = f"{kernels} kernels" + (f", -march={cpu}" if cpu else "")
         print(
-            f"selective runtime: {sizes.vm_size:,} VM bytes (loadable sections, stripped), "
+            f"selective runtime ({choice}): {sizes.vm_size:,} VM bytes (loadable sections, stripped), "
             f"+ {sizes.bss:,} bss; stripped file {sizes.file_size:,} bytes ({build_dir})"
         )
     return ExitCode.OK
@@ -311,6 +330,10 @@ def cmd_pr(args: argparse.Namespace) -> int:
                     shown = f"{sizes.head.vm_size:,} VM bytes" if sizes.head else "not built"
                     shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
                     shown += "  [red]over budget[/red]" if sizes.over_budget else ""
+                    cost = report.choice_cost(sizes)
+                    if cost:
+                        phrase = report.kernels_phrase(sizes.kernels, sizes.cpu)
+                        shown += "  " + escape(_safe(report.plain(f"{phrase}: {cost}")))
                 out.print(f"    {escape(_safe(report.plain(sizes.arch)))}: {shown}")
         out.print(_safe(f"report written to {args.output}"), markup=False, soft_wrap=True)
     if result.first_build_error():
@@ -435,7 +458,19 @@ def make_parser() -> argparse.ArgumentParser:
         metavar="ARCH",
         help="architecture to build for: %(choices)s (default: %(default)s)",
     )
-    json_option(bd, "the build directory and size")
+    bd.add_argument(
+        "--kernels",
+        choices=["portable", "optimized"],
+        help="portable (the smallest runtime) or optimized (the optimized library's vectorised kernels where it "
+        "has them: faster, bigger) (default: the target's kernels: with --target, else portable)",
+    )
+    bd.add_argument(
+        "--cpu",
+        metavar="MARCH",
+        help="with optimized kernels: the -march they are built for, e.g. x86-64-v4 (default: the target's "
+        "cpu: with --target; x86-64-v3 on x86-64; else the toolchain's default)",
+    )
+    json_option(bd, "the build directory, kernel choice and size")
     bd.set_defaults(func=cmd_build)
 
     ag = command("aggregate", "merge per-model yamls into one (union, sorted)")

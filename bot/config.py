@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import glob
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot import arch as arches
 from bot import bundle, safe_yaml
 from bot.errors import BotError, ExitCode
-from bot.kernel_library import DEFAULT_SOURCES, KernelLibrary
+from bot.kernel_library import DEFAULT_SOURCES, KernelLibrary, KernelLibraryError, load_libraries
 from bot.limits import DEFAULT_LIMITS, Limits
 from bot.safe_files import MissingFileError, UnsafeFileError, check_regular_file, inside_repo
 
@@ -19,6 +20,8 @@ DEFAULT_RUNTIME = "native"  # a runtime repo's own CMake project (else the bundl
 DEFAULT_PORTABLE_LIBRARY = "kernels/functions.yaml"
 OPTIMIZED_LIBRARY = "optimized/functions.yaml"  # beside the portable library's functions.yaml
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
+MARCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")  # a cpu (-march value): the schema's pattern
+OPS_LISTED = 8  # optimized ops an error message lists
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,16 @@ class Model:
     @property
     def name(self) -> str:
         return self.path.stem
+
+
+def kernel_choice(optimized_ops: str | tuple[str, ...] | None) -> str:
+    """A kernel choice as the comment names it: "portable", "optimized" (every op the optimized
+    library has) or "optimized: 2 ops" (a mix)."""
+    if not optimized_ops:
+        return "portable"
+    if isinstance(optimized_ops, str):
+        return "optimized"
+    return f"optimized: {len(optimized_ops)} op{'s' if len(optimized_ops) != 1 else ''}"
 
 
 @dataclass(frozen=True)
@@ -51,11 +64,7 @@ class Target:
 
     def kernel_choice(self) -> str:
         """How the comment names the choice: "portable", "optimized" or "optimized: 2 ops"."""
-        if not self.optimized_ops:
-            return "portable"
-        if isinstance(self.optimized_ops, str):
-            return "optimized"
-        return f"optimized: {len(self.optimized_ops)} op{'s' if len(self.optimized_ops) != 1 else ''}"
+        return kernel_choice(self.optimized_ops)
 
     def budget_for(self, arch: str | arches.Arch) -> int | None:
         """The size budget on `arch` (None: no budget there)."""
@@ -130,6 +139,12 @@ def _field_path(error_path: list[object]) -> str:
     return text or "(top level)"
 
 
+def _shown(value: object, limit: int = 80) -> str:
+    """A config value in an error message: its repr, capped."""
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
 def validate(data: object, source: str) -> None:
     import jsonschema
 
@@ -146,6 +161,14 @@ def validate(data: object, source: str) -> None:
             message = f"unknown architecture {best.instance!r} (known: {', '.join(arches.ARCHES)})"
         if best.validator == "pattern" and "sources" in best.absolute_path:
             message = f"{best.instance!r} is not a glob inside the library's folder (no leading '/', no '..', no ';')"
+        path = list(best.absolute_path)
+        target_field = path[2] if len(path) > 2 and path[0] == "targets" else None
+        if target_field == "kernels" and len(path) == 3:
+            message = f"{_shown(best.instance)} is not a kernel choice: portable, optimized, or {{optimized: [ops]}}"
+        elif target_field == "kernels" and best.validator == "pattern":
+            message = f"{_shown(best.instance)} is not an operator name (namespace::name.overload, e.g. aten::relu.out)"
+        elif target_field == "cpu" and best.validator == "pattern":
+            message = f"{_shown(best.instance)} is not a -march value (e.g. x86-64-v3; letters, digits, . + _ -)"
         raise BotError(f"{source}: {where}: {message}", ExitCode.CONFIG)
 
 
@@ -206,6 +229,20 @@ def from_dict(data: dict, root: Path) -> Config:
             optimized = "ALL"
         elif isinstance(kernels, dict):
             optimized = tuple(kernels["optimized"])
+        cpu = spec.get("cpu", {})
+        if cpu and optimized is None:
+            raise BotError(
+                f"{CONFIG_NAME}: {where}.cpu: a cpu is the -march of the optimized kernels, and the target's "
+                "kernels are portable (add kernels: optimized, or drop cpu)",
+                ExitCode.CONFIG,
+            )
+        unbuilt = [arch for arch in cpu if arch not in target_arches]
+        if unbuilt:
+            raise BotError(
+                f"{CONFIG_NAME}: {where}.cpu: a cpu for {', '.join(unbuilt)}, which the target is not built "
+                f"for (its architectures: {', '.join(target_arches)})",
+                ExitCode.CONFIG,
+            )
         targets.append(
             Target(
                 name=name,
@@ -215,7 +252,7 @@ def from_dict(data: dict, root: Path) -> Config:
                 dtype_selective=spec.get("dtype_selective", True),
                 architectures=target_arches,
                 optimized_ops=optimized,
-                cpu=tuple(sorted(spec.get("cpu", {}).items())),
+                cpu=tuple(sorted(cpu.items())),
             )
         )
     runtime = data.get("runtime", {})
@@ -275,6 +312,48 @@ def check_paths(config: Config) -> None:
                     raise BotError(f"{CONFIG_NAME}: {field}: {exc}", ExitCode.CONFIG) from None
 
 
+def optimized_library(config: Config) -> Path | None:
+    """The runtime's optimized kernel library (kernels/optimized/functions.yaml beside its portable
+    library's functions.yaml), None when the runtime has none."""
+    portable = next((lib for lib in config.libraries() if lib.portable), None)
+    if portable is None:
+        return None
+    path = (config.root / portable.yaml).parent / OPTIMIZED_LIBRARY
+    return path if path.is_file() else None
+
+
+def check_kernel_choice(config: Config) -> None:
+    """Every target that asks for optimized kernels gets them: the runtime has an optimized library,
+    and every op a target names is one that library has a kernel for."""
+    chosen = [t for t in config.targets if t.optimized_ops]
+    if not chosen:
+        return
+    library = optimized_library(config)
+    if library is None:
+        where = f"targets.{chosen[0].name}.kernels"
+        raise BotError(
+            f"{CONFIG_NAME}: {where}: the runtime has no optimized kernel library ({OPTIMIZED_LIBRARY} beside "
+            "its portable functions.yaml)",
+            ExitCode.CONFIG,
+        )
+    try:
+        known = load_libraries([library], config.limits.yaml_bytes)
+    except KernelLibraryError as exc:
+        raise BotError(f"{CONFIG_NAME}: the optimized kernel library: {exc}", ExitCode.CONFIG) from None
+    for target in chosen:
+        if isinstance(target.optimized_ops, str):
+            continue
+        for index, op in enumerate(target.optimized_ops):
+            if op not in known:
+                shown = sorted(known)[:OPS_LISTED]
+                more = f", … ({len(known)} in all)" if len(known) > OPS_LISTED else ""
+                raise BotError(
+                    f"{CONFIG_NAME}: targets.{target.name}.kernels.optimized[{index}]: the optimized kernel library "
+                    f"has no kernel for {op} (it has: {', '.join(shown) or 'none'}{more})",
+                    ExitCode.CONFIG,
+                )
+
+
 def load(root: Path) -> Config:
     path = root / CONFIG_NAME
     try:
@@ -287,4 +366,5 @@ def load(root: Path) -> Config:
     validate(data, CONFIG_NAME)
     config = from_dict(data, root)
     check_paths(config)
+    check_kernel_choice(config)
     return config

@@ -59,9 +59,12 @@ class ArchSizes:
     base_error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
     kernels: str = "portable"  # the target's kernel choice (config `kernels:`), as Target.kernel_choice names it
     cpu: str | None = None  # the -march the head was built for (None: the toolchain's default)
-    # For a target with optimized kernels: the head's selection built with portable kernels only, at the
-    # toolchain's default cpu, so the comment can say what the choice costs in bytes.
+    # For a target with optimized kernels: the head's selection built with portable kernels only, so the
+    # comment can say what the choice costs in bytes.
     portable: size.SizeReport | None = None
+    # The base's kernel choice and cpu, when the base was built: a change is a cause of the size change.
+    base_kernels: str | None = None
+    base_cpu: str | None = None
 
     @property
     def optimized_cost(self) -> int | None:
@@ -69,6 +72,11 @@ class ArchSizes:
         if self.portable is None or self.head is None:
             return None
         return self.head.vm_size - self.portable.vm_size
+
+    @property
+    def choice_changed(self) -> bool:
+        """The PR changed the kernel choice or cpu of this runtime (base built with another)."""
+        return self.base_kernels is not None and (self.base_kernels, self.base_cpu) != (self.kernels, self.cpu)
 
     @property
     def delta(self) -> int | None:
@@ -243,11 +251,8 @@ class Checkout:
 def _optimized_library(root: Path, cfg: config.Config) -> dict[str, KernelEntry]:
     """The runtime's optimized kernel library (kernels/optimized beside the portable one), if it has one:
     its kernels' bytes belong to their ops too."""
-    portable = next((lib for lib in cfg.libraries() if lib.portable), None)
-    if portable is None:
-        return {}
-    path = (root / portable.yaml).parent / config.OPTIMIZED_LIBRARY
-    return load_libraries([path], cfg.limits.yaml_bytes) if path.is_file() else {}
+    path = config.optimized_library(dataclasses.replace(cfg, root=root))
+    return load_libraries([path], cfg.limits.yaml_bytes) if path is not None else {}
 
 
 def _one_file_per_name(sources: list[Path], root: Path) -> None:
@@ -503,12 +508,13 @@ def _arch_sizes(
     smoke = checked_in is not None and arch.runs_models
     budget = target.budget_for(arch.name)
     missing = arches.missing_tools(arch, run=smoke)
+    choice = {"kernels": target.kernel_choice(), "cpu": target.cpu_for(arch)}
     if missing:
-        return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", budget), []
+        return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", budget, **choice), []
     base_target = _same_target(base, target)
+    # The same selection with portable kernels only: what an optimized choice is measured against.
     portable_target = dataclasses.replace(target, optimized_ops=None, cpu=()) if target.optimized_ops else None
     builds = 1 + int(smoke) + int(has_base) + int(portable_target is not None)
-    choice = {"kernels": target.kernel_choice(), "cpu": target.cpu_for(arch)}
     failures: list[LoadFailure] = []
     head_dir = base_dir = None
     base_error = ""
@@ -554,6 +560,7 @@ def _arch_sizes(
             base_size = None
             if base_dir is not None:
                 base_size = base.measure(base_dir, work / "base" / arch.name, arch)
+                choice |= {"base_kernels": base_target.kernel_choice(), "base_cpu": base_target.cpu_for(arch)}
                 step.advance("base")
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:

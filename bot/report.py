@@ -324,6 +324,23 @@ def _selection_part(report: PrReport) -> str:
     return f"selection {ops} op{'' if added + removed == 1 else 's'}{where}"
 
 
+def _choice_part(report: PrReport, name: Callable[[object], str]) -> str:
+    """How the runtimes' kernel choice changed ("kernels portable → optimized", "cpu x86-64-v3 → x86-64-v4"),
+    or "": the price of a choice the PR makes, named so the size change does not read as the code growing."""
+    changed = [(t.name, s) for t in report.targets for s in t.sizes if s.choice_changed and s.delta is not None]
+    if not changed:
+        return ""
+    kernels = {(s.base_kernels or "", s.kernels) for _, s in changed if s.base_kernels != s.kernels}
+    cpus = {(s.base_cpu or "default", s.cpu or "default") for _, s in changed if s.base_kernels == s.kernels}
+    if kernels:
+        what = "kernels " + (" → ".join(name(k) for k in next(iter(kernels))) if len(kernels) == 1 else "changed")
+    else:
+        what = "cpu " + (" → ".join(name(c) for c in next(iter(cpus))) if len(cpus) == 1 else "changed")
+    targets = len({t for t, _ in changed})
+    where = f" in {count(targets, 'target')}" if len(report.targets) > 1 else ""
+    return what + where
+
+
 def _size_part(report: PrReport, name: Callable[[object], str]) -> str:
     measured = [r.sizes for r in rows(report) if r.sizes.delta is not None]
     delta = sum(s.delta or 0 for s in measured)
@@ -340,9 +357,10 @@ def _size_part(report: PrReport, name: Callable[[object], str]) -> str:
         change = ", ".join(
             f"{_signed(sum(s.delta or 0 for s in group))} bytes on {name(arch)}" for arch, group in per_arch.items()
         )
-    selection = _selection_part(report)
-    # A changed selection says where the bytes come from: "selection +3 ops: runtime ▲ +51,327 bytes".
-    part = f"{selection}: {'runtime' if len(measured) == 1 else 'runtimes'} {change}" if selection else f"size {change}"
+    # A changed selection or kernel choice says where the bytes come from:
+    # "selection +3 ops: runtime ▲ +51,327 bytes", "kernels portable → optimized: runtime ▲ +41,312 bytes".
+    causes = ", ".join(c for c in (_selection_part(report), _choice_part(report, name)) if c)
+    part = f"{causes}: {'runtime' if len(measured) == 1 else 'runtimes'} {change}" if causes else f"size {change}"
     return f"{part}, {_biggest_mover(report, name)}"
 
 
@@ -622,6 +640,50 @@ def _budget_findings(report: PrReport, detail: Detail) -> list[str]:
     return ["### Over budget", "", *_listed(lines, detail, "runtimes"), ""] if lines else []
 
 
+def kernels_phrase(kernels: str, cpu: str | None) -> str:
+    """A kernel choice in words: "optimized kernels (x86-64-v3)", "optimized kernels for 2 ops"."""
+    phrase = f"optimized kernels for {kernels.split(': ', 1)[1]}" if ": " in kernels else f"{kernels} kernels"
+    return f"{phrase} ({cpu})" if cpu else phrase
+
+
+def choice_cost(s: ArchSizes) -> str:
+    """What the runtime's kernel choice costs: "+41,312 bytes (+38.62%) over portable kernels", or ""."""
+    cost = s.optimized_cost
+    if cost is None or s.portable is None:
+        return ""
+    share = f" ({abs(cost) / s.portable.vm_size:.2%})" if s.portable.vm_size else ""
+    if cost >= 0:
+        return f"+{cost:,} bytes{share.replace('(', '(+')} over portable kernels"
+    return f"{-cost:,} bytes{share} under portable kernels"
+
+
+def _kernel_choice(report: PrReport, detail: Detail) -> list[str]:
+    """Each runtime whose target chose speed (optimized kernels), or whose kernel choice this PR
+    changed: the choice and what it costs in bytes over the same selection with portable kernels. The
+    price of a choice, not a regression: it is stated on every PR, and portable targets get no line."""
+    n = detail.name_limit
+    lines = []
+    for t in report.targets:
+        for s in t.sizes:
+            if s.head is None or (s.portable is None and not s.choice_changed):
+                continue
+            line = f"- {text(t.name, n)} on {text(s.arch, n)}: {text(kernels_phrase(s.kernels, s.cpu), n)}"
+            cost = choice_cost(s)
+            if cost and s.portable is not None:
+                line += f", {cost}: {s.portable.vm_size:,} → {s.head.vm_size:,}"
+                ops = _changes(s.portable.per_op, s.head.per_op)[:3]
+                if ops and detail.movers:
+                    line += " (" + ", ".join(f"{code(short_name(op), n)} {d:+,}" for op, d in ops) + ")"
+            if s.choice_changed:
+                before = kernels_phrase(s.base_kernels or "", s.base_cpu)
+                line += f"; changed in this PR from {text(before, n)}"
+            lines.append(line)
+    if not lines:
+        return []
+    intro = "VM bytes each runtime's kernel choice costs over the same selection built with portable kernels only:"
+    return ["### Kernel choice", "", intro, "", *_listed(lines, detail, "runtimes"), ""]
+
+
 def _movers(report: PrReport, detail: Detail) -> list[str]:
     """The ops and symbols that moved most: one line per name, architecture and change, naming the targets."""
     if not detail.movers:
@@ -797,6 +859,7 @@ def _compose(report: PrReport, detail: Detail) -> str:
         + _budget_findings(report, detail)
         + _graph_section(report, detail)
         + _size_table(report, detail)
+        + _kernel_choice(report, detail)
         + _movers(report, detail)
         + _chart(report, detail)
         + _not_traced(report, detail)
@@ -848,6 +911,12 @@ def _arch_json(s: ArchSizes) -> dict[str, object]:
         "budget": s.budget,
         "over_budget": s.over_budget,
         "build_error": s.build_error.split("\n", 1)[0],
+        "kernels": s.kernels,
+        "cpu": s.cpu,
+        "base_kernels": s.base_kernels,
+        "base_cpu": s.base_cpu,
+        "portable_vm_size": s.portable.vm_size if s.portable else None,
+        "choice_cost": s.optimized_cost,
         **movers,
     }
 

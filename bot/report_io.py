@@ -171,6 +171,11 @@ def _arch_sizes(data: dict) -> ArchSizes:
         build_error=data.get("build_error", ""),
         budget=data.get("budget"),
         base_error=data.get("base_error", ""),
+        kernels=data.get("kernels", "portable"),
+        cpu=data.get("cpu"),
+        portable=_size(data.get("portable")),
+        base_kernels=data.get("base_kernels"),
+        base_cpu=data.get("base_cpu"),
     )
 
 

@@ -177,3 +177,44 @@ def test_cortex_m_compiles_the_optimized_library() -> None:
     flavour = build.optimized_all_ops().for_arch(arches.CORTEX_M)
     out = build.build(flavour, targets=build.size_targets(arches.CORTEX_M))
     assert (out / build.SIZE_PROBE).is_file()
+
+
+# Under AddressSanitizer and UndefinedBehaviorSanitizer: the zoo and every overridden op's conformance
+# fixtures (NaN, broadcasting, 0-d, empty and odd-sized cases) run clean through the fast paths.
+
+SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:")
+
+
+@pytest.fixture(scope="module")
+def sanitized_optimized() -> Path:
+    flavour = build.Flavour(
+        "sanitized-optimized",
+        {"SB_SANITIZE": "ON", "SELECT_ALL_OPS": "ON", **build.kernel_choice_options("ALL", CPUS[-1])},
+        build_type="RelWithDebInfo",
+    )
+    return build.runner_path(build.build(flavour))
+
+
+@pytest.mark.parametrize("name", ZOO_MODELS)
+def test_zoo_under_sanitizers(name: str, sanitized_optimized: Path, tmp_path: Path) -> None:
+    args = [a for p in zoo_inputs(name) for a in ("--input", str(p))]
+    proc = subprocess.run(
+        [str(sanitized_optimized), "--model", str(ZOO_DIR / f"{name}.pte"), *args, "--output-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for i, expected in enumerate(zoo_expected(name)):
+        assert max_error(np.load(tmp_path / f"output{i}.npy"), np.load(expected)) <= TOLERANCE
+
+
+def test_conformance_fixtures_under_sanitizers(sanitized_optimized: Path) -> None:
+    results = check.run_all(sanitized_optimized, OVERRIDDEN_FIXTURES)
+    failed = {
+        fid: f"{r.status}: {r.message[:300]}"
+        for fid, r in results.items()
+        if not r.passed and r.status != check.NO_PROGRAM
+    }
+    assert not failed, failed

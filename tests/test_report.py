@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot import action, report
 from bot.pipeline import ArchSizes, PrReport, TargetReport
 from bot.size import SizeReport
@@ -182,3 +184,87 @@ def test_the_action_shows_each_step_and_ends_with_timings(tmp_path, monkeypatch)
     assert lines[2].startswith("✓ building runtimes in ")
     timings = lines[lines.index("timings:") + 1 :]
     assert [line.split("  ")[-1] for line in timings] == ["building runtimes (1)", "size analysis", "total"]
+
+
+def choice_report(base_kernels: str | None, base_cpu: str | None, base: int, head: int) -> PrReport:
+    """vision (optimized kernels, x86-64-v3) over a portable runtime of 100,000 bytes; sensor portable."""
+
+    def size(total: int, conv: int) -> SizeReport:
+        per_op = {"aten::convolution.out": conv, "aten::relu.out": 500, "(core runtime)": total - conv - 500}
+        return SizeReport(total, 64, total, {".text": total}, {}, per_op)
+
+    portable = size(100_000, 20_000)
+    optimized = ArchSizes(
+        "x86-64",
+        size(base, 20_000 if base == 100_000 else 60_000),
+        size(head, 60_000),
+        kernels="optimized",
+        cpu="x86-64-v3",
+        portable=portable,
+        base_kernels=base_kernels,
+        base_cpu=base_cpu,
+    )
+    plain = ArchSizes("x86-64", portable, portable, base_kernels="portable")
+    targets = (
+        TargetReport("vision", "apps/vision/selected_operators.yaml", True, SelectionDiff(), (), (), (optimized,)),
+        TargetReport("sensor", "apps/sensor/selected_operators.yaml", True, SelectionDiff(), (), (), (plain,)),
+    )
+    return PrReport("main", "b" * 40, "a" * 40, targets, ())
+
+
+def test_an_optimized_runtime_states_its_cost_and_the_headline_does_not_count_it_as_a_change() -> None:
+    rep = choice_report("optimized", "x86-64-v3", 141_312, 141_312)  # the choice was made before this PR
+    markdown = report.render(rep)
+    assert report.summary_line(rep).startswith("✅ **No change**")
+    cost = next(line for line in markdown.splitlines() if line.startswith("- vision on x86"))
+    assert cost.startswith(
+        "- vision on x86\\-64: optimized kernels \\(x86\\-64\\-v3\\), +41,312 bytes (+41.31%) over portable kernels: "
+        "100,000 → 141,312"
+    ), cost
+    assert "<code>aten::convolution.out</code> +40,000" in cost and "changed in this PR" not in cost
+    assert "sensor on" not in markdown  # a portable runtime gets no line
+    assert len(markdown.encode()) < 1500, markdown  # still the short comment
+    x86 = report.to_json(rep)["targets"][0]["sizes"][0]  # type: ignore[index]
+    assert (x86["kernels"], x86["cpu"], x86["portable_vm_size"], x86["choice_cost"]) == (
+        "optimized",
+        "x86-64-v3",
+        100_000,
+        41_312,
+    )
+
+
+def test_a_changed_kernel_choice_is_named_as_the_cause_of_the_size_change() -> None:
+    rep = choice_report("portable", None, 100_000, 141_312)
+    line = report.summary_line(rep)
+    assert line.startswith("📦 ") and "kernels portable → optimized in 1 target: runtimes ▲" in line
+    assert "size ▲" not in line
+    markdown = report.render(rep)
+    assert "; changed in this PR from portable kernels" in markdown
+    assert "| vision | 100,000 | 141,312 | ▲ +41,312 |" in markdown
+    # back to portable: the change is named, with no cost (the runtime is portable again)
+    back = choice_report("optimized", "x86-64-v3", 141_312, 100_000)
+    target = back.targets[0]
+    s = target.sizes[0]
+    portable_again = replace_sizes(back, replace(s, kernels="portable", cpu=None, portable=None))
+    assert "kernels optimized → portable" in report.summary_line(portable_again)
+    assert "- vision on x86\\-64: portable kernels; changed in this PR from optimized kernels" in report.render(
+        portable_again
+    )
+
+
+def test_a_changed_cpu_is_named_as_the_cause_too() -> None:
+    rep = choice_report("optimized", "x86-64-v4", 150_000, 141_312)
+    assert "cpu x86\\-64\\-v4 → x86\\-64\\-v3 in 1 target: runtimes ▼" in report.summary_line(rep)
+    assert "; changed in this PR from optimized kernels \\(x86\\-64\\-v4\\)" in report.render(rep)
+
+
+def replace_sizes(rep: PrReport, sizes: ArchSizes) -> PrReport:
+    return replace(rep, targets=(replace(rep.targets[0], sizes=(sizes,)), *rep.targets[1:]))
+
+
+def test_an_artifact_carries_the_kernel_choice() -> None:
+    from bot import report_io
+
+    rep = choice_report("portable", None, 100_000, 141_312)
+    back, _ = report_io.loads(report_io.dumps(rep), "r.json")
+    assert back == rep and back.targets[0].sizes[0].optimized_cost == 41_312

@@ -71,23 +71,31 @@ Error avg_pool_impl(KernelContext& ctx, Args args) {
   float* y = out.data_as<float>();
   for (int64_t p = 0; p < g.planes; ++p) {
     const float* plane = x + p * g.h * g.w;
-    for (int64_t oh = 0; oh < g.oh; ++oh) {
-      const int64_t h0 = oh * g.sh - g.ph;
-      const int64_t h1 = h0 + g.kh < g.h + g.ph ? h0 + g.kh : g.h + g.ph;
-      const int64_t ih_lo = h0 < 0 ? 0 : h0;
-      const int64_t ih_hi = h1 < g.h ? h1 : g.h;
-      const int32_t row_ext = static_cast<int32_t>(count_include_pad ? h1 - h0 : ih_hi - ih_lo);
-      float* yrow = y + (p * g.oh + oh) * g.ow;
-      for (int64_t ow0 = 0; ow0 < g.ow; ow0 += tile) {
-        const int64_t n = g.ow - ow0 < tile ? g.ow - ow0 : tile;
-        const int64_t base = ow0 * s - g.pw;
+    for (int64_t ow0 = 0; ow0 < g.ow; ow0 += tile) {
+      const int64_t n = g.ow - ow0 < tile ? g.ow - ow0 : tile;
+      const int64_t base = ow0 * s - g.pw;
+      // Window rows are consecutive (dilation 1), so the kh rows of one output row have
+      // distinct slots ih % kh; a row stays in its slot for the output rows that share it.
+      int64_t slot_row[kMaxKernel];
+      for (int64_t k = 0; k < g.kh; ++k) slot_row[k] = -1;
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        const int64_t h0 = oh * g.sh - g.ph;
+        const int64_t h1 = h0 + g.kh < g.h + g.ph ? h0 + g.kh : g.h + g.ph;
+        const int64_t ih_lo = h0 < 0 ? 0 : h0;
+        const int64_t ih_hi = h1 < g.h ? h1 : g.h;
+        const int32_t row_ext = static_cast<int32_t>(count_include_pad ? h1 - h0 : ih_hi - ih_lo);
+        float* yrow = y + (p * g.oh + oh) * g.ow;
         for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
-          fill_phase_row(rows + (ih - ih_lo) * row_len, plane + ih * g.w, g.w, base, s, phase_len, 0.0f);
+          const int64_t k = ih % g.kh;
+          if (slot_row[k] != ih) {
+            fill_phase_row(rows + k * row_len, plane + ih * g.w, g.w, base, s, phase_len, 0.0f);
+            slot_row[k] = ih;
+          }
         }
         for (int64_t j = 0; j < n; j += kLanes) {
           VecF a0 = {}, a1 = {};
           for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
-            const float* r = rows + (ih - ih_lo) * row_len + j;
+            const float* r = rows + (ih % g.kh) * row_len + j;
             int64_t kj = 0;
             for (; kj + 2 <= g.kw; kj += 2) {
               a0 += load(r + col_off[kj]);

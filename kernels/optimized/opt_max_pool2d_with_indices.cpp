@@ -33,6 +33,56 @@ constexpr VecI iota_scaled(int32_t s, std::index_sequence<I...>) {
   return VecI{static_cast<int32_t>(I * s)...};
 }
 
+// The stack rows of one output row: input row ih in slot ih % kh, tap kj at col_off[kj].
+struct WindowRows {
+  const float* rows;
+  int64_t row_len, kh, kw;
+  const int64_t* col_off;
+  int64_t ih_lo, ih_hi, w;
+};
+
+// V vectors of outputs starting at phase element j (input column `col0` for tap kj = 0 of the
+// first); `left` outputs remain in the row (the last vector may be partial).
+template <int V>
+void max_block(const WindowRows& wr, int64_t j, int64_t col0, VecI lane_cols, int64_t s, float* y, int64_t* yi,
+               int64_t left) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  VecI cols[V], best_at[V];
+  VecF best[V];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) {
+    cols[v] = lane_cols + static_cast<int32_t>(col0 + v * kLanes * s);
+    best_at[v] = (cols[v] < 0 ? VecI{} : cols[v]) + static_cast<int32_t>(wr.ih_lo * wr.w);
+    best[v] = splat(ninf);
+  }
+  for (int64_t ih = wr.ih_lo; ih < wr.ih_hi; ++ih) {
+    const float* r = wr.rows + (ih % wr.kh) * wr.row_len + j;
+    const int32_t row_at = static_cast<int32_t>(ih * wr.w);
+    for (int64_t kj = 0; kj < wr.kw; ++kj) {
+      const float* rk = r + wr.col_off[kj];
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) {
+        const VecF x = load(rk + v * kLanes);
+        const VecI take = (x > best[v]) | (x != x);
+        best[v] = take ? x : best[v];
+        best_at[v] = take ? cols[v] + (row_at + static_cast<int32_t>(kj)) : best_at[v];
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) {
+    const int64_t lanes = left - v * kLanes < kLanes ? left - v * kLanes : kLanes;
+    const VecL wide = __builtin_convertvector(best_at[v], VecL);
+    if (lanes == kLanes) {
+      store(y + v * kLanes, best[v]);
+      std::memcpy(yi + v * kLanes, &wide, sizeof wide);
+    } else if (lanes > 0) {
+      store_partial(y + v * kLanes, best[v], lanes);
+      std::memcpy(yi + v * kLanes, &wide, static_cast<size_t>(lanes) * sizeof(int64_t));
+    }
+  }
+}
+
 Error max_pool_impl(KernelContext& ctx, Args args) {
   const Tensor& in = *args[0]->as_tensor;
   Tensor& out = *args[6]->as_tensor;
@@ -72,36 +122,35 @@ Error max_pool_impl(KernelContext& ctx, Args args) {
   int64_t* yi = indices.data_as<int64_t>();
   for (int64_t p = 0; p < g.planes; ++p) {
     const float* plane = x + p * g.h * g.w;
-    for (int64_t oh = 0; oh < g.oh; ++oh) {
-      const int64_t h0 = oh * g.sh - g.ph;
-      const int64_t ih_lo = h0 < 0 ? 0 : h0;
-      const int64_t ih_hi = h0 + g.kh < g.h ? h0 + g.kh : g.h;  // >= ih_lo + 1 (dilation 1, pad <= kernel / 2)
-      float* yrow = y + (p * g.oh + oh) * g.ow;
-      int64_t* irow = yi + (p * g.oh + oh) * g.ow;
-      for (int64_t ow0 = 0; ow0 < g.ow; ow0 += tile) {
-        const int64_t n = g.ow - ow0 < tile ? g.ow - ow0 : tile;
-        const int64_t base = ow0 * s - g.pw;
+    for (int64_t ow0 = 0; ow0 < g.ow; ow0 += tile) {
+      const int64_t n = g.ow - ow0 < tile ? g.ow - ow0 : tile;
+      const int64_t base = ow0 * s - g.pw;
+      // Window rows are consecutive (dilation 1), so the kh rows of one output row have
+      // distinct slots ih % kh; a row stays in its slot for the output rows that share it.
+      int64_t slot_row[kMaxKernel];
+      for (int64_t k = 0; k < g.kh; ++k) slot_row[k] = -1;
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        const int64_t h0 = oh * g.sh - g.ph;
+        const int64_t ih_lo = h0 < 0 ? 0 : h0;
+        const int64_t ih_hi = h0 + g.kh < g.h ? h0 + g.kh : g.h;  // >= ih_lo + 1 (dilation 1, pad <= kernel / 2)
+        float* yrow = y + (p * g.oh + oh) * g.ow;
+        int64_t* irow = yi + (p * g.oh + oh) * g.ow;
         for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
-          fill_phase_row(rows + (ih - ih_lo) * row_len, plane + ih * g.w, g.w, base, s, phase_len, ninf);
-        }
-        for (int64_t j = 0; j < n; j += kLanes) {
-          const VecI cols = lane_cols + static_cast<int32_t>(base + j * s);  // column of tap kj = 0
-          VecI best_at = (cols < 0 ? VecI{} : cols) + static_cast<int32_t>(ih_lo * g.w);
-          VecF best = splat(ninf);
-          for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
-            const float* r = rows + (ih - ih_lo) * row_len + j;
-            const VecI row_at = cols + static_cast<int32_t>(ih * g.w);
-            for (int64_t kj = 0; kj < g.kw; ++kj) {
-              const VecF v = load(r + col_off[kj]);
-              const VecI take = (v > best) | (v != v);
-              best = take ? v : best;
-              best_at = take ? row_at + static_cast<int32_t>(kj) : best_at;
-            }
+          const int64_t k = ih % g.kh;
+          if (slot_row[k] != ih) {
+            fill_phase_row(rows + k * row_len, plane + ih * g.w, g.w, base, s, phase_len, ninf);
+            slot_row[k] = ih;
           }
-          const VecL wide = __builtin_convertvector(best_at, VecL);
-          const int64_t lanes = n - j < kLanes ? n - j : kLanes;
-          store_partial(yrow + ow0 + j, best, lanes);
-          std::memcpy(irow + ow0 + j, &wide, static_cast<size_t>(lanes) * sizeof(int64_t));
+        }
+        const WindowRows wr{rows, row_len, g.kh, g.kw, col_off, ih_lo, ih_hi, g.w};
+        // Four vectors at a time: each is a serial chain of compares, so independent ones interleave.
+        const int64_t n_vec = (n + kLanes - 1) / kLanes * kLanes;
+        int64_t j = 0;
+        for (; j + 4 * kLanes <= n_vec; j += 4 * kLanes) {
+          max_block<4>(wr, j, base + j * s, lane_cols, s, yrow + ow0 + j, irow + ow0 + j, n - j);
+        }
+        for (; j < n_vec; j += kLanes) {
+          max_block<1>(wr, j, base + j * s, lane_cols, s, yrow + ow0 + j, irow + ow0 + j, n - j);
         }
       }
     }

@@ -4,8 +4,9 @@
 // (set every input, execute), each timed with steady_clock; the median is reported.
 //
 // usage: et_bench_<variant> --model M.pte [--input x.npy ...] [--method forward]
-//                           [--repeat N] [--threads T]
-// Prints one JSON object on stdout. Inputs without an --input file are filled with a fixed
+//                           [--repeat N] [--threads T] [--output-dir D]
+// Prints one JSON object on stdout. --output-dir writes each tensor output, after the timed runs, as
+// D/output<i>.npy (as our executor_runner does), so a benchmark can check what it timed. Inputs without an --input file are filled with a fixed
 // pseudo-random pattern (floats in [-1, 1), integers 0..7, bools alternating).
 //
 // Threads: ExecuTorch's optimized kernels and the XNNPACK delegate share the pool that
@@ -120,17 +121,46 @@ bool read_npy(const std::string& path, Npy* out, std::string* why) {
   return true;
 }
 
+const struct NpyType {
+  const char* descr;
+  ScalarType type;
+} kNpyTypes[] = {{"<f4", ScalarType::Float}, {"<f8", ScalarType::Double}, {"<f2", ScalarType::Half},
+                 {"<i8", ScalarType::Long},  {"<i4", ScalarType::Int},    {"<i2", ScalarType::Short},
+                 {"|i1", ScalarType::Char},  {"|u1", ScalarType::Byte},   {"|b1", ScalarType::Bool}};
+
 bool npy_type(const std::string& descr, ScalarType* type) {
-  static const struct {
-    const char* descr;
-    ScalarType type;
-  } table[] = {{"<f4", ScalarType::Float}, {"<f8", ScalarType::Double}, {"<f2", ScalarType::Half},
-               {"<i8", ScalarType::Long},  {"<i4", ScalarType::Int},    {"<i2", ScalarType::Short},
-               {"|i1", ScalarType::Char},  {"|u1", ScalarType::Byte},   {"|b1", ScalarType::Bool}};
-  for (const auto& row : table) {
+  for (const auto& row : kNpyTypes) {
     if (descr == row.descr) return *type = row.type, true;
   }
   return false;
+}
+
+// Writes a contiguous tensor as a version-1 .npy file.
+bool write_npy(const std::string& path, const Tensor& t, std::string* why) {
+  const char* descr = nullptr;
+  for (const auto& row : kNpyTypes) {
+    if (row.type == t.scalar_type()) descr = row.descr;
+  }
+  if (descr == nullptr) return *why = path + ": no .npy dtype for this output", false;
+  for (size_t d = 0; d < t.dim_order().size(); ++d) {
+    if (t.dim_order()[d] != d) return *why = path + ": output has a non-contiguous dim order", false;
+  }
+  std::string shape = "(";
+  for (size_t d = 0; d < t.sizes().size(); ++d) shape += (d ? ", " : "") + std::to_string(t.sizes()[d]);
+  shape += t.sizes().size() == 1 ? ",)" : ")";  // a 1-tuple needs its comma
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  if (!f) return *why = "cannot write " + path, false;
+  const unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                      static_cast<unsigned char>(header.size() & 0xff),
+                                      static_cast<unsigned char>(header.size() >> 8)};
+  f.write(reinterpret_cast<const char*>(preamble), sizeof preamble);
+  f.write(header.data(), static_cast<std::streamsize>(header.size()));
+  f.write(static_cast<const char*>(t.const_data_ptr()), static_cast<std::streamsize>(t.nbytes()));
+  if (!f) return *why = "cannot write " + path, false;
+  return true;
 }
 
 size_t element_size(ScalarType t) {
@@ -194,6 +224,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> input_paths;
   int repeat = 30;
   int threads = 1;
+  std::string output_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -207,8 +238,12 @@ int main(int argc, char** argv) {
       repeat = atoi(argv[++i]);
     } else if (arg == "--threads" && has_value) {
       threads = atoi(argv[++i]);
+    } else if (arg == "--output-dir" && has_value) {
+      output_dir = argv[++i];
     } else {
-      return fail("usage: et_bench --model M.pte [--input x.npy ...] [--method forward] [--repeat N] [--threads T]");
+      return fail(
+          "usage: et_bench --model M.pte [--input x.npy ...] [--method forward] [--repeat N] [--threads T] "
+          "[--output-dir D]");
     }
   }
   if (model.empty() || repeat <= 0 || threads <= 0) return fail("--model is required; --repeat, --threads > 0");
@@ -306,6 +341,12 @@ int main(int argc, char** argv) {
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   }
   std::sort(us.begin(), us.end());
+  for (size_t i = 0; !output_dir.empty() && i < method->outputs_size(); ++i) {
+    const EValue& out = method->get_output(i);
+    if (!out.isTensor()) continue;
+    std::string why;
+    if (!write_npy(output_dir + "/output" + std::to_string(i) + ".npy", out.toTensor(), &why)) return fail(why);
+  }
   printf(
       "{\"model\": \"%s\", \"method\": \"%s\", \"repeat\": %d, \"median_us\": %.3f, \"min_us\": %.3f, "
       "\"max_us\": %.3f, \"load_us\": %.3f, \"pool_threads\": %zu, \"process_threads\": %d}\n",

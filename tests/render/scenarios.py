@@ -1,6 +1,7 @@
 """The comments the render test looks at, from real pipeline runs on small
 scenario repos (one target, one model): one on x86-64 only, one measured for
-x86-64 and aarch64 (the per-architecture table and chart); one branch per PR,
+x86-64 and aarch64 (the per-architecture table and chart), one whose target
+switches to optimized kernels (the cost line); one branch per PR,
 all against `main`, sharing one cache so base builds and worktrees are reused."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ targets:
 
 MULTI_ARCH_CONFIG = CONFIG.replace("targets:\n", "architectures: [x86-64, aarch64]\ntargets:\n")
 
-SCENARIOS = ("no_change", "size_only", "stale_yaml", "multi_arch")
+SCENARIOS = ("no_change", "size_only", "stale_yaml", "multi_arch", "kernel_choice")
 MULTI_ARCH = ("multi_arch",)  # scenarios on the repo measured for x86-64 and aarch64
 
 
@@ -48,7 +49,21 @@ def _stale_yaml(repo: Path) -> None:
         shutil.copy2(ZOO_DIR / f"mobilenet_v3{suffix}", repo / "models" / "zoo" / f"squeezenet{suffix}")
 
 
-EDITS = {"no_change": _no_change, "size_only": _size_only, "stale_yaml": _stale_yaml, "multi_arch": grow_relu}
+def _kernel_choice(repo: Path) -> None:
+    """The target chooses speed: optimized kernels (x86-64-v3), a size change the comment names and prices."""
+    config = repo / ".selective-build.yml"
+    line = "    yaml: apps/vision/selected_operators.yaml\n"
+    assert line in config.read_text()
+    config.write_text(config.read_text().replace(line, line + "    kernels: optimized\n"))
+
+
+EDITS = {
+    "no_change": _no_change,
+    "size_only": _size_only,
+    "stale_yaml": _stale_yaml,
+    "multi_arch": grow_relu,
+    "kernel_choice": _kernel_choice,
+}
 
 
 def _make_repo(path: Path, config: str, names: tuple[str, ...]) -> Path:

@@ -136,6 +136,10 @@ def test_the_scenario_is_what_it_claims(rendered: dict[str, Rendered], name: str
     if name in ("size_only", "multi_arch"):
         assert report.size_delta > 0
         assert "relu" in rendered[name].markdown  # the kernel that grew is named
+    if name == "kernel_choice":
+        sizes = report.targets[0].sizes[0]
+        assert sizes.choice_changed and sizes.optimized_cost is not None and sizes.delta
+        assert "### Kernel choice" in rendered[name].markdown and "Kernel choice" in rendered[name].page["text"]
     if name == "multi_arch":
         assert [(s.arch, s.delta > 0) for s in report.targets[0].sizes if s.delta] == [
             ("x86-64", True),

@@ -21,7 +21,12 @@ template <size_t... I>
 constexpr std::index_sequence<2 * I...> evens(std::index_sequence<I...>) {
   return {};
 }
+template <size_t... I>
+constexpr std::index_sequence<(2 * I + 1)...> odds(std::index_sequence<I...>) {
+  return {};
+}
 using EvenLanes = decltype(evens(std::make_index_sequence<kLanes>{}));
+using OddLanes = decltype(odds(std::make_index_sequence<kLanes>{}));
 
 void fill(float* dst, int64_t n, float v) {
   if (v == 0.0f) {
@@ -49,6 +54,20 @@ void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, in
       if (s == 2) {
         // Two vectors cover 2 * kLanes columns; the last one read stays inside the row (i + kLanes < hi).
         for (; i + kLanes < hi; i += kLanes, q += 2 * kLanes) store(dst + i, pick(load(q), load(q + kLanes), EvenLanes{}));
+        if (i < hi && hi - lo >= kLanes) {
+          // The last kLanes elements again, overlapping: the evens of the 2 * kLanes columns from
+          // there when the row holds them all, else the odds of the run one column earlier.
+          const int64_t i2 = hi - kLanes;
+          const float* e = src + first + 2 * i2;
+          if (first + 2 * i2 + 2 * kLanes <= in_w) {
+            store(dst + i2, pick(load(e), load(e + kLanes), EvenLanes{}));
+            i = hi;
+          } else if (first + 2 * i2 >= 1) {
+            store(dst + i2, pick(load(e - 1), load(e - 1 + kLanes), OddLanes{}));
+            i = hi;
+          }
+          q = src + first + s * i;
+        }
       }
       for (; i < hi; ++i, q += s) dst[i] = *q;
     }
