@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from torch import nn
 from bot import build
 from bot.compare import TOLERANCE, max_error
 from bot.runner import run_model
-from tests.test_optimized import CPUS
+from tests.test_optimized import CPUS, SANITIZER_REPORT, sanitized_optimized  # noqa: F401 (a fixture)
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,19 @@ def test_case_matches_executorch(case: Case, optimized_runner: Path, tmp_path: P
     for actual, want in zip(result.outputs, expected, strict=True):
         assert actual.shape == want.shape and actual.dtype == want.dtype
         assert max_error(actual, want) <= TOLERANCE, f"{case.name}: max error {max_error(actual, want)}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case_under_sanitizers(case: Case, sanitized_optimized: Path, tmp_path: Path) -> None:  # noqa: F811
+    pte, inputs, expected = _exported(case)
+    args = [a for p in inputs for a in ("--input", str(p))]
+    proc = subprocess.run(
+        [str(sanitized_optimized), "--model", str(pte), *args, "--output-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for i, want in enumerate(expected):
+        assert max_error(np.load(tmp_path / f"output{i}.npy"), want) <= TOLERANCE
