@@ -140,17 +140,23 @@ template <int NV, int MR>
 void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const DirectSource* direct,
            PanelPacker packer, float* c, int64_t ldc, GemmBias bias) {
   if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = (bias.row ? bias.row[i] : 0.0f) + (bias.col ? bias.col[j] : 0.0f);
+    }
+    return;
+  }
   constexpr int64_t kNR = NV * kLanes;
   constexpr int64_t kKC = kGemmScratchBytes / (kNR * static_cast<int64_t>(sizeof(float)));
   alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
-  const int64_t kblocks = k <= 0 ? 1 : (k + kKC - 1) / kKC;
-  const int64_t kc_step = k <= 0 ? 0 : (k + kblocks - 1) / kblocks;
+  const int64_t kblocks = (k + kKC - 1) / kKC;
+  const int64_t kc_step = (k + kblocks - 1) / kblocks;
   for (int64_t j = 0; j < n; j += kNR) {
     const int64_t nr = n - j < kNR ? n - j : kNR;
     const int64_t nv = (nr + kLanes - 1) / kLanes;
     const int64_t width = nv * kLanes;
     const float* col_bias = bias.col ? bias.col + j : nullptr;
-    for (int64_t p = 0; p == 0 || p < k; p += kc_step) {
+    for (int64_t p = 0; p < k; p += kc_step) {
       const int64_t kc = k - p < kc_step ? k - p : kc_step;
       const float* b;
       int64_t ldb;
@@ -163,7 +169,6 @@ void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const D
         ldb = width;
       }
       run_rows<NV, MR>(m, kc, a + p, lda, b, ldb, nullptr, c + j, ldc, nr, nv, p == 0, bias.row, col_bias);
-      if (kc_step == 0) break;
     }
   }
 }
