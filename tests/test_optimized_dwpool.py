@@ -89,6 +89,11 @@ CASES = [
     Case("dw3_s1_wide", CONV, _dw(2, 3, 1, 1), (1, 2, 4, 2100)),
     Case("dw3_s3_p1", CONV, _dw(2, 3, 3, 1), (1, 2, 10, 23)),
     Case("dw7_s1_p3_tiny", CONV, _dw(2, 7, 1, 3), (1, 2, 3, 4)),
+    Case("dw_mult2_s2", CONV, lambda: nn.Conv2d(3, 6, 3, stride=2, padding=1, groups=3), (2, 3, 9, 13)),
+    Case("dw3_s1_p1_batch", CONV, _dw(8, 3, 1, 1), (3, 8, 6, 70)),
+    # tiny planes, many channels: vectorised over channels (a partial last block of 128)
+    Case("dw3_tiny_channels", CONV, _dw(140, 3, 1, 1), (2, 140, 2, 3)),
+    Case("dw5_s2_tiny_channels", CONV, _dw(24, 5, 2, 2), (1, 24, 4, 4)),
     # max pool: resnet/shufflenet's 3x3 s2 p1, ceil_mode, odd sizes, ties/NaN/-inf, dilation (portable)
     Case("mp3_s2_p1", MAX, _mp(3, 2, 1), (1, 3, 13, 17)),
     Case("mp3_s2_p1_special", MAX, _mp(3, 2, 1), (1, 2, 9, 21), special=True),
@@ -97,6 +102,9 @@ CASES = [
     Case("mp3_s1_p1", MAX, _mp(3, 1, 1), (1, 2, 6, 35), special=True),
     Case("mp5_s3_p2", MAX, _mp(5, 3, 2), (1, 2, 16, 16)),
     Case("mp3_dil2", MAX, _mp(3, 1, 1, d=2), (1, 2, 9, 9)),
+    # rows wider than the whole-plane path takes (more than four vectors of outputs): the row ring
+    Case("mp3_s1_p1_wide", MAX, _mp(3, 1, 1), (1, 2, 5, 300), special=True),
+    Case("mp3_s2_ceil_wide", MAX, _mp(3, 2, 1, ceil=True), (1, 1, 6, 301)),
     # avg pool: padding with/without count_include_pad, ceil_mode, divisor_override (portable)
     Case("ap2_s2", AVG, _ap(2, 2, 0), (1, 3, 8, 10)),
     Case("ap3_s1_p1_incl", AVG, _ap(3, 1, 1), (1, 2, 7, 19)),

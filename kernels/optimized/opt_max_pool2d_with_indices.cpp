@@ -26,6 +26,10 @@ constexpr char kOp[] = "aten::max_pool2d_with_indices.out";
 constexpr int64_t kRowBytes = 24 * 1024;  // stack rows per call
 constexpr int64_t kRowFloats = kRowBytes / static_cast<int64_t>(sizeof(float));
 constexpr int64_t kMaxKernel = 16;  // window rows and columns on the fast path
+// Whole-plane path scratch: the phases and the value grid (10 KiB of floats), three int32 index grids
+// (12 KiB).
+constexpr int64_t kPlaneFloats = 2560;
+constexpr int64_t kPlaneGrid = 1024;
 typedef int64_t VecL __attribute__((vector_size(2 * kVectorBytes)));
 
 template <size_t... I>
@@ -83,31 +87,11 @@ void max_block(const WindowRows& wr, int64_t j, int64_t col0, VecI lane_cols, in
   }
 }
 
-Error max_pool_impl(KernelContext& ctx, Args args) {
-  const Tensor& in = *args[0]->as_tensor;
-  Tensor& out = *args[6]->as_tensor;
-  Tensor& indices = *args[7]->as_tensor;
-  if (in.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat || indices.dtype != ScalarType::kLong ||
-      !in.is_default_dim_order() || !out.is_default_dim_order() || !indices.is_default_dim_order()) {
-    return kernels::max_pool2d_with_indices_out.fn(ctx, args);
-  }
-  kernels::PoolGeometry g{};
-  Error err = kernels::pool_geometry(kOp, in, args[1]->as_int_list, args[2]->as_int_list, args[3]->as_int_list,
-                                     args[4]->as_int_list, args[5]->as_bool, &g);
-  if (!err.ok()) return err;
+// Rows of any width: a ring of kh input rows split into -inf padded column phases, column tiles.
+__attribute__((noinline)) void max_pool_rows(const kernels::PoolGeometry& g, int64_t tile_max, const float* x,
+                                             float* y, int64_t* yi) {
   const int64_t s = g.sw;
-  const int64_t phase_max = g.kh <= kMaxKernel && s <= kRowFloats ? kRowFloats / g.kh / s / kLanes * kLanes : 0;
   const int64_t m_max = (g.kw - 1) / s;
-  const int64_t tile_max = (phase_max - m_max) / kLanes * kLanes;
-  if (g.dh != 1 || g.dw != 1 || g.kw > kMaxKernel || tile_max < kLanes || g.w > (int64_t{1} << 24) ||
-      g.h > (int64_t{1} << 24) || g.h * g.w > (int64_t{1} << 30)) {
-    return kernels::max_pool2d_with_indices_out.fn(ctx, args);
-  }
-  int64_t sizes[kMaxDims];
-  kernels::pool_out_sizes(in, g, sizes);
-  if (!(err = kernels::resize_output(kOp, out, sizes, in.dim)).ok()) return err;
-  if (!(err = kernels::resize_output(kOp, indices, sizes, in.dim)).ok()) return err;
-
   const int64_t tile = g.ow < tile_max ? g.ow : tile_max;
   const int64_t phase_len = ((tile + kLanes - 1) / kLanes * kLanes + m_max + kLanes - 1) / kLanes * kLanes;
   const int64_t row_len = s * phase_len;
@@ -117,9 +101,6 @@ Error max_pool_impl(KernelContext& ctx, Args args) {
   int64_t col_off[kMaxKernel];
   for (int64_t kj = 0; kj < g.kw; ++kj) col_off[kj] = (kj % s) * phase_len + kj / s;
 
-  const float* x = in.data_as<float>();
-  float* y = out.data_as<float>();
-  int64_t* yi = indices.data_as<int64_t>();
   for (int64_t p = 0; p < g.planes; ++p) {
     const float* plane = x + p * g.h * g.w;
     for (int64_t ow0 = 0; ow0 < g.ow; ow0 += tile) {
@@ -154,6 +135,95 @@ Error max_pool_impl(KernelContext& ctx, Args args) {
         }
       }
     }
+  }
+}
+
+// Small planes (see PlaneGrid): every tap one vector run over the output plane's grid. Per grid
+// lane: `at0`, the plane index of the first in-bound tap (ATen's starting index), and `at`, of tap
+// (0, 0) (ki * w + kj added per tap); the winners go to `vals`/`idx`, then the kept columns out.
+__attribute__((noinline)) void max_pool_planes(const kernels::PoolGeometry& g, const PlaneGrid& pg, const float* x,
+                                               float* y, int64_t* yi) {
+  float xin[kPlaneFloats];
+  int32_t at0[kPlaneGrid], at[kPlaneGrid], idx[kPlaneGrid];
+  float* vals = xin + pg.in_floats;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < pg.in_floats; ++i) xin[i] = ninf;
+  for (int64_t o = 0; o < pg.grid; ++o) {
+    const int64_t oh = o / pg.wq, ow = o % pg.wq;
+    const int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
+    at[o] = static_cast<int32_t>(h0 * g.w + w0);
+    at0[o] = static_cast<int32_t>((h0 < 0 ? 0 : h0) * g.w + (w0 < 0 ? 0 : w0));
+  }
+  int64_t off[kMaxKernel * kMaxKernel];
+  int32_t tap_at[kMaxKernel * kMaxKernel];
+  const int64_t taps = g.kh * g.kw;
+  for (int64_t ki = 0; ki < g.kh; ++ki) {
+    for (int64_t kj = 0; kj < g.kw; ++kj) {
+      off[ki * g.kw + kj] = pg.tap_offset(ki, kj);
+      tap_at[ki * g.kw + kj] = static_cast<int32_t>(ki * g.w + kj);
+    }
+  }
+  for (int64_t p = 0; p < g.planes; ++p) {
+    fill_plane(xin, pg, x + p * g.h * g.w, g.h, g.w, g.ph, g.pw);
+    for (int64_t j = 0; j < pg.grid; j += kLanes) {
+      VecF best = splat(ninf);
+      VecI best_at, base;
+      std::memcpy(&best_at, at0 + j, sizeof best_at);
+      std::memcpy(&base, at + j, sizeof base);
+      for (int64_t t = 0; t < taps; ++t) {
+        const VecF v = load(xin + off[t] + j);
+        const VecI take = (v > best) | (v != v);
+        best = take ? v : best;
+        best_at = take ? base + tap_at[t] : best_at;
+      }
+      store(vals + j, best);
+      std::memcpy(idx + j, &best_at, sizeof best_at);
+    }
+    float* yp = y + p * g.oh * g.ow;
+    int64_t* ip = yi + p * g.oh * g.ow;
+    for (int64_t oh = 0; oh < g.oh; ++oh) {
+      for (int64_t ow = 0; ow < g.ow; ++ow) {
+        yp[oh * g.ow + ow] = vals[oh * pg.wq + ow];
+        ip[oh * g.ow + ow] = idx[oh * pg.wq + ow];
+      }
+    }
+  }
+}
+
+Error max_pool_impl(KernelContext& ctx, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  Tensor& out = *args[6]->as_tensor;
+  Tensor& indices = *args[7]->as_tensor;
+  if (in.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat || indices.dtype != ScalarType::kLong ||
+      !in.is_default_dim_order() || !out.is_default_dim_order() || !indices.is_default_dim_order()) {
+    return kernels::max_pool2d_with_indices_out.fn(ctx, args);
+  }
+  kernels::PoolGeometry g{};
+  Error err = kernels::pool_geometry(kOp, in, args[1]->as_int_list, args[2]->as_int_list, args[3]->as_int_list,
+                                     args[4]->as_int_list, args[5]->as_bool, &g);
+  if (!err.ok()) return err;
+  const int64_t s = g.sw;
+  const int64_t phase_max = g.kh <= kMaxKernel && s <= kRowFloats ? kRowFloats / g.kh / s / kLanes * kLanes : 0;
+  const int64_t m_max = (g.kw - 1) / s;
+  const int64_t tile_max = (phase_max - m_max) / kLanes * kLanes;
+  if (g.dh != 1 || g.dw != 1 || g.kw > kMaxKernel || tile_max < kLanes || g.w > (int64_t{1} << 24) ||
+      g.h > (int64_t{1} << 24) || g.h * g.w > (int64_t{1} << 30)) {
+    return kernels::max_pool2d_with_indices_out.fn(ctx, args);
+  }
+  int64_t sizes[kMaxDims];
+  kernels::pool_out_sizes(in, g, sizes);
+  if (!(err = kernels::resize_output(kOp, out, sizes, in.dim)).ok()) return err;
+  if (!(err = kernels::resize_output(kOp, indices, sizes, in.dim)).ok()) return err;
+
+  const float* x = in.data_as<float>();
+  float* y = out.data_as<float>();
+  int64_t* yi = indices.data_as<int64_t>();
+  PlaneGrid pg;
+  if (g.ow <= 4 * kLanes && plane_grid(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, 1, 1, kPlaneFloats, 1, &pg) &&
+      pg.grid <= kPlaneGrid) {
+    max_pool_planes(g, pg, x, y, yi);
+  } else {
+    max_pool_rows(g, tile_max, x, y, yi);
   }
   return Error();
 }

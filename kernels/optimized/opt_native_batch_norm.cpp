@@ -51,9 +51,9 @@ void planes(const float* x, float* y, int64_t outer, int64_t channels, int64_t i
     const float m = p.mean[c];
     const float s = p.scale(c);
     const float t = p.shift(c);
-    const VecF vm = bcast(m);
-    const VecF vs = bcast(s);
-    const VecF vt = bcast(t);
+    const VecF vm = splat(m);
+    const VecF vs = splat(s);
+    const VecF vt = splat(t);
     for (int64_t o = 0; o < outer; ++o) {
       const int64_t base = (o * channels + c) * inner;
       const float* src = x + base;

@@ -44,9 +44,9 @@ struct Mean {
 
 template <bool W, bool B>
 void normalize_row(const float* x, float* y, int64_t n, Mean mean, float rstd, const float* w, const float* b) {
-  const VecF vh = bcast(mean.hi);
-  const VecF vl = bcast(mean.lo);
-  const VecF vr = bcast(rstd);
+  const VecF vh = splat(mean.hi);
+  const VecF vl = splat(mean.lo);
+  const VecF vr = splat(rstd);
   auto f = [&](int64_t i, VecF v) {
     v = ((v - vh) - vl) * vr;
     if constexpr (W) v = v * load(w + i);
@@ -102,13 +102,13 @@ Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
     // Sums of x - pivot (the row's first element, when finite): small terms
     // whatever the row's offset, so float lanes lose little.
     const float pivot = cols > 0 && row[0] - row[0] == 0.0f ? row[0] : 0.0f;
-    const VecF vp = bcast(pivot);
+    const VecF vp = splat(pivot);
     const double shifted = row_sum(row, nullptr, cols, [vp](VecF v) { return v - vp; });
     const double mean = static_cast<double>(pivot) + shifted / static_cast<double>(cols);
     const float hi = static_cast<float>(mean);
     const Mean m{hi, static_cast<float>(mean - static_cast<double>(hi))};
-    const VecF vh = bcast(m.hi);
-    const VecF vl = bcast(m.lo);
+    const VecF vh = splat(m.hi);
+    const VecF vl = splat(m.lo);
     const double var = row_sum(row, nullptr, cols, [vh, vl](VecF v) {
                          const VecF d = (v - vh) - vl;
                          return d * d;

@@ -36,9 +36,9 @@ Error opt_pow_Tensor_Scalar_out_impl(KernelContext& ctx, Args args) {
   } else if (e == 3.0) {
     map_unary_f32(x, y, n, [](VecF v) { return v * v * v; });
   } else if (e == -1.0) {
-    map_unary_f32(x, y, n, [](VecF v) { return bcast(1.0f) / v; });
+    map_unary_f32(x, y, n, [](VecF v) { return splat(1.0f) / v; });
   } else if (e == -2.0) {
-    map_unary_f32(x, y, n, [](VecF v) { return bcast(1.0f) / (v * v); });
+    map_unary_f32(x, y, n, [](VecF v) { return splat(1.0f) / (v * v); });
   } else {
     map_unary_f32(x, y, n, [](VecF v) { return vrsqrt(v); });
   }

@@ -20,7 +20,7 @@ Error opt_relu_out_impl(KernelContext& ctx, Args args) {
   Tensor& out = *args[1]->as_tensor;
   if (!prepare_unary_f32(kOp, self, out)) return kernels::relu_out.fn(ctx, args);
   map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) {
-    return x < bcast(0.0f) ? bcast(0.0f) : x;  // NaN passes through
+    return x < splat(0.0f) ? splat(0.0f) : x;  // NaN passes through
   });
   return Error();
 }

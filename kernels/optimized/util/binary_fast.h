@@ -76,8 +76,8 @@ namespace binary_detail {
 // (false: one element broadcast along the run).
 template <bool SA, bool SB, typename F>
 inline void run(const float* x, const float* y, float* z, int64_t n, F f) {
-  const VecF xs = SA ? VecF{} : bcast(*x);
-  const VecF ys = SB ? VecF{} : bcast(*y);
+  const VecF xs = SA ? VecF{} : splat(*x);
+  const VecF ys = SB ? VecF{} : splat(*y);
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     store(z + i, f(SA ? load(x + i) : xs, SB ? load(y + i) : ys));

@@ -25,8 +25,8 @@ inline bool plain_bound(const Value& v) {
 inline void clamp_f32(const float* x, float* y, int64_t n, bool has_lo, float lo, bool has_hi, float hi) {
   if (!has_hi) hi = __builtin_inff();
   if (!has_lo) lo = -__builtin_inff();
-  const VecF vlo = bcast(lo);
-  const VecF vhi = bcast(hi);
+  const VecF vlo = splat(lo);
+  const VecF vhi = splat(hi);
   map_unary_f32(x, y, n, [vlo, vhi](VecF v) {
     v = v < vlo ? vlo : v;
     return v > vhi ? vhi : v;

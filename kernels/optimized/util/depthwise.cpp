@@ -8,6 +8,12 @@
 // and multiply-adds with no bounds checks: the zero padding is the border
 // region, rows above or below the input read a zero slot. Rows wider than the
 // ring allows are done in column tiles.
+//
+// Small planes (at most four vectors of outputs per row, the plane within the
+// scratch) go whole instead: the padded plane split by both strides, so each
+// tap is one vector run over the output plane laid on a grid a few columns
+// wider than the output (see depthwise_planes); short rows then fill whole
+// vectors and the per-row overhead goes. 3x3 and 5x5 have unrolled tap loops.
 #include "optimized/util/depthwise.h"
 
 #include <cstring>
@@ -31,6 +37,9 @@ constexpr int64_t kRingFloats = kRingBytes / static_cast<int64_t>(sizeof(float))
 constexpr int64_t kMaxTaps = 49;      // kernel_h * kernel_w (7x7); 49 splats are at most 3 KiB
 constexpr int64_t kMaxStep = 1 << 12;  // stride, dilation
 constexpr int64_t kMaxPad = int64_t{1} << 40;
+// Rows at most this wide (outputs) go through the whole-plane path when the plane fits the scratch.
+constexpr int64_t kPlaneMaxOutW = 4 * kLanes;
+constexpr int64_t kMaxStepPlane = 8;  // column stride on the whole-plane path
 static_assert(kRingBytes + kMaxTaps * (kVectorBytes + sizeof(void*)) + 2 * kMaxTaps * sizeof(int64_t) <= 32 * 1024,
               "depthwise scratch exceeds 32 KiB");
 
@@ -102,23 +111,160 @@ RowFn row_fn(int64_t taps) {
   }
 }
 
-}  // namespace
+// Small planes: the whole zero-padded input plane in scratch, split by the
+// strides into row and column phases (phase (R % sh, C % sw) holds padded rows
+// R / sh and columns C / sw, Wq wide). Output (oh, ow) then reads, for tap
+// (ki, kj), element (oh + ki*dh / sh) * Wq + ow + kj*dw / sw of one phase:
+// contiguous in oh * Wq + ow, so the whole output plane (on a Wq-wide grid
+// whose extra columns are dropped) is one vector run per tap.
+struct PlaneLayout {
+  int64_t hq, wq, phase;  // rows and columns per phase, floats per phase (hq * wq)
+  int64_t in_floats, grid;  // scratch for the phases (with read slack); output grid out_h * wq
+};
 
-bool depthwise_conv2d_f32(const float* input, const float* weight, const float* bias, float* output, int64_t batch,
-                          int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
-                          int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
-                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
-  if (batch < 0 || channels < 0 || in_h < 0 || in_w < 0 || out_h < 0 || out_w < 0) return false;
-  if (kernel_h < 1 || kernel_w < 1 || kernel_h > kMaxTaps || kernel_w > kMaxTaps ||
-      kernel_h * kernel_w > kMaxTaps) {
-    return false;
-  }
-  for (int64_t step : {stride_h, stride_w, dilation_h, dilation_w}) {
-    if (step < 1 || step > kMaxStep) return false;
-  }
-  if (pad_h < 0 || pad_w < 0 || pad_h > kMaxPad || pad_w > kMaxPad) return false;
-  if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
+bool plane_layout(int64_t out_h, int64_t out_w, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                  int64_t dw, PlaneLayout* l) {
+  l->hq = ((out_h - 1) * sh + (kh - 1) * dh) / sh + 1;
+  l->wq = ((out_w - 1) * sw + (kw - 1) * dw) / sw + 1;
+  if (sw > kMaxStepPlane || l->hq > kRingFloats || l->wq > kRingFloats) return false;
+  l->phase = l->hq * l->wq;
+  if (l->phase > kRingFloats) return false;
+  l->grid = round_up(out_h * l->wq, kLanes);
+  // Taps read up to a phase's start + (hq - 1) * wq + wq - 1 + grid-rounding: slack of one row and a vector.
+  l->in_floats = round_up(sh * sw * l->phase + l->wq + kLanes, kLanes);
+  return l->in_floats + l->grid <= kRingFloats;
+}
 
+__attribute__((noinline)) void depthwise_planes(const float* input, const float* weight, const float* bias, float* output, int64_t planes,
+                      int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t kh,
+                      int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                      const PlaneLayout& l) {
+  float scratch[kRingFloats];
+  float* xin = scratch;
+  float* grid = scratch + l.in_floats;
+  std::memset(xin, 0, static_cast<size_t>(l.in_floats) * sizeof(float));  // the slack stays zero
+  const int64_t taps = kh * kw;
+  const float* tap[kMaxTaps];
+  for (int64_t ki = 0; ki < kh; ++ki) {
+    for (int64_t kj = 0; kj < kw; ++kj) {
+      const int64_t r = ki * dh, c = kj * dw;
+      tap[ki * kw + kj] = xin + ((r % sh) * sw + c % sw) * l.phase + (r / sh) * l.wq + c / sw;
+    }
+  }
+  // Phase cp element i is input column i * sw + cp - pw: inside the row for i in [col_lo, col_hi).
+  int64_t col_lo[kMaxStepPlane], col_hi[kMaxStepPlane];
+  for (int64_t cp = 0; cp < sw; ++cp) {
+    int64_t lo = 0;
+    while (lo < l.wq && lo * sw + cp - pw < 0) ++lo;
+    int64_t hi = lo;
+    while (hi < l.wq && hi * sw + cp - pw < in_w) ++hi;
+    col_lo[cp] = lo;
+    col_hi[cp] = hi;
+  }
+  const RowFn row = row_fn(taps);
+  VecF wv[kMaxTaps];
+  for (int64_t nc = 0; nc < planes; ++nc) {
+    const int64_t ch = nc % channels;
+    const float* in_plane = input + nc * in_h * in_w;
+    for (int64_t t = 0; t < taps; ++t) wv[t] = splat(weight[ch * taps + t]);
+    // Only the input's own elements are written: the padding positions are the same for every
+    // plane and stay zero from the memset above.
+    for (int64_t rp = 0; rp < sh; ++rp) {
+      for (int64_t a = 0; a < l.hq; ++a) {
+        const int64_t ih = a * sh + rp - ph;
+        if (ih < 0 || ih >= in_h) continue;
+        const float* src = in_plane + ih * in_w;
+        float* dst = xin + rp * sw * l.phase + a * l.wq;
+        if (sw == 1) {  // one contiguous run: vector copies
+          const int64_t lo = col_lo[0], n = col_hi[0] - lo;
+          float* d = dst + lo;
+          const float* q = src + lo - pw;
+          int64_t i = 0;
+          for (; i + kLanes <= n; i += kLanes) store(d + i, load(q + i));
+          for (; i < n; ++i) d[i] = q[i];
+          continue;
+        }
+        for (int64_t cp = 0; cp < sw; ++cp) {
+          float* d = dst + cp * l.phase;
+          const float* q = src + (cp - pw) + sw * col_lo[cp];
+          for (int64_t i = col_lo[cp]; i < col_hi[cp]; ++i, q += sw) d[i] = *q;
+        }
+      }
+    }
+    row(grid, out_h * l.wq, tap, wv, taps, splat(bias != nullptr ? bias[ch] : 0.0f));
+    float* out_plane = output + nc * out_h * out_w;
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      float* d = out_plane + oh * out_w;
+      const float* q = grid + oh * l.wq;
+      int64_t j = 0;
+      for (; j + kLanes <= out_w; j += kLanes) store(d + j, load(q + j));
+      for (; j < out_w; ++j) d[j] = q[j];
+    }
+  }
+}
+
+// Tiny planes (a handful of pixels, many channels: the last stages of the
+// mobilenets): vectorised over channels instead. A block of channels is
+// transposed to [pixel][channel] (input) and [tap][channel] (weights), and
+// each output pixel sums its in-bound taps over whole channel vectors.
+constexpr int64_t kTinyPixels = 16;   // in_h * in_w and out_h * out_w at most
+constexpr int64_t kTinyTaps = 25;
+constexpr int64_t kTinyBlock = 128;   // channels per block (a multiple of every kLanes)
+
+__attribute__((noinline)) void depthwise_tiny(const float* input, const float* weight, const float* bias,
+                                              float* output, int64_t batch, int64_t channels, int64_t in_h,
+                                              int64_t in_w, int64_t out_h, int64_t out_w, int64_t kh, int64_t kw,
+                                              int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                                              int64_t dw) {
+  float xt[kTinyPixels * kTinyBlock];  // [pixel][channel]
+  float wt[kTinyTaps * kTinyBlock];    // [tap][channel]
+  float acc[kTinyBlock];
+  const int64_t taps = kh * kw, in_px = in_h * in_w, out_px = out_h * out_w;
+  for (int64_t c0 = 0; c0 < channels; c0 += kTinyBlock) {
+    const int64_t cb = channels - c0 < kTinyBlock ? channels - c0 : kTinyBlock;
+    const int64_t cv = round_up(cb, kLanes);
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t c = 0; c < cv; ++c) wt[t * kTinyBlock + c] = c < cb ? weight[(c0 + c) * taps + t] : 0.0f;
+    }
+    for (int64_t n = 0; n < batch; ++n) {
+      const float* in = input + (n * channels + c0) * in_px;
+      float* out = output + (n * channels + c0) * out_px;
+      for (int64_t q = 0; q < in_px; ++q) {
+        for (int64_t c = 0; c < cv; ++c) xt[q * kTinyBlock + c] = c < cb ? in[c * in_px + q] : 0.0f;
+      }
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          for (int64_t c = 0; c < cv; c += kLanes) {
+            store(acc + c, bias != nullptr && c + kLanes <= cb ? load(bias + c0 + c) : VecF{});
+          }
+          if (bias != nullptr && cb % kLanes != 0) {
+            for (int64_t c = cb / kLanes * kLanes; c < cb; ++c) acc[c] = bias[c0 + c];
+          }
+          for (int64_t ki = 0; ki < kh; ++ki) {
+            const int64_t ih = oh * sh - ph + ki * dh;
+            if (ih < 0 || ih >= in_h) continue;
+            for (int64_t kj = 0; kj < kw; ++kj) {
+              const int64_t iw = ow * sw - pw + kj * dw;
+              if (iw < 0 || iw >= in_w) continue;
+              const float* x = xt + (ih * in_w + iw) * kTinyBlock;
+              const float* w = wt + (ki * kw + kj) * kTinyBlock;
+              for (int64_t c = 0; c < cv; c += kLanes) store(acc + c, fmadd(load(w + c), load(x + c), load(acc + c)));
+            }
+          }
+          const int64_t px = oh * out_w + ow;
+          for (int64_t c = 0; c < cb; ++c) out[c * out_px + px] = acc[c];
+        }
+      }
+    }
+  }
+}
+
+// Wider rows: a ring of kernel_h input rows (column phases only), column tiles when a row does not fit.
+__attribute__((noinline)) bool depthwise_rows(const float* input, const float* weight, const float* bias,
+                                              float* output, int64_t batch, int64_t channels, int64_t in_h,
+                                              int64_t in_w, int64_t out_h, int64_t out_w, int64_t kernel_h,
+                                              int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                                              int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
   const int64_t taps = kernel_h * kernel_w;
   const int64_t s = stride_w;
   const int64_t span_w = (kernel_w - 1) * dilation_w;  // <= 48 * 4096
@@ -200,6 +346,41 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
     }
   }
   return true;
+}
+
+}  // namespace
+
+bool depthwise_conv2d_f32(const float* input, const float* weight, const float* bias, float* output, int64_t batch,
+                          int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                          int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
+  if (batch < 0 || channels < 0 || in_h < 0 || in_w < 0 || out_h < 0 || out_w < 0) return false;
+  if (kernel_h < 1 || kernel_w < 1 || kernel_h > kMaxTaps || kernel_w > kMaxTaps ||
+      kernel_h * kernel_w > kMaxTaps) {
+    return false;
+  }
+  for (int64_t step : {stride_h, stride_w, dilation_h, dilation_w}) {
+    if (step < 1 || step > kMaxStep) return false;
+  }
+  if (pad_h < 0 || pad_w < 0 || pad_h > kMaxPad || pad_w > kMaxPad) return false;
+  if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
+
+  if (channels >= kLanes && in_h * in_w <= kTinyPixels && out_h * out_w <= kTinyPixels &&
+      kernel_h * kernel_w <= kTinyTaps) {
+    depthwise_tiny(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
+                   stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
+    return true;
+  }
+  PlaneLayout layout;
+  if (out_w <= kPlaneMaxOutW &&
+      plane_layout(out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, &layout)) {
+    depthwise_planes(input, weight, bias, output, batch * channels, channels, in_h, in_w, out_h, out_w, kernel_h,
+                     kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, layout);
+    return true;
+  }
+
+  return depthwise_rows(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
+                        stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
 }
 
 }  // namespace sb::optimized

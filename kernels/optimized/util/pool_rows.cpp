@@ -38,8 +38,10 @@ void fill(float* dst, int64_t n, float v) {
 
 }  // namespace
 
-void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len, float pad) {
-  for (int64_t p = 0; p < s; ++p, dst += phase_len) {
+void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len, float pad,
+                    int64_t phase_stride) {
+  if (phase_stride == 0) phase_stride = phase_len;
+  for (int64_t p = 0; p < s; ++p, dst += phase_stride) {
     const int64_t first = base + p;  // input column of dst[0]
     const int64_t lo = clamp(ceil_div(-first, s), 0, phase_len);
     const int64_t hi = clamp(ceil_div(in_w - first, s), lo, phase_len);
@@ -87,6 +89,53 @@ float sum_f32(const float* p, int64_t n) {
   for (; i + kLanes <= n; i += kLanes) a0 += load(p + i);
   if (i < n) a1 += load_partial(p + i, n - i);
   return reduce_add((a0 + a1) + (a2 + a3));
+}
+
+}  // namespace sb::optimized
+
+namespace sb::optimized {
+
+bool plane_grid(int64_t out_h, int64_t out_w, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                int64_t max_floats, int64_t grid_arrays, PlaneGrid* g) {
+  if (out_h < 1 || out_w < 1 || sh > 8 || sw > 8 || kh > max_floats || kw > max_floats || dh > max_floats ||
+      dw > max_floats || out_h > max_floats || out_w > max_floats) {
+    return false;
+  }
+  g->sh = sh;
+  g->sw = sw;
+  g->hq = ((out_h - 1) * sh + (kh - 1) * dh) / sh + 1;
+  g->wq = ((out_w - 1) * sw + (kw - 1) * dw) / sw + 1;
+  if (g->hq > max_floats || g->wq > max_floats || g->hq * g->wq > max_floats) return false;
+  g->phase = g->hq * g->wq;
+  g->grid = (out_h * g->wq + kLanes - 1) / kLanes * kLanes;
+  g->in_floats = (sh * sw * g->phase + g->wq + kLanes + kLanes - 1) / kLanes * kLanes;
+  return g->in_floats + grid_arrays * g->grid <= max_floats;
+}
+
+void fill_plane(float* xin, const PlaneGrid& g, const float* plane, int64_t in_h, int64_t in_w, int64_t pad_h,
+                int64_t pad_w) {
+  for (int64_t rp = 0; rp < g.sh; ++rp) {
+    for (int64_t a = 0; a < g.hq; ++a) {
+      const int64_t ih = a * g.sh + rp - pad_h;
+      if (ih < 0 || ih >= in_h) continue;
+      const float* src = plane + ih * in_w;
+      float* dst = xin + rp * g.sw * g.phase + a * g.wq;
+      for (int64_t cp = 0; cp < g.sw; ++cp) {
+        // Phase cp element i is column i * sw + cp - pad_w.
+        const int64_t lo = clamp(ceil_div(pad_w - cp, g.sw), 0, g.wq);
+        const int64_t hi = clamp(ceil_div(in_w + pad_w - cp, g.sw), lo, g.wq);
+        float* d = dst + cp * g.phase;
+        const float* q = src + (cp - pad_w);
+        if (g.sw == 1) {
+          int64_t i = lo;
+          for (; i + kLanes <= hi; i += kLanes) store(d + i, load(q + i));
+          for (; i < hi; ++i) d[i] = q[i];
+        } else {
+          for (int64_t i = lo; i < hi; ++i) d[i] = q[i * g.sw];
+        }
+      }
+    }
+  }
 }
 
 }  // namespace sb::optimized

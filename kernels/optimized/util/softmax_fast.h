@@ -47,15 +47,15 @@ namespace softmax_detail {
 // before it is written.
 inline void row(const float* x, float* y, int64_t n, bool log) {
   const float max = row_max(x, n);
-  const VecF vmax_ = bcast(max);
+  const VecF vmax_ = splat(max);
   if (log) {
     const double sum = row_sum(x, nullptr, n, [vmax_](VecF v) { return vexp(v - vmax_); });
-    const VecF log_sum = bcast(static_cast<float>(std::log(sum)));
+    const VecF log_sum = splat(static_cast<float>(std::log(sum)));
     map_unary_f32(x, y, n, [vmax_, log_sum](VecF v) { return (v - vmax_) - log_sum; });
     return;
   }
   const double sum = row_sum(x, y, n, [vmax_](VecF v) { return vexp(v - vmax_); });
-  const VecF scale = bcast(static_cast<float>(1.0 / sum));
+  const VecF scale = splat(static_cast<float>(1.0 / sum));
   map_unary_f32(y, y, n, [scale](VecF v) { return v * scale; });
 }
 

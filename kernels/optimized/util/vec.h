@@ -42,7 +42,10 @@ inline VecF load_partial(const float* p, int64_t n) {
 
 inline void store_partial(float* p, VecF v, int64_t n) { std::memcpy(p, &v, static_cast<size_t>(n) * sizeof(float)); }
 
-inline VecF splat(float x) { return VecF{} + x; }
+// x in every lane. x - 0 is x for every x, -0.0 included (0 + x would turn
+// -0.0 into +0.0 and flip the sign of an infinity a -0.0 divisor gives), and
+// folds to one broadcast (vbroadcastss / dup).
+inline VecF splat(float x) { return x - VecF{}; }
 
 // Lane-wise max/min with torch's NaN rule for clamp-like ops is the caller's
 // business; these are the plain comparisons (a NaN in `a` yields `b`).

@@ -11,10 +11,6 @@
 
 namespace sb::optimized {
 
-// x in every lane. vec.h's splat (VecF{} + x) turns -0.0 into +0.0, which
-// flips the sign of an infinity a -0.0 divisor gives; x - 0 is x for every
-// x (-0.0 included), so this folds to one broadcast (vbroadcastss / dup).
-inline VecF bcast(float x) { return x - VecF{}; }
 
 inline VecI as_int(VecF v) {
   VecI r;
@@ -37,7 +33,7 @@ inline VecF copy_sign(VecF x, VecF s) {
 
 // Round to nearest (ties to even) for |x| < 2^22, without a libm call.
 inline VecF round_small(VecF x) {
-  const VecF magic = bcast(12582912.0f);  // 1.5 * 2^23
+  const VecF magic = splat(12582912.0f);  // 1.5 * 2^23
   return (x + magic) - magic;
 }
 
@@ -51,14 +47,14 @@ inline VecF vexp(VecF x) {
   constexpr float kLn2Lo = -2.12194440e-4f;
   // Clamp into a range where 2^n stays representable as two factors; NaN is
   // replaced by 0 here (float-to-int of NaN is undefined) and restored below.
-  VecF xc = x > bcast(89.0f) ? bcast(89.0f) : x;
-  xc = xc < bcast(-104.0f) ? bcast(-104.0f) : xc;
-  xc = x == x ? xc : bcast(0.0f);
+  VecF xc = x > splat(89.0f) ? splat(89.0f) : x;
+  xc = xc < splat(-104.0f) ? splat(-104.0f) : xc;
+  xc = x == x ? xc : splat(0.0f);
   const VecF fn = round_small(xc * kLog2e);
   VecF r = xc - fn * kLn2Hi;
   r = r - fn * kLn2Lo;
   // Taylor to degree 7: truncation below 1e-8 on |r| <= 0.347.
-  VecF p = bcast(1.0f / 5040.0f);
+  VecF p = splat(1.0f / 5040.0f);
   p = p * r + (1.0f / 720.0f);
   p = p * r + (1.0f / 120.0f);
   p = p * r + (1.0f / 24.0f);
@@ -77,22 +73,22 @@ inline VecF vexp(VecF x) {
 
 // 1 / (1 + e^-x): relative accuracy holds in both tails (e^-x overflows to
 // inf for very negative x, giving 0).
-inline VecF vsigmoid(VecF x) { return bcast(1.0f) / (bcast(1.0f) + vexp(-x)); }
+inline VecF vsigmoid(VecF x) { return splat(1.0f) / (splat(1.0f) + vexp(-x)); }
 
 // tanh: an odd minimax polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1)
 // would cancel), that formula above it.
 inline VecF vtanh(VecF x) {
   const VecF a = vabs(x);
   const VecF u = a * a;
-  VecF p = bcast(-5.664775148e-03f);
+  VecF p = splat(-5.664775148e-03f);
   p = p * u + 2.059567906e-02f;
   p = p * u + -5.372267962e-02f;
   p = p * u + 1.333114952e-01f;
   p = p * u + -3.333326280e-01f;
   p = p * u + 1.0f;
   const VecF small = a * p;
-  const VecF large = bcast(1.0f) - bcast(2.0f) / (vexp(a + a) + 1.0f);
-  const VecF t = a < bcast(0.625f) ? small : large;  // NaN takes `large`, which is NaN
+  const VecF large = splat(1.0f) - splat(2.0f) / (vexp(a + a) + 1.0f);
+  const VecF t = a < splat(0.625f) ? small : large;  // NaN takes `large`, which is NaN
   return copy_sign(t, x);
 }
 
@@ -100,8 +96,8 @@ inline VecF vtanh(VecF x) {
 // below 1.2e-7 everywhere): relative accuracy in the tail, where 1 - erf
 // would cancel.
 inline VecF verfc_nonneg(VecF z) {
-  const VecF t = bcast(1.0f) / (bcast(1.0f) + bcast(0.5f) * z);
-  VecF p = bcast(0.17087277f);
+  const VecF t = splat(1.0f) / (splat(1.0f) + splat(0.5f) * z);
+  VecF p = splat(0.17087277f);
   p = p * t + -0.82215223f;
   p = p * t + 1.48851587f;
   p = p * t + -1.13520398f;
@@ -119,9 +115,9 @@ inline VecF verfc_nonneg(VecF z) {
 inline VecF vgelu_erf(VecF x) {
   constexpr float kSqrt1_2 = 0.70710678118654752f;
   const VecF e = verfc_nonneg(vabs(x) * kSqrt1_2);
-  const VecF h = bcast(0.5f) * x;
+  const VecF h = splat(0.5f) * x;
   // -inf: erfc is 0, and 0.5 * -inf * 0 is NaN, as in ATen.
-  return x >= bcast(0.0f) ? h * (bcast(2.0f) - e) : h * e;
+  return x >= splat(0.0f) ? h * (splat(2.0f) - e) : h * e;
 }
 
 // GELU, tanh approximation (ATen's formula).
@@ -129,7 +125,7 @@ inline VecF vgelu_tanh(VecF x) {
   constexpr float kBeta = 0.79788456080286536f;  // sqrt(2 / pi)
   constexpr float kKappa = 0.044715f;
   const VecF inner = kBeta * (x + kKappa * x * x * x);
-  return bcast(0.5f) * x * (bcast(1.0f) + vtanh(inner));
+  return splat(0.5f) * x * (splat(1.0f) + vtanh(inner));
 }
 
 // 1 / sqrt(x): a bit-pattern first guess and three Newton steps (about 2 ulp),
@@ -137,7 +133,7 @@ inline VecF vgelu_tanh(VecF x) {
 // NaN, inf 0, NaN itself (std's 1 / sqrt(x) everywhere).
 inline VecF vrsqrt(VecF x) {
   constexpr float kMinNormal = 1.17549435e-38f;
-  const VecI tiny = x < bcast(kMinNormal);
+  const VecI tiny = x < splat(kMinNormal);
   const VecF xs = tiny ? x * 16777216.0f : x;  // 2^24
   // The first guess in unsigned lanes: the bit pattern of a negative input
   // (NaN-selected below) must wrap, not overflow.
@@ -152,9 +148,9 @@ inline VecF vrsqrt(VecF x) {
   y = y * (1.5f - h * y * y);
   y = y * (1.5f - h * y * y);
   y = tiny ? y * 4096.0f : y;  // 2^12
-  y = x == bcast(0.0f) ? copy_sign(bcast(__builtin_inff()), x) : y;
-  y = x < bcast(0.0f) ? bcast(__builtin_nanf("")) : y;
-  y = x == bcast(__builtin_inff()) ? bcast(0.0f) : y;
+  y = x == splat(0.0f) ? copy_sign(splat(__builtin_inff()), x) : y;
+  y = x < splat(0.0f) ? splat(__builtin_nanf("")) : y;
+  y = x == splat(__builtin_inff()) ? splat(0.0f) : y;
   return x == x ? y : x;
 }
 
