@@ -162,7 +162,11 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
           const __m512 hi = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][1] : 0, reinterpret_cast<const void*>(at + 64));
           v = _mm512_permutex2var_ps(v, evens, hi);
         }
-        _mm512_mask_storeu_ps(d + c * 16, keep[r][c], v);
+        if (keep[r][c] == 0xFFFF) {
+          _mm512_storeu_ps(d + c * 16, v);
+        } else {
+          _mm512_mask_storeu_ps(d + c * 16, keep[r][c], v);
+        }
       }
     }
     if (width > nr) zero_floats(dst + nr, width - nr);
@@ -242,7 +246,23 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
     const int64_t brq = rb + ext;  // band rows per phase
     float* band = buf;
     float* result = buf + planes * brq * wq + slack;
-    for (int64_t ic = 0; ic < cin_g; ++ic) {
+    if (st == 1) {
+      // One phase: rows of [pw zeros, the input row, pw zeros], pointers walked.
+      float* d = band;
+      for (int64_t ic = 0; ic < cin_g; ++ic) {
+        const float* plane = xg + ic * g.h * g.w;
+        for (int64_t r = 0, iy = oy0 - g.ph; r < brq; ++r, ++iy, d += wq) {
+          if (iy < 0 || iy >= g.h) {
+            zero_floats(d, wq);
+          } else {
+            zero_floats(d, g.pw);
+            copy_floats(d + g.pw, plane + iy * g.w, g.w);
+            zero_floats(d + g.pw + g.w, wq - g.pw - g.w);
+          }
+        }
+      }
+    }
+    for (int64_t ic = 0; ic < (st == 1 ? 0 : cin_g); ++ic) {
       const float* plane = xg + ic * g.h * g.w;
       for (int64_t rs = 0; rs < nrp; ++rs) {
         for (int64_t r = 0; r < brq; ++r) {
@@ -253,12 +273,6 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
             float* d = band + (((ic * nrp + rs) * ncp + cs) * brq + r) * wq;
             if (!row_in) {
               zero_floats(d, wq);
-              continue;
-            }
-            if (st == 1) {
-              zero_floats(d, g.pw);
-              copy_floats(d + g.pw, row, g.w);
-              zero_floats(d + g.pw + g.w, wq - g.pw - g.w);
               continue;
             }
             // d[q] = padded column q * st + phase = input column q * st + phase - pw.

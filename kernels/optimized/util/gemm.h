@@ -94,42 +94,37 @@ inline VecF gemm_fma(VecF a, VecF b, VecF c) {
 // which costs more than these runs of a few vectors.)
 inline void copy_floats(float* dst, const float* src, int64_t n) {
   for (int64_t i = 0; i < n; i += kLanes) {
-#if defined(__AVX512F__)
-    const __mmask16 mask = n - i >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(dst + i, mask, _mm512_maskz_loadu_ps(mask, src + i));
-#else
     if (n - i >= kLanes) {
       store(dst + i, load(src + i));
       continue;
     }
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+    const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(dst + i, mask, _mm512_maskz_loadu_ps(mask, src + i));
+#elif defined(__AVX2__)
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_maskstore_ps(dst + i, mask, _mm256_maskload_ps(src + i, mask));
 #else
     for (int64_t t = i; t < n; ++t) dst[t] = src[t];
 #endif
-#endif
   }
 }
 
 inline void zero_floats(float* dst, int64_t n) {
   for (int64_t i = 0; i < n; i += kLanes) {
-#if defined(__AVX512F__)
-    const __mmask16 mask = n - i >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(dst + i, mask, _mm512_setzero_ps());
-#else
     if (n - i >= kLanes) {
       store(dst + i, VecF{});
       continue;
     }
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+    _mm512_mask_storeu_ps(dst + i, static_cast<__mmask16>((1u << (n - i)) - 1u), _mm512_setzero_ps());
+#elif defined(__AVX2__)
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_maskstore_ps(dst + i, mask, _mm256_setzero_ps());
 #else
     for (int64_t t = i; t < n; ++t) dst[t] = 0.0f;
-#endif
 #endif
   }
 }
