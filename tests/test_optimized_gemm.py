@@ -5,15 +5,17 @@ delegate) and run by ExecuTorch's own runtime for the reference; the program, it
 reference are cached under the build cache (keyed by the case and the torch/executorch versions),
 so only the first run exports. The cases walk every path of the kernels: tile edges in M, N and K
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
-im2col panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the
-few-row wide tiles, addmm's beta/alpha/broadcasts, and the ones handed to the portable kernel
-(depthwise, 1-D, transposed, double).
+bands read through row offsets (stride 1; strides 2-4 in phases on AVX2 and below), im2col
+panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide
+tiles, addmm's beta/alpha/broadcasts, depthwise convolutions (optimized/util/depthwise.h) and the
+ones handed to the portable kernel (1-D, transposed, double).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +28,7 @@ from torch import nn
 from bot import build
 from bot.compare import TOLERANCE, max_error
 from bot.runner import run_model
-from tests.test_optimized import CPUS
+from tests.test_optimized import CPUS, SANITIZER_REPORT, sanitized_optimized  # noqa: F401 (a fixture)
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,13 @@ CASES = [
         "conv_groups4", conv(8, 12, (5, 3), stride=(3, 1), padding=(1, 2), dilation=(1, 3), groups=4), ((1, 8, 7, 13),)
     ),
     Case("conv_tall_kernel", conv(2, 17, (4, 1)), ((1, 2, 40, 3),)),
+    # stride 1 in bands: padded rows read in place through row offsets
+    Case("conv_band_dilated", conv(6, 11, 3, padding=2, dilation=2), ((2, 6, 20, 24),)),
+    Case("conv_band_many_bands", conv(8, 24, 3, padding=1), ((1, 8, 40, 40),)),
+    Case("conv_band_unpadded", conv(4, 9, (2, 3), bias=False), ((1, 4, 11, 30),)),
+    Case("conv_band_too_deep", conv(100, 20, 3, padding=1), ((1, 100, 12, 40),)),
+    Case("conv_band_s2_wide", conv(3, 16, 3, stride=2, padding=1), ((1, 3, 48, 64),)),
+    Case("conv_band_s3_dilated", conv(5, 7, 5, stride=3, padding=4, dilation=2), ((1, 5, 50, 60),)),
     # 1x1 stride 1: the input planes multiplied in place
     Case("conv_pointwise", conv(24, 8, 1), ((1, 24, 10, 10),)),
     Case("conv_pointwise_batch", conv(5, 7, 1, bias=False), ((3, 5, 6, 9),)),
@@ -117,7 +126,8 @@ CASES = [
     Case("mm_edges", lambda: Fn(_mm), ((3, 37), (37, 70))),
     Case("mm_rows_17", lambda: Fn(_mm), ((17, 300), (300, 33))),
     Case("mm_wide_n", lambda: Fn(_mm), ((8, 5), (5, 130))),
-    Case("mm_k_zero_like", lambda: Fn(_mm), ((6, 1), (1, 9))),
+    Case("mm_k_one", lambda: Fn(_mm), ((6, 1), (1, 9))),
+    Case("mm_k_zero", lambda: Fn(_mm), ((3, 0), (0, 4))),
     Case("linear_1_row", lambda: nn.Linear(24, 10), ((1, 24),)),
     Case("linear_rows_5", lambda: nn.Linear(300, 47), ((5, 300),)),
     Case("linear_rows_24_768", lambda: nn.Linear(768, 96), ((24, 768),)),
@@ -171,3 +181,19 @@ def test_case_matches_executorch(case: Case, optimized_runner: Path, tmp_path: P
     for actual, want in zip(result.outputs, expected, strict=True):
         assert actual.shape == want.shape and actual.dtype == want.dtype
         assert max_error(actual, want) <= TOLERANCE, f"{case.name}: max error {max_error(actual, want)}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case_under_sanitizers(case: Case, sanitized_optimized: Path, tmp_path: Path) -> None:  # noqa: F811
+    pte, inputs, expected = _exported(case)
+    args = [a for p in inputs for a in ("--input", str(p))]
+    proc = subprocess.run(
+        [str(sanitized_optimized), "--model", str(pte), *args, "--output-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for i, want in enumerate(expected):
+        assert max_error(np.load(tmp_path / f"output{i}.npy"), want) <= TOLERANCE

@@ -10,9 +10,10 @@ namespace {
 // C tile at `c` (MR rows of up to NV * kLanes columns, `nvalid` of them real)
 // = A rows x B panel over kc, then the epilogue: the bias on the first K
 // block, C's previous partial sum on later ones.
-template <int MR, int NV>
-void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
-          int64_t nvalid, bool first, const float* row_bias, const float* col_bias) {
+// With OFF, B's row p starts at b + offs[p] instead of b + p * ldb.
+template <int MR, int NV, bool OFF>
+void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs, float* c,
+          int64_t ldc, int64_t nvalid, bool first, const float* row_bias, const float* col_bias) {
   VecF acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
@@ -21,9 +22,10 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
   }
   for (int64_t p = 0; p < kc; ++p) {
     VecF bv[NV];
+    const float* brow = OFF ? b + offs[p] : b;
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = load(b + v * kLanes);
-    b += ldb;
+    for (int v = 0; v < NV; ++v) bv[v] = load(brow + v * kLanes);
+    if (!OFF) b += ldb;
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const VecF ai = gemm_bcast(a[i * lda + p]);
@@ -77,38 +79,41 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
   }
 }
 
-using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t, bool,
-                        const float*, const float*);
+using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const int32_t*, float*, int64_t,
+                        int64_t, bool, const float*, const float*);
 
 // tile_fn<NVMAX, MRMAX>(nv, mr): tile<mr, nv> for 1 <= nv <= NVMAX, 1 <= mr <= MRMAX.
-template <int NV, size_t... M>
+template <int NV, bool OFF, size_t... M>
 constexpr std::array<TileFn, sizeof...(M)> tile_row(std::index_sequence<M...>) {
-  return {&tile<static_cast<int>(M + 1), NV>...};
+  return {&tile<static_cast<int>(M + 1), NV, OFF>...};
 }
 
-template <int MRMAX, size_t... V>
+template <int MRMAX, bool OFF, size_t... V>
 constexpr std::array<std::array<TileFn, MRMAX>, sizeof...(V)> tile_grid(std::index_sequence<V...>) {
-  return {tile_row<static_cast<int>(V + 1)>(std::make_index_sequence<MRMAX>{})...};
+  return {tile_row<static_cast<int>(V + 1), OFF>(std::make_index_sequence<MRMAX>{})...};
 }
 
-template <int NVMAX, int MRMAX>
+template <int NVMAX, int MRMAX, bool OFF = false>
 TileFn tile_fn(int64_t nv, int64_t mr) {
-  static constexpr auto grid = tile_grid<MRMAX>(std::make_index_sequence<NVMAX>{});
+  static constexpr auto grid = tile_grid<MRMAX, OFF>(std::make_index_sequence<NVMAX>{});
   return grid[nv - 1][mr - 1];
 }
 
 // Rows of the panel run over M in MR blocks, the last one smaller.
-template <int NVMAX, int MR>
-void run_rows(int64_t m, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
-              int64_t nvalid, int64_t nv, bool first, const float* row_bias, const float* col_bias) {
-  const TileFn full = tile_fn<NVMAX, MR>(nv, MR);
+template <int NVMAX, int MR, bool OFF = false>
+void run_rows(int64_t m, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs,
+              float* c, int64_t ldc, int64_t nvalid, int64_t nv, bool first, const float* row_bias,
+              const float* col_bias) {
+  const TileFn full = tile_fn<NVMAX, MR, OFF>(nv, MR);
   int64_t i = 0;
   for (; i + MR <= m; i += MR) {
-    full(kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr, col_bias);
+    full(kc, a + i * lda, lda, b, ldb, offs, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr,
+         col_bias);
   }
   if (i < m) {
-    const TileFn edge = tile_fn<NVMAX, MR>(nv, m - i);
-    edge(kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr, col_bias);
+    const TileFn edge = tile_fn<NVMAX, MR, OFF>(nv, m - i);
+    edge(kc, a + i * lda, lda, b, ldb, offs, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr,
+         col_bias);
   }
 }
 
@@ -135,17 +140,23 @@ template <int NV, int MR>
 void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const DirectSource* direct,
            PanelPacker packer, float* c, int64_t ldc, GemmBias bias) {
   if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = (bias.row ? bias.row[i] : 0.0f) + (bias.col ? bias.col[j] : 0.0f);
+    }
+    return;
+  }
   constexpr int64_t kNR = NV * kLanes;
   constexpr int64_t kKC = kGemmScratchBytes / (kNR * static_cast<int64_t>(sizeof(float)));
   alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
-  const int64_t kblocks = k <= 0 ? 1 : (k + kKC - 1) / kKC;
-  const int64_t kc_step = k <= 0 ? 0 : (k + kblocks - 1) / kblocks;
+  const int64_t kblocks = (k + kKC - 1) / kKC;
+  const int64_t kc_step = (k + kblocks - 1) / kblocks;
   for (int64_t j = 0; j < n; j += kNR) {
     const int64_t nr = n - j < kNR ? n - j : kNR;
     const int64_t nv = (nr + kLanes - 1) / kLanes;
     const int64_t width = nv * kLanes;
     const float* col_bias = bias.col ? bias.col + j : nullptr;
-    for (int64_t p = 0; p == 0 || p < k; p += kc_step) {
+    for (int64_t p = 0; p < k; p += kc_step) {
       const int64_t kc = k - p < kc_step ? k - p : kc_step;
       const float* b;
       int64_t ldb;
@@ -157,8 +168,7 @@ void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const D
         b = panel;
         ldb = width;
       }
-      run_rows<NV, MR>(m, kc, a + p, lda, b, ldb, c + j, ldc, nr, nv, p == 0, bias.row, col_bias);
-      if (kc_step == 0) break;
+      run_rows<NV, MR>(m, kc, a + p, lda, b, ldb, nullptr, c + j, ldc, nr, nv, p == 0, bias.row, col_bias);
     }
   }
 }
@@ -177,6 +187,16 @@ void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, cons
     drive<kSmallNV, kSmallMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
   } else {
     drive<kGemmNV, kGemmMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
+  }
+}
+
+void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                      const int32_t* offsets, float* c, int64_t ldc, GemmBias bias) {
+  if (m <= 0 || n <= 0) return;
+  for (int64_t j = 0; j < n; j += kGemmNR) {
+    const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
+    run_rows<kGemmNV, kGemmMR, true>(m, k, a, lda, b + j, 0, offsets, c + j, ldc, nr, kGemmNV, true, bias.row,
+                                     bias.col ? bias.col + j : nullptr);
   }
 }
 

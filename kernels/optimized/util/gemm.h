@@ -14,7 +14,7 @@
 
 #include "optimized/util/vec.h"
 
-#if defined(__AVX512F__) || (defined(__AVX__) && defined(__FMA__))
+#if defined(__AVX512F__) || defined(__AVX2__) || (defined(__AVX__) && defined(__FMA__))
 #include <immintrin.h>
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>
@@ -65,6 +65,14 @@ void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
 // 0 + -0 is +0; x - 0 is x for every x, so this folds to one broadcast.)
 inline VecF gemm_bcast(float x) { return x - VecF{}; }
 
+// C = A * B + bias where B's row p is b + offsets[p] .. (a row-major B whose
+// rows sit anywhere: convolution's shifted input rows). Every tile reads
+// whole kGemmNR-column rows: b + offsets[p] + j must be readable for every
+// j < n rounded up to kGemmNR (columns past n are computed, not stored).
+// No K blocking: the caller keeps k small enough for B to stay in cache.
+void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                      const int32_t* offsets, float* c, int64_t ldc, GemmBias bias = {});
+
 // a * b + c, fused where the target has FMA (the build's -std=c++17 does not
 // contract a * b + c by itself).
 inline VecF gemm_fma(VecF a, VecF b, VecF c) {
@@ -80,29 +88,45 @@ inline VecF gemm_fma(VecF a, VecF b, VecF c) {
 }
 
 // dst[0 .. n) = src[0 .. n) / = 0, for the short runs panel packers move:
-// whole vectors, then one masked (AVX-512) or scalar tail; nothing outside
-// [0, n) is read or written.
+// whole vectors, then one masked (AVX-512, AVX2) or scalar tail; nothing
+// outside [0, n) is read or written. (On AVX-512 every step is a masked
+// move, so the compiler cannot turn the loop into a memcpy/memset call,
+// which costs more than these runs of a few vectors.)
 inline void copy_floats(float* dst, const float* src, int64_t n) {
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) store(dst + i, load(src + i));
+  for (int64_t i = 0; i < n; i += kLanes) {
+    if (n - i >= kLanes) {
+      store(dst + i, load(src + i));
+      continue;
+    }
 #if defined(__AVX512F__)
-  if (i < n) {
     const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
     _mm512_mask_storeu_ps(dst + i, mask, _mm512_maskz_loadu_ps(mask, src + i));
-  }
+#elif defined(__AVX2__)
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(dst + i, mask, _mm256_maskload_ps(src + i, mask));
 #else
-  for (; i < n; ++i) dst[i] = src[i];
+    for (int64_t t = i; t < n; ++t) dst[t] = src[t];
 #endif
+  }
 }
 
 inline void zero_floats(float* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) store(dst + i, VecF{});
+  for (int64_t i = 0; i < n; i += kLanes) {
+    if (n - i >= kLanes) {
+      store(dst + i, VecF{});
+      continue;
+    }
 #if defined(__AVX512F__)
-  if (i < n) _mm512_mask_storeu_ps(dst + i, static_cast<__mmask16>((1u << (n - i)) - 1u), _mm512_setzero_ps());
+    _mm512_mask_storeu_ps(dst + i, static_cast<__mmask16>((1u << (n - i)) - 1u), _mm512_setzero_ps());
+#elif defined(__AVX2__)
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(dst + i, mask, _mm256_setzero_ps());
 #else
-  for (; i < n; ++i) dst[i] = 0.0f;
+    for (int64_t t = i; t < n; ++t) dst[t] = 0.0f;
 #endif
+  }
 }
 
 }  // namespace sb::optimized
