@@ -28,7 +28,7 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
     if (!OFF) b += ldb;
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const VecF ai = gemm_bcast(a[i * lda + p]);
+      const VecF ai = splat(a[i * lda + p]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = gemm_fma(ai, bv[v], acc[i][v]);
     }
@@ -48,7 +48,7 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
     float* row = c + i * ldc;
     if (first) {
       if (row_bias) {
-        const VecF rb = gemm_bcast(row_bias[i]);
+        const VecF rb = splat(row_bias[i]);
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) acc[i][v] += rb;
       }

@@ -61,10 +61,6 @@ void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, cons
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
                      int64_t ldc, GemmBias bias = {});
 
-// Every lane x. (vec.h's splat, 0 + x, costs a scalar add per call, as
-// 0 + -0 is +0; x - 0 is x for every x, so this folds to one broadcast.)
-inline VecF gemm_bcast(float x) { return x - VecF{}; }
-
 // C = A * B + bias where B's row p is b + offsets[p] .. (a row-major B whose
 // rows sit anywhere: convolution's shifted input rows). Every tile reads
 // whole kGemmNR-column rows: b + offsets[p] + j must be readable for every
