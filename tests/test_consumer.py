@@ -12,10 +12,12 @@ import subprocess
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot import arch, bundle, config, report
 from bot import git as bot_git
+from bot.compare import TOLERANCE, max_error
 from bot.errors import BotError
 from tests.conftest import REPO_ROOT, ZOO_DIR
 from tests.installed_tool import CONSUMER, Installed, app_repo, commit_all, git, installed_tool, without_custom_kernels
@@ -238,3 +240,40 @@ def test_a_repo_with_no_custom_kernels(tool: Installed, tmp_path: Path) -> None:
         (sizes,) = t["sizes"]
         assert sizes["head"]["vm_size"] == sizes["base"]["vm_size"] > 0
     assert f"Runtime: {report.text(RUNTIME)}" in comment and "unchanged" in comment
+
+
+def test_an_app_target_choosing_optimized_kernels_builds_the_bundled_optimized_library(
+    tool: Installed, tmp_path: Path
+) -> None:
+    """The package carries kernels/optimized: an app repo's `kernels: optimized` target builds the bundled
+    optimized kernels (registered in place of portable ones) and its model matches ExecuTorch's output."""
+    text = (CONSUMER / ".selective-build.yml").read_text()
+    config_text = text.replace("  camera-app:\n", "  camera-app:\n    kernels: optimized\n", 1)
+    assert config_text != text
+    repo = app_repo(tmp_path / "fast", config=config_text)
+    proc = tool.run(repo, "selective-build", "build", "--target", "camera-app", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    built = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert built["kernels"] == "optimized" and built["vm_bytes"] > 0
+    build_dir = Path(built["build_dir"])
+    registration = (build_dir / "sb_selected_kernels" / "register_kernels.cpp").read_text()
+    assert "sb::optimized::opt_convolution_out" in registration
+    assert "sb::kernels::convolution_out," not in registration
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [
+            str(build_dir / "executor_runner"),
+            "--model",
+            str(repo / "models/squeezenet.pte"),
+            "--input",
+            str(repo / "models/squeezenet.input0.npy"),
+            "--output-dir",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    expected = np.load(ZOO_DIR / "squeezenet.expected0.npy")
+    assert max_error(np.load(out / "output0.npy"), expected) <= TOLERANCE
