@@ -189,9 +189,9 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
 // (ic, ky, kx) is one phase shifted by (ky * dh) / s rows and (kx * dw) / s
 // columns, so the GEMM runs over output positions in phase-width
 // coordinates (oy * wq + ox; the ox >= ow columns are computed and dropped),
-// reading B in place through a table of row offsets; the band's result goes
-// out row by row. The band, its result and the table share kBandBytes +
-// 4 * kMaxBandK bytes of stack.
+// reading B in place through a table of row offsets and storing straight
+// into the output rows (the GEMM's column map drops the padding columns).
+// The band and the table take kBandBytes + 4 * kMaxBandK bytes of stack.
 constexpr int64_t kBandBytes = 26 * 1024;
 constexpr int64_t kMaxBandK = 1024;
 constexpr int64_t kMaxBandStride = 4;
@@ -232,7 +232,7 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
   const int64_t k = cin_g * g.kh * g.kw;
   const int64_t slack = kGemmNR + (g.kw - 1) * g.dw / st;  // the last tile's over-read
   const int64_t planes = cin_g * nrp * ncp;
-  const int64_t per_row = (planes + cout_g) * wq;
+  const int64_t per_row = planes * wq;
   const int64_t fixed = planes * ext * wq + slack;
   if (k > kMaxBandK || fixed + per_row > kFloats) return false;
   int64_t rows = (kFloats - fixed) / per_row;
@@ -245,7 +245,6 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
     const int64_t rb = g.oh - oy0 < rows ? g.oh - oy0 : rows;
     const int64_t brq = rb + ext;  // band rows per phase
     float* band = buf;
-    float* result = buf + planes * brq * wq + slack;
     if (st == 1) {
       // One phase: rows of [pw zeros, the input row, pw zeros], pointers walked.
       float* d = band;
@@ -304,12 +303,10 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
         if ((yr += dh_r) >= st) yr -= st, ++yq;
       }
     }
-    GemmBias gb;
-    gb.row = row_bias;
-    gemm_f32_offsets(cout_g, rb * wq, k, a, k, band, offs, result, rb * wq, gb);
-    for (int64_t oc = 0; oc < cout_g; ++oc) {
-      for (int64_t r = 0; r < rb; ++r) copy_floats(c + (oc * g.oh + oy0 + r) * g.ow, result + (oc * rb + r) * wq, g.ow);
-    }
+    ColumnMap map;
+    map.period = wq;
+    map.valid = g.ow;
+    gemm_f32_offsets(cout_g, rb * wq, k, a, k, band, offs, c + oy0 * g.ow, g.oh * g.ow, row_bias, map);
   }
   return true;
 }

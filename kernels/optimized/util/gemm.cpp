@@ -1,121 +1,173 @@
 #include "optimized/util/gemm.h"
 
-#include <cstring>
-#include <array>
-#include <utility>
-
 namespace sb::optimized {
 namespace {
 
-// C tile at `c` (MR rows of up to NV * kLanes columns, `nvalid` of them real)
-// = A rows x B panel over kc, then the epilogue: the bias on the first K
-// block, C's previous partial sum on later ones.
-// With OFF, B's row p starts at b + offs[p] instead of b + p * ldb.
-template <int MR, int NV, bool OFF>
-void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs, float* c,
-          int64_t ldc, int64_t nvalid, bool first, const float* row_bias, const float* col_bias) {
+// Few rows (the token-by-token GEMMs of recurrent and transformer models):
+// wider tiles keep more independent accumulators in flight.
+constexpr int kSmallMR = kGemmMR / 2;
+constexpr int kSmallNV = kGemmNV * 2;
+constexpr int kMaxAcc = kGemmMR * kGemmNV;  // accumulators of the largest tile
+
+// C written by the tile itself: the common case (one run of whole vectors
+// at the tile's first lane), stored from the registers.
+struct TileStore {
+  float* c;
+  int64_t ldc;
+  bool first;             // the first K block: add the bias, else C's partial sum
+  const float* row_bias;  // per row of the block, or null
+  const float* col_bias;  // per tile column, or null
+};
+
+// The register tile: acc[MR x NV vectors] = A rows x B over kc. B's row p
+// starts at b + p * ldb + offs[p * ostep]: a plain matrix (ostep 0, offs ->
+// 0) or rows anywhere (ldb 0, ostep 1). With `st` the tile finishes C
+// itself; otherwise it writes acc to `out` (MR rows of NV * kLanes floats)
+// for the shared epilogue (column edges, the column map), so a tile shape
+// costs little more than its K loop.
+template <int MR, int NV>
+void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs, int64_t ostep,
+          float* out, const TileStore* st) {
+  static_assert(MR * NV <= kMaxAcc, "tile exceeds the register budget");
   VecF acc[MR][NV];
-#pragma GCC unroll 16
+#pragma GCC unroll 8
   for (int i = 0; i < MR; ++i) {
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = VecF{};
   }
-  for (int64_t p = 0; p < kc; ++p) {
+  for (int64_t p = 0; p < kc; ++p, b += ldb, offs += ostep) {
+    const float* brow = b + *offs;
     VecF bv[NV];
-    const float* brow = OFF ? b + offs[p] : b;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) bv[v] = load(brow + v * kLanes);
-    if (!OFF) b += ldb;
-#pragma GCC unroll 16
+#pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
       const VecF ai = splat(a[i * lda + p]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = gemm_fma(ai, bv[v], acc[i][v]);
     }
   }
-  const bool full = nvalid == NV * kLanes;
-  VecF cb[NV] = {};
-  const bool add_col = first && col_bias != nullptr;
-  if (add_col) {
+  if (!st) {
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const int64_t cnt = nvalid - v * kLanes;
-      cb[v] = cnt >= kLanes ? load(col_bias + v * kLanes) : cnt > 0 ? load_partial(col_bias + v * kLanes, cnt) : VecF{};
+      for (int v = 0; v < NV; ++v) store(out + (i * NV + v) * kLanes, acc[i][v]);
+    }
+    return;
+  }
+  if (st->first) {
+    VecF cb[NV] = {};
+    if (st->col_bias) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) cb[v] = load(st->col_bias + v * kLanes);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      const VecF rb = splat(st->row_bias ? st->row_bias[i] : 0.0f);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) store(st->c + i * st->ldc + v * kLanes, acc[i][v] + (rb + cb[v]));
+    }
+  } else {
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      float* row = st->c + i * st->ldc;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) store(row + v * kLanes, acc[i][v] + load(row + v * kLanes));
     }
   }
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) {
-    float* row = c + i * ldc;
-    if (first) {
-      if (row_bias) {
-        const VecF rb = splat(row_bias[i]);
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[i][v] += rb;
-      }
-      if (add_col) {
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[i][v] += cb[v];
-      }
-    }
-    if (full) {
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) {
-        if (!first) acc[i][v] += load(row + v * kLanes);
-        store(row + v * kLanes, acc[i][v]);
-      }
-    } else {
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) {
-        const int64_t cnt = nvalid - v * kLanes;
-        if (cnt >= kLanes) {
-          if (!first) acc[i][v] += load(row + v * kLanes);
-          store(row + v * kLanes, acc[i][v]);
-        } else if (cnt > 0) {
-          if (!first) acc[i][v] += load_partial(row + v * kLanes, cnt);
-          store_partial(row + v * kLanes, acc[i][v], cnt);
+}
+
+using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const int32_t*, int64_t, float*,
+                       const TileStore*);
+
+struct TileKind {
+  TileFn fn;
+  int mr;
+};
+
+// Tiles by vectors (1, 2, 4), each a ladder of row counts: full row blocks
+// take the first, the remainder the next ones down (8: 4 + 2 + 1 covers 7).
+constexpr int kLevels = 4;
+constexpr int kMidMR = kSmallMR > 2 ? kSmallMR : 2;
+constexpr TileKind kTiles[3][kLevels] = {
+    {{&tile<kGemmMR, 1>, kGemmMR}, {&tile<kMidMR, 1>, kMidMR}, {&tile<2, 1>, 2}, {&tile<1, 1>, 1}},
+    {{&tile<kGemmMR, 2>, kGemmMR}, {&tile<kMidMR, 2>, kMidMR}, {&tile<2, 2>, 2}, {&tile<1, 2>, 1}},
+    {{&tile<kMidMR, kSmallNV>, kMidMR}, {&tile<kMidMR, kSmallNV>, kMidMR}, {&tile<2, kSmallNV>, 2},
+     {&tile<1, kSmallNV>, 1}},
+};
+static_assert(kMidMR * kSmallNV <= kMaxAcc, "few-row tile exceeds the register budget");
+
+// A run of one tile's columns that lands contiguously in C: tile lanes
+// [lane, lane + len) go to C columns [out, out + len) (of every tile row).
+struct Seg {
+  int64_t lane, len, out;
+};
+
+// Where a tile's output goes and what joins it.
+struct TileOut {
+  float* c;  // row 0 of the row block; Seg::out counts from here
+  int64_t ldc;
+  const Seg* segs;
+  int64_t nseg;
+  bool first;             // the first K block: add the bias, else C's partial sum
+  const float* row_bias;  // per row of the block, or null
+  const float* col_bias;  // per C column (indexed like Seg::out), or null
+};
+
+// The shared epilogue for rows i0 .. i0 + mr - 1: C rows = tile rows
+// (+ bias | + C), lane runs by segment.
+__attribute__((noinline)) void finish(const float* acc, int64_t width, int64_t i0, int64_t mr, const TileOut& o) {
+  for (int64_t i = i0; i < i0 + mr; ++i, acc += width) {
+    float* row = o.c + i * o.ldc;
+    const VecF rb = splat(o.first && o.row_bias ? o.row_bias[i] : 0.0f);
+    for (int64_t s = 0; s < o.nseg; ++s) {
+      const Seg& seg = o.segs[s];
+      for (int64_t t = 0; t < seg.len; t += kLanes) {
+        const int64_t cnt = seg.len - t < kLanes ? seg.len - t : kLanes;
+        float* dst = row + seg.out + t;
+        VecF x = load_n(acc + seg.lane + t, cnt);
+        if (!o.first) {
+          x += load_n(dst, cnt);
+        } else {
+          x += rb;
+          if (o.col_bias) x += load_n(o.col_bias + seg.out + t, cnt);
         }
+        store_n(dst, x, cnt);
       }
     }
   }
 }
 
-using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const int32_t*, float*, int64_t,
-                        int64_t, bool, const float*, const float*);
-
-// tile_fn<NVMAX, MRMAX>(nv, mr): tile<mr, nv> for 1 <= nv <= NVMAX, 1 <= mr <= MRMAX.
-template <int NV, bool OFF, size_t... M>
-constexpr std::array<TileFn, sizeof...(M)> tile_row(std::index_sequence<M...>) {
-  return {&tile<static_cast<int>(M + 1), NV, OFF>...};
-}
-
-template <int MRMAX, bool OFF, size_t... V>
-constexpr std::array<std::array<TileFn, MRMAX>, sizeof...(V)> tile_grid(std::index_sequence<V...>) {
-  return {tile_row<static_cast<int>(V + 1), OFF>(std::make_index_sequence<MRMAX>{})...};
-}
-
-template <int NVMAX, int MRMAX, bool OFF = false>
-TileFn tile_fn(int64_t nv, int64_t mr) {
-  static constexpr auto grid = tile_grid<MRMAX, OFF>(std::make_index_sequence<NVMAX>{});
-  return grid[nv - 1][mr - 1];
-}
-
-// Rows of the panel run over M in MR blocks, the last one smaller.
-template <int NVMAX, int MR, bool OFF = false>
-void run_rows(int64_t m, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs,
-              float* c, int64_t ldc, int64_t nvalid, int64_t nv, bool first, const float* row_bias,
-              const float* col_bias) {
-  const TileFn full = tile_fn<NVMAX, MR, OFF>(nv, MR);
+// The row blocks of one column tile of nv (1, 2, 4) vectors, down the ladder.
+void run_rows(int64_t m, int64_t nv, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
+              const int32_t* offs, int64_t ostep, const TileOut& o) {
+  const TileKind* kinds = kTiles[nv > 2 ? 2 : nv - 1];
+  const int64_t width = nv * kLanes;
+  alignas(64) float acc[kMaxAcc * kLanes];
+  // One run of whole vectors from lane 0: the tile stores C from its registers.
+  const bool in_tile = o.nseg == 1 && o.segs[0].lane == 0 && o.segs[0].len == width;
+  TileStore st;
+  st.ldc = o.ldc;
+  st.first = o.first;
+  st.col_bias = o.col_bias ? o.col_bias + o.segs[0].out : nullptr;
   int64_t i = 0;
-  for (; i + MR <= m; i += MR) {
-    full(kc, a + i * lda, lda, b, ldb, offs, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr,
-         col_bias);
-  }
-  if (i < m) {
-    const TileFn edge = tile_fn<NVMAX, MR, OFF>(nv, m - i);
-    edge(kc, a + i * lda, lda, b, ldb, offs, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr,
-         col_bias);
+  for (int l = 0; l < kLevels; ++l) {
+    const TileFn fn = kinds[l].fn;
+    const int mr = kinds[l].mr;
+    for (; m - i >= mr; i += mr) {
+      if (in_tile) {
+        st.c = o.c + i * o.ldc + o.segs[0].out;
+        st.row_bias = o.row_bias ? o.row_bias + i : nullptr;
+        fn(kc, a + i * lda, lda, b, ldb, offs, ostep, acc, &st);
+      } else {
+        fn(kc, a + i * lda, lda, b, ldb, offs, ostep, acc, nullptr);
+        finish(acc, width, i, mr, o);
+      }
+    }
   }
 }
+
+constexpr int32_t kNoOffset[1] = {0};
 
 struct DirectSource {
   const float* b;
@@ -133,29 +185,27 @@ void pack_direct(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
   }
 }
 
-// The shared driver: column tiles of NV vectors (the last one as few
-// vectors as it needs), K blocks that fit the scratch, row blocks of MR.
-// `direct` (may be null) gives B in place for tiles of whole vectors.
-template <int NV, int MR>
-void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const DirectSource* direct,
-           PanelPacker packer, float* c, int64_t ldc, GemmBias bias) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = (bias.row ? bias.row[i] : 0.0f) + (bias.col ? bias.col[j] : 0.0f);
-    }
-    return;
+// The shared driver: column tiles of nv_max vectors (the last ones as few
+// vectors as they need), K blocks that fit the scratch, row blocks down the
+// ladder. `direct` (may be null) gives B in place for tiles of whole
+// vectors; the others are packed into `panel` (kGemmScratchBytes, null when
+// no tile needs it).
+__attribute__((noinline)) void drive_tiles(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                           const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
+                                           GemmBias bias, int64_t nv_max, float* panel) {
+  const int64_t tile_nr = nv_max * kLanes;
+  const int64_t kc_max = kGemmScratchBytes / (tile_nr * static_cast<int64_t>(sizeof(float)));
+  int64_t kc_step = k;  // K blocks of equal length, as few as fit
+  if (k > kc_max) {
+    const int64_t kblocks = (k + kc_max - 1) / kc_max;
+    kc_step = (k + kblocks - 1) / kblocks;
   }
-  constexpr int64_t kNR = NV * kLanes;
-  constexpr int64_t kKC = kGemmScratchBytes / (kNR * static_cast<int64_t>(sizeof(float)));
-  alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
-  const int64_t kblocks = (k + kKC - 1) / kKC;
-  const int64_t kc_step = (k + kblocks - 1) / kblocks;
-  for (int64_t j = 0; j < n; j += kNR) {
-    const int64_t nr = n - j < kNR ? n - j : kNR;
-    const int64_t nv = (nr + kLanes - 1) / kLanes;
+  for (int64_t j = 0, nr; j < n; j += nr) {
+    nr = n - j < tile_nr ? n - j : tile_nr;
+    int64_t nv = (nr + kLanes - 1) / kLanes;
+    if (nv == 3) nr = (nv = 2) * kLanes;  // 2 vectors, then 1: no 3-vector tile
     const int64_t width = nv * kLanes;
-    const float* col_bias = bias.col ? bias.col + j : nullptr;
+    const Seg seg{0, nr, 0};
     for (int64_t p = 0; p < k; p += kc_step) {
       const int64_t kc = k - p < kc_step ? k - p : kc_step;
       const float* b;
@@ -168,41 +218,81 @@ void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const D
         b = panel;
         ldb = width;
       }
-      run_rows<NV, MR>(m, kc, a + p, lda, b, ldb, nullptr, c + j, ldc, nr, nv, p == 0, bias.row, col_bias);
+      const TileOut o{c + j, ldc, &seg, 1, p == 0, bias.row, bias.col ? bias.col + j : nullptr};
+      run_rows(m, nv, kc, a + p, lda, b, ldb, kNoOffset, 0, o);
     }
   }
 }
 
-// Few rows (the token-by-token GEMMs of recurrent and transformer models):
-// wider tiles keep more independent accumulators in flight.
-constexpr int kSmallMR = kGemmMR / 2;
-constexpr int kSmallNV = kGemmNV * 2;
+// The panel in its own frame, so that GEMMs reading B in place keep their
+// stack (the tiles' spill and store records) near the caller's hot lines.
+__attribute__((noinline)) void drive_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                            const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
+                                            GemmBias bias, int64_t nv_max) {
+  alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
+  drive_tiles(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max, panel);
+}
+
+void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const DirectSource* direct,
+           PanelPacker packer, float* c, int64_t ldc, GemmBias bias, int64_t nv_max) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = (bias.row ? bias.row[i] : 0.0f) + (bias.col ? bias.col[j] : 0.0f);
+    }
+    return;
+  }
+  if (direct && n % kLanes == 0) {  // every tile of whole vectors
+    drive_tiles(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max, nullptr);
+  } else {
+    drive_packed(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max);
+  }
+}
+
+int64_t tile_vectors(int64_t m) { return m <= kSmallMR ? kSmallNV : kGemmNV; }
 
 }  // namespace
 
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, GemmBias bias) {
   const DirectSource src{b, ldb};
-  if (m <= kSmallMR) {
-    drive<kSmallNV, kSmallMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
-  } else {
-    drive<kGemmNV, kGemmMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
-  }
-}
-
-void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                      const int32_t* offsets, float* c, int64_t ldc, GemmBias bias) {
-  if (m <= 0 || n <= 0) return;
-  for (int64_t j = 0; j < n; j += kGemmNR) {
-    const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
-    run_rows<kGemmNV, kGemmMR, true>(m, k, a, lda, b + j, 0, offsets, c + j, ldc, nr, kGemmNV, true, bias.row,
-                                     bias.col ? bias.col + j : nullptr);
-  }
+  drive(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias, tile_vectors(m));
 }
 
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
                      int64_t ldc, GemmBias bias) {
-  drive<kGemmNV, kGemmMR>(m, n, k, a, lda, nullptr, packer, c, ldc, bias);
+  drive(m, n, k, a, lda, nullptr, packer, c, ldc, bias, tile_vectors(m));
+}
+
+void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                      const int32_t* offsets, float* c, int64_t ldc, const float* row_bias, ColumnMap map) {
+  if (m <= 0 || n <= 0) return;
+  const int64_t period = map.period < 1 ? 1 : map.period;
+  const int64_t valid = map.valid < period ? map.valid : period;
+  for (int64_t j = 0; j < n; j += kGemmNR) {
+    const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
+    // The tile's columns j .. j + nr - 1 as runs of kept columns, merged where contiguous.
+    Seg segs[kGemmNR];
+    int64_t nseg = 0;
+    for (int64_t col = j; col < j + nr;) {
+      const int64_t q = col / period, x = col % period;
+      if (x >= valid) {
+        col = (q + 1) * period;
+        continue;
+      }
+      const int64_t len = valid - x < j + nr - col ? valid - x : j + nr - col;
+      const int64_t out = q * valid + x;
+      if (nseg > 0 && segs[nseg - 1].out + segs[nseg - 1].len == out &&
+          segs[nseg - 1].lane + segs[nseg - 1].len == col - j) {
+        segs[nseg - 1].len += len;
+      } else {
+        segs[nseg++] = Seg{col - j, len, out};
+      }
+      col += len;
+    }
+    const TileOut o{c, ldc, segs, nseg, true, row_bias, nullptr};
+    run_rows(m, (nr + kLanes - 1) / kLanes, k, a, lda, b + j, 0, offsets, 1, o);
+  }
 }
 
 }  // namespace sb::optimized

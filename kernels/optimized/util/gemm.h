@@ -32,6 +32,8 @@ constexpr int kGemmMR = 4;
 #endif
 constexpr int kGemmNV = 2;
 constexpr int64_t kGemmNR = kGemmNV * kLanes;
+// Widest column tile (few-row GEMMs): gemm_f32_offsets never reads wider rows.
+constexpr int64_t kGemmMaxNR = 2 * kGemmNR;
 
 // Stack scratch per GEMM call (one packed B panel): kGemmKC rows of kGemmNR
 // floats. 24 KiB, so that a panel packer's own tables (convolution: about 5
@@ -53,6 +55,14 @@ struct GemmBias {
   const float* col = nullptr;  // N values, or null
 };
 
+// Where column j of C goes: j = q * period + x lands at q * valid + x when
+// x < valid, and nowhere otherwise (convolution's padded-width rows written
+// straight into the output rows). The default keeps every column in place.
+struct ColumnMap {
+  int64_t period = INT64_MAX;
+  int64_t valid = INT64_MAX;
+};
+
 // C = A * B + bias, B a row-major matrix with leading dimension ldb.
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, GemmBias bias = {});
@@ -62,12 +72,13 @@ void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
                      int64_t ldc, GemmBias bias = {});
 
 // C = A * B + bias where B's row p is b + offsets[p] .. (a row-major B whose
-// rows sit anywhere: convolution's shifted input rows). Every tile reads
-// whole kGemmNR-column rows: b + offsets[p] + j must be readable for every
-// j < n rounded up to kGemmNR (columns past n are computed, not stored).
-// No K blocking: the caller keeps k small enough for B to stay in cache.
+// rows sit anywhere: convolution's shifted input rows), C's columns placed
+// by `map`. Every tile reads whole kGemmNR-column rows: b + offsets[p] + j
+// must be readable for every j < n rounded up to kGemmNR (columns past n are
+// computed, not stored). No K blocking: the caller keeps k small enough for
+// B to stay in cache. bias.col is not supported here.
 void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                      const int32_t* offsets, float* c, int64_t ldc, GemmBias bias = {});
+                      const int32_t* offsets, float* c, int64_t ldc, const float* row_bias, ColumnMap map);
 
 // a * b + c, fused where the target has FMA (the build's -std=c++17 does not
 // contract a * b + c by itself).
@@ -83,27 +94,46 @@ inline VecF gemm_fma(VecF a, VecF b, VecF c) {
 #endif
 }
 
+// The first n (1 .. kLanes) lanes at p: the rest read as zero and nothing
+// past p[n-1] is read or written. Masked moves on AVX-512 and AVX2.
+inline VecF load_n(const float* p, int64_t n) {
+#if defined(__AVX512F__)
+  return (VecF)_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p);
+#elif defined(__AVX2__)
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return (VecF)_mm256_maskload_ps(p, mask);
+#else
+  return n >= kLanes ? load(p) : load_partial(p, n);
+#endif
+}
+
+inline void store_n(float* p, VecF v, int64_t n) {
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), (__m512)v);
+#elif defined(__AVX2__)
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  _mm256_maskstore_ps(p, mask, (__m256)v);
+#else
+  if (n >= kLanes) {
+    store(p, v);
+  } else {
+    store_partial(p, v, n);
+  }
+#endif
+}
+
 // dst[0 .. n) = src[0 .. n) / = 0, for the short runs panel packers move:
-// whole vectors, then one masked (AVX-512, AVX2) or scalar tail; nothing
-// outside [0, n) is read or written. (On AVX-512 every step is a masked
-// move, so the compiler cannot turn the loop into a memcpy/memset call,
-// which costs more than these runs of a few vectors.)
+// whole vectors, then one masked (AVX-512, AVX2) or partial tail; nothing
+// outside [0, n) is read or written. (Masked moves keep the compiler from
+// turning the loop into a memcpy/memset call, which costs more than these
+// runs of a few vectors.)
 inline void copy_floats(float* dst, const float* src, int64_t n) {
   for (int64_t i = 0; i < n; i += kLanes) {
     if (n - i >= kLanes) {
       store(dst + i, load(src + i));
-      continue;
+    } else {
+      store_n(dst + i, load_n(src + i, n - i), n - i);
     }
-#if defined(__AVX512F__)
-    const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(dst + i, mask, _mm512_maskz_loadu_ps(mask, src + i));
-#elif defined(__AVX2__)
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm256_maskstore_ps(dst + i, mask, _mm256_maskload_ps(src + i, mask));
-#else
-    for (int64_t t = i; t < n; ++t) dst[t] = src[t];
-#endif
   }
 }
 
@@ -111,17 +141,9 @@ inline void zero_floats(float* dst, int64_t n) {
   for (int64_t i = 0; i < n; i += kLanes) {
     if (n - i >= kLanes) {
       store(dst + i, VecF{});
-      continue;
+    } else {
+      store_n(dst + i, VecF{}, n - i);
     }
-#if defined(__AVX512F__)
-    _mm512_mask_storeu_ps(dst + i, static_cast<__mmask16>((1u << (n - i)) - 1u), _mm512_setzero_ps());
-#elif defined(__AVX2__)
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm256_maskstore_ps(dst + i, mask, _mm256_setzero_ps());
-#else
-    for (int64_t t = i; t < n; ++t) dst[t] = 0.0f;
-#endif
   }
 }
 
