@@ -55,22 +55,32 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
     }
     return;
   }
+  // The record's fields in registers: C's stores may not alias them.
+  float* const c = st->c;
+  const int64_t ldc = st->ldc;
+  const float* const row_bias = st->row_bias;
+  const float* const col_bias = st->col_bias;
   if (st->first) {
     VecF cb[NV] = {};
-    if (st->col_bias) {
+    if (col_bias) {
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) cb[v] = load(st->col_bias + v * kLanes);
+      for (int v = 0; v < NV; ++v) cb[v] = load(col_bias + v * kLanes);
+    }
+    float rbs[MR] = {};
+    if (row_bias) {
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i) rbs[i] = row_bias[i];
     }
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
-      const VecF rb = splat(st->row_bias ? st->row_bias[i] : 0.0f);
+      const VecF rb = splat(rbs[i]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) store(st->c + i * st->ldc + v * kLanes, acc[i][v] + (rb + cb[v]));
+      for (int v = 0; v < NV; ++v) store(c + i * ldc + v * kLanes, acc[i][v] + (rb + cb[v]));
     }
   } else {
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
-      float* row = st->c + i * st->ldc;
+      float* row = c + i * ldc;
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) store(row + v * kLanes, acc[i][v] + load(row + v * kLanes));
     }
