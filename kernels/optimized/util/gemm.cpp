@@ -279,6 +279,18 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
   if (m <= 0 || n <= 0) return;
   const int64_t period = map.period < 1 ? 1 : map.period;
   const int64_t valid = map.valid < period ? map.valid : period;
+  if (valid < period && valid % kGemmNR == 0) {
+    // Kept runs of whole tiles: tiles along each run, stored from the registers.
+    for (int64_t q = 0; q * period < n; ++q) {
+      for (int64_t x = 0; x < valid && q * period + x < n; x += kGemmNR) {
+        const int64_t nr = valid - x < kGemmNR ? valid - x : kGemmNR;
+        const Seg seg{0, nr, q * valid + x};
+        const TileOut o{c, ldc, &seg, 1, true, row_bias, nullptr};
+        run_rows(m, nr / kLanes, k, a, lda, b + q * period + x, 0, offsets, 1, o);
+      }
+    }
+    return;
+  }
   for (int64_t j = 0; j < n; j += kGemmNR) {
     const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
     // The tile's columns j .. j + nr - 1 as runs of kept columns, merged where contiguous.
