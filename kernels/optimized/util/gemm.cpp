@@ -9,25 +9,53 @@ constexpr int kSmallMR = kGemmMR / 2;
 constexpr int kSmallNV = kGemmNV * 2;
 constexpr int kMaxAcc = kGemmMR * kGemmNV;  // accumulators of the largest tile
 
-// C written by the tile itself: the common case (one run of whole vectors
-// at the tile's first lane), stored from the registers.
-struct TileStore {
-  float* c;
-  int64_t ldc;
-  bool first;             // the first K block: add the bias, else C's partial sum
-  const float* row_bias;  // per row of the block, or null
-  const float* col_bias;  // per tile column, or null
+// Where a tile's vector v goes in a C row: count[v] masked stores, piece o
+// writing the lanes of mask[v][o] at row + off[v][o] + lane (so that a run of
+// lanes can land anywhere: the column map's output rows). `whole`: one
+// full, unmasked store per vector at row + v * kLanes (the common case,
+// kept free of the plan's loads); `prefix`: one masked store per vector
+// there (a GEMM's last column tile).
+struct StorePlan {
+  bool whole;
+  bool prefix;  // one piece per vector, at row + v * kLanes
+  int32_t count[kSmallNV];
+  int64_t off[kSmallNV][kLanes];
+  uint32_t mask[kSmallNV][kLanes];
 };
 
-// The register tile: acc[MR x NV vectors] = A rows x B over kc. B's row p
-// starts at b + p * ldb + offs[p * ostep]: a plain matrix (ostep 0, offs ->
-// 0) or rows anywhere (ldb 0, ostep 1). With `st` the tile finishes C
-// itself; otherwise it writes acc to `out` (MR rows of NV * kLanes floats)
-// for the shared epilogue (column edges, the column map), so a tile shape
-// costs little more than its K loop.
+// What the tile does with its accumulators.
+struct TileStore {
+  float* c;  // row 0 of the row block
+  int64_t ldc;
+  const StorePlan* plan;
+  bool first;             // the first K block: add the bias, else C's partial sum
+  const float* row_bias;  // per row of the block, or null
+  const float* col_bias;  // per tile column (plans of one piece per vector), or null
+};
+
+// C rows = acc rows (+ C unless first) through the plan: the tiles' shared
+// slow path (column maps, partial vectors), kept out of line.
+__attribute__((noinline, noclone)) void store_planned(const VecF* acc, int mr, int nv, float* c, int64_t ldc,
+                                             const StorePlan& plan, bool first) {
+  for (int i = 0; i < mr; ++i) {
+    float* row = c + i * ldc;
+    for (int v = 0; v < nv; ++v, ++acc) {
+      for (int32_t o = 0; o < plan.count[v]; ++o) {
+        float* at = shifted(row, plan.off[v][o]);
+        const uint32_t mk = plan.mask[v][o];
+        store_mask(at, first ? *acc : *acc + load_mask(at, mk), mk);
+      }
+    }
+  }
+}
+
+// The register tile: acc[MR x NV vectors] = A rows x B over kc, then C =
+// acc + (bias | C) through the store plan. B's row p starts at
+// b + p * ldb + offs[p * ostep]: a plain matrix (ostep 0, offs -> 0) or rows
+// anywhere (ldb 0, ostep 1).
 template <int MR, int NV>
 void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs, int64_t ostep,
-          float* out, const TileStore* st) {
+          const TileStore* st) {
   static_assert(MR * NV <= kMaxAcc, "tile exceeds the register budget");
   VecF acc[MR][NV];
 #pragma GCC unroll 8
@@ -35,8 +63,8 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = VecF{};
   }
-  for (int64_t p = 0; p < kc; ++p, b += ldb, offs += ostep) {
-    const float* brow = b + *offs;
+  // One K loop, two address streams: B's rows by offset (ldb 0), or by stride.
+  const auto step = [&](int64_t p, const float* brow) __attribute__((always_inline)) {
     VecF bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) bv[v] = load(brow + v * kLanes);
@@ -46,26 +74,31 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = gemm_fma(ai, bv[v], acc[i][v]);
     }
-  }
-  if (!st) {
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; ++i) {
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) store(out + (i * NV + v) * kLanes, acc[i][v]);
-    }
-    return;
+  };
+  if (ostep) {
+    for (int64_t p = 0; p < kc; ++p) step(p, b + offs[p]);
+  } else {
+    for (int64_t p = 0; p < kc; ++p, b += ldb) step(p, b);
   }
   // The record's fields in registers: C's stores may not alias them.
   float* const c = st->c;
   const int64_t ldc = st->ldc;
-  const float* const row_bias = st->row_bias;
-  const float* const col_bias = st->col_bias;
-  if (st->first) {
+  const StorePlan& plan = *st->plan;
+  const bool first = st->first;
+  if (first) {  // acc += row bias + column bias
+    const float* const col_bias = st->col_bias;
     VecF cb[NV] = {};
     if (col_bias) {
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) cb[v] = load(col_bias + v * kLanes);
+      for (int v = 0; v < NV; ++v) {
+        if (plan.whole) {
+          cb[v] = load(col_bias + v * kLanes);
+        } else if (plan.count[v] > 0) {
+          cb[v] = load_mask(col_bias + plan.off[v][0], plan.mask[v][0]);
+        }
+      }
     }
+    const float* const row_bias = st->row_bias;
     float rbs[MR] = {};
     if (row_bias) {
 #pragma GCC unroll 8
@@ -75,20 +108,44 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
     for (int i = 0; i < MR; ++i) {
       const VecF rb = splat(rbs[i]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) store(c + i * ldc + v * kLanes, acc[i][v] + (rb + cb[v]));
+      for (int v = 0; v < NV; ++v) acc[i][v] += rb + cb[v];
     }
-  } else {
+  }
+  if (plan.whole) {
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
       float* row = c + i * ldc;
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) store(row + v * kLanes, acc[i][v] + load(row + v * kLanes));
+      for (int v = 0; v < NV; ++v) store(row + v * kLanes, first ? acc[i][v] : acc[i][v] + load(row + v * kLanes));
     }
+    return;
   }
+  if (plan.prefix) {  // the last column tile: masked stores from the registers
+    uint32_t mk[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) mk[v] = plan.count[v] > 0 ? plan.mask[v][0] : 0u;
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      float* row = c + i * ldc;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        float* at = row + v * kLanes;
+        store_mask(at, first ? acc[i][v] : acc[i][v] + load_mask(at, mk[v]), mk[v]);
+      }
+    }
+    return;
+  }
+  alignas(64) VecF spill[MR * NV];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) spill[i * NV + v] = acc[i][v];
+  }
+  store_planned(spill, MR, NV, c, ldc, plan, first);
 }
 
-using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const int32_t*, int64_t, float*,
-                       const TileStore*);
+using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const int32_t*, int64_t,
+                        const TileStore*);
 
 struct TileKind {
   TileFn fn;
@@ -107,73 +164,32 @@ constexpr TileKind kTiles[3][kLevels] = {
 };
 static_assert(kMidMR * kSmallNV <= kMaxAcc, "few-row tile exceeds the register budget");
 
-// A run of one tile's columns that lands contiguously in C: tile lanes
-// [lane, lane + len) go to C columns [out, out + len) (of every tile row).
-struct Seg {
-  int64_t lane, len, out;
-};
-
-// Where a tile's output goes and what joins it.
-struct TileOut {
-  float* c;  // row 0 of the row block; Seg::out counts from here
-  int64_t ldc;
-  const Seg* segs;
-  int64_t nseg;
-  bool first;             // the first K block: add the bias, else C's partial sum
-  const float* row_bias;  // per row of the block, or null
-  const float* col_bias;  // per C column (indexed like Seg::out), or null
-};
-
-// The shared epilogue for rows i0 .. i0 + mr - 1: C rows = tile rows
-// (+ bias | + C), lane runs by segment.
-__attribute__((noinline)) void finish(const float* acc, int64_t width, int64_t i0, int64_t mr, const TileOut& o) {
-  for (int64_t i = i0; i < i0 + mr; ++i, acc += width) {
-    float* row = o.c + i * o.ldc;
-    const VecF rb = splat(o.first && o.row_bias ? o.row_bias[i] : 0.0f);
-    for (int64_t s = 0; s < o.nseg; ++s) {
-      const Seg& seg = o.segs[s];
-      for (int64_t t = 0; t < seg.len; t += kLanes) {
-        const int64_t cnt = seg.len - t < kLanes ? seg.len - t : kLanes;
-        float* dst = row + seg.out + t;
-        VecF x = load_n(acc + seg.lane + t, cnt);
-        if (!o.first) {
-          x += load_n(dst, cnt);
-        } else {
-          x += rb;
-          if (o.col_bias) x += load_n(o.col_bias + seg.out + t, cnt);
-        }
-        store_n(dst, x, cnt);
-      }
-    }
-  }
-}
-
 // The row blocks of one column tile of nv (1, 2, 4) vectors, down the ladder.
 void run_rows(int64_t m, int64_t nv, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
-              const int32_t* offs, int64_t ostep, const TileOut& o) {
+              const int32_t* offs, int64_t ostep, const TileStore& out) {
   const TileKind* kinds = kTiles[nv > 2 ? 2 : nv - 1];
-  const int64_t width = nv * kLanes;
-  alignas(64) float acc[kMaxAcc * kLanes];
-  // One run of whole vectors from lane 0: the tile stores C from its registers.
-  const bool in_tile = o.nseg == 1 && o.segs[0].lane == 0 && o.segs[0].len == width;
-  TileStore st;
-  st.ldc = o.ldc;
-  st.first = o.first;
-  st.col_bias = o.col_bias ? o.col_bias + o.segs[0].out : nullptr;
+  TileStore st = out;
   int64_t i = 0;
   for (int l = 0; l < kLevels; ++l) {
     const TileFn fn = kinds[l].fn;
     const int mr = kinds[l].mr;
     for (; m - i >= mr; i += mr) {
-      if (in_tile) {
-        st.c = o.c + i * o.ldc + o.segs[0].out;
-        st.row_bias = o.row_bias ? o.row_bias + i : nullptr;
-        fn(kc, a + i * lda, lda, b, ldb, offs, ostep, acc, &st);
-      } else {
-        fn(kc, a + i * lda, lda, b, ldb, offs, ostep, acc, nullptr);
-        finish(acc, width, i, mr, o);
-      }
+      st.c = out.c + i * out.ldc;
+      st.row_bias = out.row_bias ? out.row_bias + i : nullptr;
+      fn(kc, a + i * lda, lda, b, ldb, offs, ostep, &st);
     }
+  }
+}
+
+// The plan of a tile whose lanes [0, nr) go to C columns [0, nr).
+void plain_plan(int64_t nr, int64_t nv, StorePlan* plan) {
+  plan->whole = nr == nv * kLanes;
+  plan->prefix = true;
+  for (int64_t v = 0; v < nv; ++v) {
+    const int64_t cnt = nr - v * kLanes < kLanes ? nr - v * kLanes : kLanes;
+    plan->count[v] = 1;
+    plan->off[v][0] = v * kLanes;
+    plan->mask[v][0] = lane_mask(cnt);
   }
 }
 
@@ -215,7 +231,8 @@ __attribute__((noinline)) void drive_tiles(int64_t m, int64_t n, int64_t k, cons
     int64_t nv = (nr + kLanes - 1) / kLanes;
     if (nv == 3) nr = (nv = 2) * kLanes;  // 2 vectors, then 1: no 3-vector tile
     const int64_t width = nv * kLanes;
-    const Seg seg{0, nr, 0};
+    StorePlan plan;
+    plain_plan(nr, nv, &plan);
     for (int64_t p = 0; p < k; p += kc_step) {
       const int64_t kc = k - p < kc_step ? k - p : kc_step;
       const float* b;
@@ -228,8 +245,8 @@ __attribute__((noinline)) void drive_tiles(int64_t m, int64_t n, int64_t k, cons
         b = panel;
         ldb = width;
       }
-      const TileOut o{c + j, ldc, &seg, 1, p == 0, bias.row, bias.col ? bias.col + j : nullptr};
-      run_rows(m, nv, kc, a + p, lda, b, ldb, kNoOffset, 0, o);
+      const TileStore out{c + j, ldc, &plan, p == 0, bias.row, bias.col ? bias.col + j : nullptr};
+      run_rows(m, nv, kc, a + p, lda, b, ldb, kNoOffset, 0, out);
     }
   }
 }
@@ -243,7 +260,8 @@ __attribute__((noinline)) void drive_packed(int64_t m, int64_t n, int64_t k, con
   drive_tiles(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max, panel);
 }
 
-void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const DirectSource* direct,
+__attribute__((noinline)) void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                     const DirectSource* direct,
            PanelPacker packer, float* c, int64_t ldc, GemmBias bias, int64_t nv_max) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
@@ -279,41 +297,42 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
   if (m <= 0 || n <= 0) return;
   const int64_t period = map.period < 1 ? 1 : map.period;
   const int64_t valid = map.valid < period ? map.valid : period;
+  StorePlan plan;
   if (valid < period && valid % kGemmNR == 0) {
-    // Kept runs of whole tiles: tiles along each run, stored from the registers.
+    // Kept runs of whole tiles: tiles along each run, plain stores.
+    plain_plan(kGemmNR, kGemmNV, &plan);
     for (int64_t q = 0; q * period < n; ++q) {
       for (int64_t x = 0; x < valid && q * period + x < n; x += kGemmNR) {
-        const int64_t nr = valid - x < kGemmNR ? valid - x : kGemmNR;
-        const Seg seg{0, nr, q * valid + x};
-        const TileOut o{c, ldc, &seg, 1, true, row_bias, nullptr};
-        run_rows(m, nr / kLanes, k, a, lda, b + q * period + x, 0, offsets, 1, o);
+        const TileStore out{c + q * valid + x, ldc, &plan, true, row_bias, nullptr};
+        run_rows(m, kGemmNV, k, a, lda, b + q * period + x, 0, offsets, 1, out);
       }
     }
     return;
   }
   for (int64_t j = 0; j < n; j += kGemmNR) {
     const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
-    // The tile's columns j .. j + nr - 1 as runs of kept columns, merged where contiguous.
-    Seg segs[kGemmNR];
-    int64_t nseg = 0;
-    for (int64_t col = j; col < j + nr;) {
-      const int64_t q = col / period, x = col % period;
+    const int64_t nv = (nr + kLanes - 1) / kLanes;
+    // Tile lane l is column j + l = q * period + x: kept when x < valid, at
+    // q * valid + x. Runs of kept lanes, cut at vector bounds, one piece each.
+    plan.whole = plan.prefix = false;
+    for (int64_t v = 0; v < nv; ++v) plan.count[v] = 0;
+    for (int64_t l = 0; l < nr;) {
+      const int64_t col = j + l, q = col / period, x = col % period;
       if (x >= valid) {
-        col = (q + 1) * period;
+        l += period - x;
         continue;
       }
-      const int64_t len = valid - x < j + nr - col ? valid - x : j + nr - col;
-      const int64_t out = q * valid + x;
-      if (nseg > 0 && segs[nseg - 1].out + segs[nseg - 1].len == out &&
-          segs[nseg - 1].lane + segs[nseg - 1].len == col - j) {
-        segs[nseg - 1].len += len;
-      } else {
-        segs[nseg++] = Seg{col - j, len, out};
-      }
-      col += len;
+      const int64_t v = l / kLanes;
+      int64_t len = valid - x;
+      len = len < nr - l ? len : nr - l;
+      len = len < (v + 1) * kLanes - l ? len : (v + 1) * kLanes - l;
+      const int64_t lane = l - v * kLanes;
+      plan.off[v][plan.count[v]] = q * valid + x - lane;
+      plan.mask[v][plan.count[v]++] = lane_mask(lane + len) & ~lane_mask(lane);
+      l += len;
     }
-    const TileOut o{c, ldc, segs, nseg, true, row_bias, nullptr};
-    run_rows(m, (nr + kLanes - 1) / kLanes, k, a, lda, b + j, 0, offsets, 1, o);
+    const TileStore out{c, ldc, &plan, true, row_bias, nullptr};
+    run_rows(m, nv, k, a, lda, b + j, 0, offsets, 1, out);
   }
 }
 

@@ -122,6 +122,55 @@ inline void store_n(float* p, VecF v, int64_t n) {
 #endif
 }
 
+// Lane masks as bits (lane l = bit l): the first n (0 .. kLanes) lanes.
+inline uint32_t lane_mask(int64_t n) { return (uint32_t{1} << n) - 1u; }
+
+// p + off floats as an address only: with a mask, lanes before the row's
+// start may be named but are never touched.
+inline float* shifted(float* p, int64_t off) {
+  return reinterpret_cast<float*>(reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(off * 4));
+}
+
+// The lanes of `mask` at p (the rest read as zero / are left alone); lanes
+// outside the mask are neither read nor written, even where p + lane is
+// outside any object.
+inline VecF load_mask(const float* p, uint32_t mask) {
+#if defined(__AVX512F__)
+  return (VecF)_mm512_maskz_loadu_ps(static_cast<__mmask16>(mask), p);
+#elif defined(__AVX2__)
+  const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(mask)), bits), bits);
+  return (VecF)_mm256_maskload_ps(p, m);
+#else
+  if (mask == lane_mask(kLanes)) return load(p);
+  VecF v = {};
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  for (int64_t l = 0; l < kLanes; ++l) {
+    if ((mask >> l) & 1u) v[l] = *reinterpret_cast<const float*>(at + static_cast<uintptr_t>(l * 4));
+  }
+  return v;
+#endif
+}
+
+inline void store_mask(float* p, VecF v, uint32_t mask) {
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>(mask), (__m512)v);
+#elif defined(__AVX2__)
+  const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(mask)), bits), bits);
+  _mm256_maskstore_ps(p, m, (__m256)v);
+#else
+  if (mask == lane_mask(kLanes)) {
+    store(p, v);
+    return;
+  }
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  for (int64_t l = 0; l < kLanes; ++l) {
+    if ((mask >> l) & 1u) *reinterpret_cast<float*>(at + static_cast<uintptr_t>(l * 4)) = v[l];
+  }
+#endif
+}
+
 // dst[0 .. n) = src[0 .. n) / = 0, for the short runs panel packers move:
 // whole vectors, then one masked (AVX-512, AVX2) or partial tail; nothing
 // outside [0, n) is read or written. (Masked moves keep the compiler from
