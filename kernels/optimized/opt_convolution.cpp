@@ -37,23 +37,45 @@ struct Run {
   int64_t d, oy, ox, len;
 };
 
-void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
-  const Im2col& s = *static_cast<const Im2col*>(ctx);
-  Run runs[kGemmNR];
+// The panel's columns j0 .. j0 + nr - 1 as runs along output rows; their count.
+int64_t panel_runs(const Im2col& s, int64_t j0, int64_t nr, Run* runs) {
   int64_t nruns = 0;
   for (int64_t d = 0, oy = j0 / s.ow, ox = j0 % s.ow; d < nr; ++oy, ox = 0) {
     const int64_t len = s.ow - ox < nr - d ? s.ow - ox : nr - d;
     runs[nruns++] = Run{d, oy, ox, len};
     d += len;
   }
-  const int64_t taps = s.kh * s.kw;
-  int64_t ic = k0 / taps;
-  int64_t ky = (k0 % taps) / s.kw;
-  int64_t kx = k0 % s.kw;
-  for (int64_t p = 0; p < kc; ++p, dst += width) {
-    const float* plane = s.x + ic * s.h * s.w;
-    const int64_t iy_k = ky * s.dh - s.ph;
-    const int64_t ix_k = kx * s.dw - s.pw;
+  return nruns;
+}
+
+// Walks the K rows (ic, ky, kx) of the implicit B from row k0.
+struct TapCursor {
+  const Im2col& s;
+  int64_t ic, ky, kx;
+  TapCursor(const Im2col& src, int64_t k0)
+      : s(src), ic(k0 / (src.kh * src.kw)), ky((k0 % (src.kh * src.kw)) / src.kw), kx(k0 % src.kw) {}
+  const float* plane() const { return s.x + ic * s.h * s.w; }
+  int64_t iy_k() const { return ky * s.dh - s.ph; }  // input row of output row 0
+  int64_t ix_k() const { return kx * s.dw - s.pw; }  // input column of output column 0
+  void next() {
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ic;
+      }
+    }
+  }
+};
+
+void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
+  const Im2col& s = *static_cast<const Im2col*>(ctx);
+  Run runs[kGemmNR];
+  const int64_t nruns = panel_runs(s, j0, nr, runs);
+  for (TapCursor t(s, k0); kc > 0; --kc, t.next(), dst += width) {
+    const float* plane = t.plane();
+    const int64_t iy_k = t.iy_k();
+    const int64_t ix_k = t.ix_k();
     for (int64_t r = 0; r < nruns; ++r) {
       const Run& run = runs[r];
       float* d = dst + run.d;
@@ -81,13 +103,6 @@ void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
       }
     }
     if (width > nr) zero_floats(dst + nr, width - nr);
-    if (++kx == s.kw) {
-      kx = 0;
-      if (++ky == s.kh) {
-        ky = 0;
-        ++ic;
-      }
-    }
   }
 }
 
@@ -111,12 +126,7 @@ template <int S>
 void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
   const Im2col& s = *static_cast<const Im2col*>(ctx);
   Run runs[kGemmNR];
-  int64_t nruns = 0;
-  for (int64_t d = 0, oy = j0 / s.ow, ox = j0 % s.ow; d < nr; ++oy, ox = 0) {
-    const int64_t len = s.ow - ox < nr - d ? s.ow - ox : nr - d;
-    runs[nruns++] = Run{d, oy, ox, len};
-    d += len;
-  }
+  const int64_t nruns = panel_runs(s, j0, nr, runs);
   // load[r][kx][chunk][h]: lanes of input vector h (of S) the chunk reads.
   __mmask16 load[kGemmNR][kMaskedMaxKw][kChunks][S];
   __mmask16 keep[kGemmNR][kChunks];  // lanes of the chunk inside the run
@@ -139,14 +149,10 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
     }
   }
   const __m512i evens = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  const int64_t taps = s.kh * s.kw;
-  int64_t ic = k0 / taps;
-  int64_t ky = (k0 % taps) / s.kw;
-  int64_t kx = k0 % s.kw;
-  for (int64_t p = 0; p < kc; ++p, dst += width) {
-    const float* plane = s.x + ic * s.h * s.w;
-    const int64_t iy_k = ky * s.dh - s.ph;
-    const int64_t ix_k = kx * s.dw - s.pw;
+  for (TapCursor t(s, k0); kc > 0; --kc, t.next(), dst += width) {
+    const float* plane = t.plane();
+    const int64_t iy_k = t.iy_k();
+    const int64_t ix_k = t.ix_k();
     for (int64_t r = 0; r < nruns; ++r) {
       const Run& run = runs[r];
       float* d = dst + run.d;
@@ -157,9 +163,9 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
                             static_cast<uintptr_t>((iy * s.w + run.ox * S + ix_k) * static_cast<int64_t>(sizeof(float)));
       for (int64_t c = 0; c < kChunks && c * 16 < run.len; ++c) {
         const uintptr_t at = src + static_cast<uintptr_t>(c * 64 * S);
-        __m512 v = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][0] : 0, reinterpret_cast<const void*>(at));
+        __m512 v = _mm512_maskz_loadu_ps(row_in ? load[r][t.kx][c][0] : 0, reinterpret_cast<const void*>(at));
         if constexpr (S == 2) {
-          const __m512 hi = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][1] : 0, reinterpret_cast<const void*>(at + 64));
+          const __m512 hi = _mm512_maskz_loadu_ps(row_in ? load[r][t.kx][c][1] : 0, reinterpret_cast<const void*>(at + 64));
           v = _mm512_permutex2var_ps(v, evens, hi);
         }
         if (keep[r][c] == 0xFFFF) {
@@ -170,13 +176,6 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
       }
     }
     if (width > nr) zero_floats(dst + nr, width - nr);
-    if (++kx == s.kw) {
-      kx = 0;
-      if (++ky == s.kh) {
-        ky = 0;
-        ++ic;
-      }
-    }
   }
 }
 #endif

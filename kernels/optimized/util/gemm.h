@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "optimized/util/vec.h"
+#include "sb/kernel.h"
 
 #if defined(__AVX512F__) || defined(__AVX2__) || (defined(__AVX__) && defined(__FMA__))
 #include <immintrin.h>
@@ -32,8 +33,6 @@ constexpr int kGemmMR = 4;
 #endif
 constexpr int kGemmNV = 2;
 constexpr int64_t kGemmNR = kGemmNV * kLanes;
-// Widest column tile (few-row GEMMs): gemm_f32_offsets never reads wider rows.
-constexpr int64_t kGemmMaxNR = 2 * kGemmNR;
 
 // Stack scratch per GEMM call (one packed B panel): kGemmKC rows of kGemmNR
 // floats. 24 KiB, so that a panel packer's own tables (convolution: about 5
@@ -67,7 +66,8 @@ struct ColumnMap {
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, GemmBias bias = {});
 
-// C = A * B + bias, B given by panels the packer writes.
+// C = A * B + bias, B given by panels the packer writes (at most kGemmNR
+// columns wide).
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
                      int64_t ldc, GemmBias bias = {});
 
@@ -79,6 +79,12 @@ void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
 // B to stay in cache. bias.col is not supported here.
 void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                       const int32_t* offsets, float* c, int64_t ldc, const float* row_bias, ColumnMap map);
+
+// aten::mm.out (rank 2) and aten::bmm.out (rank 3: batches back to back):
+// args (self, mat2, out) fp32 on gemm_f32; other ranks, dtypes and shapes
+// that do not chain go to `fallback` (the portable kernel), whose checks
+// then speak; out's shape and dtype checked as util/matmul.h does.
+Error matmul_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& fallback, int32_t rank);
 
 // a * b + c, fused where the target has FMA (the build's -std=c++17 does not
 // contract a * b + c by itself).
