@@ -245,19 +245,16 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
     const int64_t brq = rb + ext;  // band rows per phase
     float* band = buf;
     if (st == 1) {
-      // One phase: rows of [pw zeros, the input row, pw zeros], pointers walked.
-      float* d = band;
+      // One phase: rows of [pw zeros, the input row, pw zeros]. The band is
+      // zeroed in one pass of whole vectors, then the input rows copied in
+      // (cheaper than three short runs per row).
+      zero_floats(band, planes * brq * wq);
+      const int64_t r0 = g.ph - oy0 > 0 ? g.ph - oy0 : 0;             // first band row inside the input
+      const int64_t r1 = g.h + g.ph - oy0 < brq ? g.h + g.ph - oy0 : brq;  // past the last
       for (int64_t ic = 0; ic < cin_g; ++ic) {
-        const float* plane = xg + ic * g.h * g.w;
-        for (int64_t r = 0, iy = oy0 - g.ph; r < brq; ++r, ++iy, d += wq) {
-          if (iy < 0 || iy >= g.h) {
-            zero_floats(d, wq);
-          } else {
-            zero_floats(d, g.pw);
-            copy_floats(d + g.pw, plane + iy * g.w, g.w);
-            zero_floats(d + g.pw + g.w, wq - g.pw - g.w);
-          }
-        }
+        const float* src = xg + (ic * g.h + oy0 - g.ph + r0) * g.w;
+        float* d = band + (ic * brq + r0) * wq + g.pw;
+        for (int64_t r = r0; r < r1; ++r, src += g.w, d += wq) copy_floats(d, src, g.w);
       }
     }
     for (int64_t ic = 0; ic < (st == 1 ? 0 : cin_g); ++ic) {
