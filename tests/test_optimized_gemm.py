@@ -5,8 +5,8 @@ delegate) and run by ExecuTorch's own runtime for the reference; the program, it
 reference are cached under the build cache (keyed by the case and the torch/executorch versions),
 so only the first run exports. The cases walk every path of the kernels: tile edges in M, N and K
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
-bands read through row offsets (stride 1; strides 2-4 in phases on AVX2 and below), im2col
-panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide
+bands read through row offsets and stored through the column map (stride 1; strides 2-4 in phases:
+rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps), im2col panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide
 tiles, addmm's beta/alpha/broadcasts, depthwise convolutions (optimized/util/depthwise.h) and the
 ones handed to the portable kernel (1-D, transposed, double).
 """
@@ -116,6 +116,7 @@ CASES = [
     # rows of a few lanes (several pieces per vector), padding wider than a vector (a vector of no
     # kept lane), more output channels than a tile's rows
     Case("conv_band_rows_64", conv(3, 10, 3, padding=1), ((1, 3, 9, 64),)),
+    Case("conv_band_s2_even_lanes", conv(4, 6, 3, stride=2, dilation=2), ((1, 4, 13, 38),)),
     Case("conv_band_rows_5", conv(6, 19, (1, 2), padding=(0, 1)), ((1, 6, 13, 4),)),
     Case("conv_band_wide_pad", conv(2, 9, (1, 19), padding=(0, 9)), ((1, 2, 5, 80),)),
     # 1x1 stride 1: the input planes multiplied in place

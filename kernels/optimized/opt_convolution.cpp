@@ -195,6 +195,20 @@ constexpr int64_t kBandBytes = 26 * 1024;
 constexpr int64_t kMaxBandK = 1024;
 constexpr int64_t kMaxBandStride = 4;
 
+// dst[t] = src[2 * t] for t < n (reads src[0 .. 2n - 2] only): two loads
+// and one even-lane shuffle per vector.
+void gather_even(float* dst, const float* src, int64_t n) {
+  VecI evens;
+  for (int64_t l = 0; l < kLanes; ++l) evens[l] = static_cast<int32_t>(2 * l);
+  for (int64_t t = 0; t < n; t += kLanes, src += 2 * kLanes) {
+    const int64_t cnt = n - t < kLanes ? n - t : kLanes;
+    const int64_t need = 2 * cnt - 1;  // floats read
+    const VecF lo = need >= kLanes ? load(src) : load_n(src, need);
+    const VecF hi = need > kLanes ? load_n(src + kLanes, need - kLanes) : VecF{};
+    store_n(dst + t, __builtin_shuffle(lo, hi, evens), cnt);
+  }
+}
+
 __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const float* xg, const float* a,
                                            int64_t cin_g, int64_t cout_g, const float* row_bias, float* c) {
   constexpr int64_t kFloats = kBandBytes / static_cast<int64_t>(sizeof(float));
@@ -220,12 +234,13 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
   const int64_t wp = g.w + 2 * g.pw;
   const int64_t wq = (wp + st - 1) / st;
   if (wq * 4 > g.ow * 5) return false;  // the dropped columns would cost more than a quarter more FMAs
-  // Strided bands gather their phases lane by lane; measured, they beat the
-  // AVX-512 masked im2col panels nowhere, the portable ones on rows of 16+.
-#if defined(__AVX512F__)
-  if (st > 1) return false;
-#else
+  // Strided bands (stride 2: even lanes shuffled out of two loads; wider:
+  // lane by lane) against im2col panels, measured: they lose on rows under
+  // 16; with AVX-512's masked panels also on rows of whole 16-lane chunks
+  // unless the kernel has 25+ taps (im2col's K per column grows with it).
   if (st > 1 && g.ow < 16) return false;
+#if defined(__AVX512F__)
+  if (st > 1 && g.ow % 16 == 0 && g.kh * g.kw < 25) return false;
 #endif
   const int64_t ext = (g.kh - 1) * g.dh / st;
   const int64_t k = cin_g * g.kh * g.kw;
@@ -277,7 +292,11 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
             lo = lo > wq ? wq : lo;
             hi = hi > wq ? wq : hi < lo ? lo : hi;
             zero_floats(d, lo);
-            for (int64_t q = lo; q < hi; ++q) d[q] = row[q * st + shift];
+            if (st == 2) {
+              gather_even(d + lo, row + 2 * lo + shift, hi - lo);
+            } else {
+              for (int64_t q = lo; q < hi; ++q) d[q] = row[q * st + shift];
+            }
             zero_floats(d + hi, wq - hi);
           }
         }

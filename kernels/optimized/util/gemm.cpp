@@ -318,10 +318,12 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
     // q * valid + x. Runs of kept lanes, cut at vector bounds, one piece each.
     plan.whole = plan.prefix = false;
     for (int64_t v = 0; v < nv; ++v) plan.count[v] = 0;
+    int64_t q = j / period, x = j - q * period;  // lane l's column, walked
     for (int64_t l = 0; l < nr;) {
-      const int64_t col = j + l, q = col / period, x = col % period;
       if (x >= valid) {
         l += period - x;
+        x = 0;
+        ++q;
         continue;
       }
       const int64_t v = l / kLanes;
@@ -332,6 +334,7 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
       plan.off[v][plan.count[v]] = q * valid + x - lane;
       plan.mask[v][plan.count[v]++] = lane_mask(lane + len) & ~lane_mask(lane);
       l += len;
+      x += len;
     }
     const TileStore out{c, ldc, &plan, true, row_bias, nullptr};
     run_rows(m, nv, k, a, lda, b + j, 0, offsets, 1, out);
