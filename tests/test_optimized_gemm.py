@@ -6,8 +6,8 @@ reference are cached under the build cache (keyed by the case and the torch/exec
 so only the first run exports. The cases walk every path of the kernels: tile edges in M, N and K
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
 bands read through row offsets and stored through the column map (stride 1; strides 2-4 in phases:
-rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps), im2col panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide
-tiles, addmm's beta/alpha/broadcasts, depthwise convolutions (optimized/util/depthwise.h) and the
+rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps), im2col panels with
+padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide tiles, addmm's beta/alpha/broadcasts, depthwise convolutions (optimized/util/depthwise.h) and the
 ones handed to the portable kernel (1-D, transposed, double).
 """
 
