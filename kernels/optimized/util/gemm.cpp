@@ -10,6 +10,12 @@ namespace {
 constexpr int kSmallMR = kGemmMR / 2;
 constexpr int kSmallNV = kGemmNV * 2;
 constexpr int kMaxAcc = kGemmMR * kGemmNV;  // accumulators of the largest tile
+// Masked vector moves (else load_mask/store_mask go lane by lane: kept out of the tiles).
+#if defined(__AVX512F__) || defined(__AVX2__)
+constexpr bool kMaskedMoves = true;
+#else
+constexpr bool kMaskedMoves = false;
+#endif
 
 // Where a tile's vector v goes in a C row: count[v] masked stores, piece o
 // writing the lanes of mask[v][o] at row + off[v][o] + lane (so that a run of
@@ -122,7 +128,7 @@ void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, 
     }
     return;
   }
-  if (plan.prefix) {  // the last column tile: masked stores from the registers
+  if (kMaskedMoves && plan.prefix) {  // the last column tile: masked stores from the registers
     uint32_t mk[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) mk[v] = plan.count[v] > 0 ? plan.mask[v][0] : 0u;
