@@ -106,6 +106,8 @@ CASES = [
     ),
     Case("conv_tall_kernel", conv(2, 17, (4, 1)), ((1, 2, 40, 3),)),
     Case("conv_s2_few_channels", conv(3, 4, 3, stride=2, padding=1), ((1, 3, 20, 21),)),
+    Case("conv_s2_short_rows", conv(3, 8, 3, stride=2, padding=1), ((2, 3, 9, 10),)),
+    Case("conv_s1_short_rows", conv(5, 9, 3, padding=1), ((1, 5, 7, 3),)),
     # stride 1 in bands: padded rows read in place through row offsets
     Case("conv_band_dilated", conv(6, 11, 3, padding=2, dilation=2), ((2, 6, 20, 24),)),
     Case("conv_band_many_bands", conv(8, 24, 3, padding=1), ((1, 8, 40, 40),)),

@@ -148,12 +148,42 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
       }
     }
   }
+  // Short runs (rows of up to 8 outputs: each run read by one input vector)
+  // go two to a vector: lanes [0, a) from run r's vector, the rest from run
+  // r + 1's, one two-source permute (index pidx[r / 2]) and one store.
+  bool pairs = nruns > 1;
+  for (int64_t r = 0; r < nruns; ++r) pairs = pairs && runs[r].len <= 8;
+  uint8_t pidx[kGemmNR / 2][16];
+  __mmask16 pkeep[kGemmNR / 2];
+  if (pairs) {
+    for (int64_t r = 0; r < nruns; r += 2) {
+      const int64_t a = runs[r].len, b = r + 1 < nruns ? runs[r + 1].len : 0;
+      for (int64_t l = 0; l < 16; ++l) pidx[r / 2][l] = static_cast<uint8_t>(l < a ? S * l : 16 + S * (l - a));
+      pkeep[r / 2] = static_cast<__mmask16>((1u << (a + b)) - 1u);
+    }
+  }
   const __m512i evens = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   for (TapCursor t(s, k0); kc > 0; --kc, t.next(), dst += width) {
     const float* plane = t.plane();
     const int64_t iy_k = t.iy_k();
     const int64_t ix_k = t.ix_k();
-    for (int64_t r = 0; r < nruns; ++r) {
+    // Run r's first input vector at this tap (address arithmetic in
+    // integers: the first lanes may lie left of the row, masked off).
+    const auto first_vector = [&](int64_t r) {
+      const Run& run = runs[r];
+      const int64_t iy = run.oy * s.sh + iy_k;
+      const __mmask16 m = iy >= 0 && iy < s.h ? load[r][t.kx][0][0] : 0;
+      const uintptr_t at = reinterpret_cast<uintptr_t>(plane) +
+                           static_cast<uintptr_t>((iy * s.w + run.ox * S + ix_k) * static_cast<int64_t>(sizeof(float)));
+      return _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(at));
+    };
+    for (int64_t r = 0; pairs && r < nruns; r += 2) {
+      const __m512 va = first_vector(r);
+      const __m512 vb = r + 1 < nruns ? first_vector(r + 1) : _mm512_setzero_ps();
+      const __m512i idx = _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(pidx[r / 2])));
+      _mm512_mask_storeu_ps(dst + runs[r].d, pkeep[r / 2], _mm512_permutex2var_ps(va, idx, vb));
+    }
+    for (int64_t r = 0; !pairs && r < nruns; ++r) {
       const Run& run = runs[r];
       float* d = dst + run.d;
       const int64_t iy = run.oy * s.sh + iy_k;
