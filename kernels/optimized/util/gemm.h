@@ -1,13 +1,18 @@
 // fp32 GEMM for the optimized kernels: C[M x N] = A[M x K] * B[K x N] (+ bias),
 // all row-major with leading dimensions, no heap.
 //
-// Register-blocked micro-kernels (kGemmMR rows of A broadcast against
-// kGemmNV vectors of B columns) written with the vector extensions of
-// optimized/util/vec.h. The columns are walked tile by tile (kGemmNR wide);
-// each tile's B panel (at most kGemmKC rows) is read straight from B when B
-// is a row-major matrix, or packed into a fixed stack buffer of
-// kGemmScratchBytes by a PanelPacker (convolution packs its im2col panels
-// this way; zero padding happens while packing). A is read in place.
+// Register-blocked micro-kernels (up to kGemmMR rows of A broadcast against
+// 1, 2 or 4 vectors of B columns) written with the vector extensions of
+// optimized/util/vec.h: one K loop per tile shape, M's remainder taken by a
+// ladder of smaller row counts, N's last tile by lane masks, so a handful
+// of shapes serves every size. The columns are walked tile by tile; each
+// tile's B panel (at most kGemmKC rows) is read straight from B when B is a
+// row-major matrix, through a table of row offsets (convolution's shifted
+// input rows), or packed into a fixed stack buffer of kGemmScratchBytes by a
+// PanelPacker (convolution's im2col panels; zero padding happens while
+// packing). A is read in place. C is stored from the registers (masked on
+// the last tile), or through a column map (convolution's padded rows into
+// the output rows) by one shared out-of-line store.
 #pragma once
 
 #include <cstdint>
