@@ -173,17 +173,24 @@ constexpr TileKind kTiles[3][kLevels] = {
 static_assert(kMidMR * kSmallNV <= kMaxAcc, "few-row tile exceeds the register budget");
 
 // The row blocks of one column tile of nv (1, 2, 4) vectors, down the ladder.
+// (C's record comes as fields, not a struct to copy: a copy reads back the
+// caller's fresh scalar stores as one vector, a store-forwarding stall.)
 void run_rows(int64_t m, int64_t nv, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
-              const int32_t* offs, int64_t ostep, const TileStore& out) {
+              const int32_t* offs, int64_t ostep, float* c, int64_t ldc, const StorePlan* plan, bool first,
+              const float* row_bias, const float* col_bias) {
   const TileKind* kinds = kTiles[nv > 2 ? 2 : nv - 1];
-  TileStore st = out;
+  TileStore st;
+  st.ldc = ldc;
+  st.plan = plan;
+  st.first = first;
+  st.col_bias = col_bias;
   int64_t i = 0;
   for (int l = 0; l < kLevels; ++l) {
     const TileFn fn = kinds[l].fn;
     const int mr = kinds[l].mr;
     for (; m - i >= mr; i += mr) {
-      st.c = out.c + i * out.ldc;
-      st.row_bias = out.row_bias ? out.row_bias + i : nullptr;
+      st.c = c + i * ldc;
+      st.row_bias = row_bias ? row_bias + i : nullptr;
       fn(kc, a + i * lda, lda, b, ldb, offs, ostep, &st);
     }
   }
@@ -253,8 +260,8 @@ __attribute__((noinline)) void drive_tiles(int64_t m, int64_t n, int64_t k, cons
         b = panel;
         ldb = width;
       }
-      const TileStore out{c + j, ldc, &plan, p == 0, bias.row, bias.col ? bias.col + j : nullptr};
-      run_rows(m, nv, kc, a + p, lda, b, ldb, kNoOffset, 0, out);
+      run_rows(m, nv, kc, a + p, lda, b, ldb, kNoOffset, 0, c + j, ldc, &plan, p == 0, bias.row,
+               bias.col ? bias.col + j : nullptr);
     }
   }
 }
@@ -311,8 +318,8 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
     plain_plan(kGemmNR, kGemmNV, &plan);
     for (int64_t q = 0; q * period < n; ++q) {
       for (int64_t x = 0; x < valid && q * period + x < n; x += kGemmNR) {
-        const TileStore out{c + q * valid + x, ldc, &plan, true, row_bias, nullptr};
-        run_rows(m, kGemmNV, k, a, lda, b + q * period + x, 0, offsets, 1, out);
+        run_rows(m, kGemmNV, k, a, lda, b + q * period + x, 0, offsets, 1, c + q * valid + x, ldc, &plan, true,
+                 row_bias, nullptr);
       }
     }
     return;
@@ -342,8 +349,7 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
       l += len;
       x += len;
     }
-    const TileStore out{c, ldc, &plan, true, row_bias, nullptr};
-    run_rows(m, nv, k, a, lda, b + j, 0, offsets, 1, out);
+    run_rows(m, nv, k, a, lda, b + j, 0, offsets, 1, c, ldc, &plan, true, row_bias, nullptr);
   }
 }
 
