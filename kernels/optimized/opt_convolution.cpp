@@ -112,7 +112,7 @@ void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
 // so each panel row costs one masked load (stride 2: two, and a permute
 // that keeps the even columns) and one store per 16 columns. Masked-off
 // lanes are neither read nor faulted.
-constexpr int64_t kMaskedMaxKw = 16;
+constexpr int64_t kMaskedMaxKw = 8;
 constexpr int64_t kChunks = kGemmNR / 16;
 
 // Bits [lo, hi) of a mask of `lanes` (<= 32) bits, the bounds clamped to it.
@@ -220,8 +220,9 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
 // coordinates (oy * wq + ox; the ox >= ow columns are computed and dropped),
 // reading B in place through a table of row offsets and storing straight
 // into the output rows (the GEMM's column map drops the padding columns).
-// The band and the table take kBandBytes + 4 * kMaxBandK bytes of stack.
-constexpr int64_t kBandBytes = 26 * 1024;
+// The band and the table take kBandBytes + 4 * kMaxBandK bytes of stack
+// (27 KiB: with the GEMM's frames, under 32 KiB).
+constexpr int64_t kBandBytes = 23 * 1024;
 constexpr int64_t kMaxBandK = 1024;
 constexpr int64_t kMaxBandStride = 4;
 
