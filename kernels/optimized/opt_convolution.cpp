@@ -180,7 +180,8 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
     for (int64_t r = 0; pairs && r < nruns; r += 2) {
       const __m512 va = first_vector(r);
       const __m512 vb = r + 1 < nruns ? first_vector(r + 1) : _mm512_setzero_ps();
-      const __m512i idx = _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(pidx[r / 2])));
+      const __m128i idx8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pidx[r / 2]));
+      const __m512i idx = _mm512_maskz_cvtepu8_epi32(0xFFFF, idx8);
       _mm512_mask_storeu_ps(dst + runs[r].d, pkeep[r / 2], _mm512_permutex2var_ps(va, idx, vb));
     }
     for (int64_t r = 0; !pairs && r < nruns; ++r) {

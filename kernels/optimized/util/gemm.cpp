@@ -44,7 +44,7 @@ struct TileStore {
 // C rows = acc rows (+ C unless first) through the plan: the tiles' shared
 // slow path (column maps, partial vectors), kept out of line.
 __attribute__((noinline, noclone)) void store_planned(const VecF* acc, int mr, int nv, float* c, int64_t ldc,
-                                             const StorePlan& plan, bool first) {
+                                                      const StorePlan& plan, bool first) {
   for (int i = 0; i < mr; ++i) {
     float* row = c + i * ldc;
     for (int v = 0; v < nv; ++v, ++acc) {
@@ -276,8 +276,8 @@ __attribute__((noinline)) void drive_packed(int64_t m, int64_t n, int64_t k, con
 }
 
 __attribute__((noinline)) void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                     const DirectSource* direct,
-           PanelPacker packer, float* c, int64_t ldc, GemmBias bias, int64_t nv_max) {
+                                     const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
+                                     GemmBias bias, int64_t nv_max) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
     for (int64_t i = 0; i < m; ++i) {

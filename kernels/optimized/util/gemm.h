@@ -106,34 +106,6 @@ inline VecF gemm_fma(VecF a, VecF b, VecF c) {
 #endif
 }
 
-// The first n (1 .. kLanes) lanes at p: the rest read as zero and nothing
-// past p[n-1] is read or written. Masked moves on AVX-512 and AVX2.
-inline VecF load_n(const float* p, int64_t n) {
-#if defined(__AVX512F__)
-  return (VecF)_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p);
-#elif defined(__AVX2__)
-  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  return (VecF)_mm256_maskload_ps(p, mask);
-#else
-  return n >= kLanes ? load(p) : load_partial(p, n);
-#endif
-}
-
-inline void store_n(float* p, VecF v, int64_t n) {
-#if defined(__AVX512F__)
-  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), (__m512)v);
-#elif defined(__AVX2__)
-  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  _mm256_maskstore_ps(p, mask, (__m256)v);
-#else
-  if (n >= kLanes) {
-    store(p, v);
-  } else {
-    store_partial(p, v, n);
-  }
-#endif
-}
-
 // Lane masks as bits (lane l = bit l): the first n (0 .. kLanes) lanes.
 inline uint32_t lane_mask(int64_t n) { return (uint32_t{1} << n) - 1u; }
 
@@ -182,6 +154,11 @@ inline void store_mask(float* p, VecF v, uint32_t mask) {
   }
 #endif
 }
+
+// The first n (1 .. kLanes) lanes at p: the rest read as zero and nothing
+// past p[n-1] is read or written.
+inline VecF load_n(const float* p, int64_t n) { return load_mask(p, lane_mask(n)); }
+inline void store_n(float* p, VecF v, int64_t n) { store_mask(p, v, lane_mask(n)); }
 
 // dst[0 .. n) = src[0 .. n) / = 0, for the short runs panel packers move:
 // whole vectors, then one masked (AVX-512, AVX2) or partial tail; nothing
