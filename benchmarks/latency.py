@@ -554,7 +554,7 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
         "",
         f"Every zoo model, four ways, in one run: {LABELS['portable']} (all-ops runtime, portable kernels, `-Os`",
         f"and the compiler's default cpu), {LABELS['optimized']} (all-ops runtime, optimized library preferred:",
-        f"the optimized kernels at `-O3 -march={cpu or 'default'}`, the core and the portable kernels (fallbacks,",
+        f"the optimized kernels at `-O2 -march={cpu or 'default'}`, the core and the portable kernels (fallbacks,",
         "and the ops the optimized library lacks) at `-Os` and the compiler's default cpu, as the bot builds",
         "them; the cpu picked from this host's flags: x86-64-v4 with AVX-512, else x86-64-v3),",
         "ExecuTorch 1.5.1's C++ runtime with its optimized kernels (same `.pte`), and with XNNPACK (the same",
