@@ -94,6 +94,16 @@ CASES = [
     # tiny planes, many channels: vectorised over channels (a partial last block of 128)
     Case("dw3_tiny_channels", CONV, _dw(140, 3, 1, 1), (2, 140, 2, 3)),
     Case("dw5_s2_tiny_channels", CONV, _dw(24, 5, 2, 2), (1, 24, 4, 4)),
+    # x86-64-v4's lane-masked path: planes over several bands (in place at stride 1, phase copies per band at
+    # stride 2 and 3), padding wider than the kernel reaches (all-padding outputs are the bias), 7x7 over a row
+    # too wide for one band (the portable fallback), a channel multiplier with dilation, stride 2 on odd widths
+    Case("dw3_s1_bands", CONV, _dw(3, 3, 1, 1), (1, 3, 75, 70)),
+    Case("dw3_s2_bands", CONV, _dw(3, 3, 2, 1), (2, 3, 97, 90)),
+    Case("dw5_s3_bands", CONV, _dw(2, 5, 3, 2), (1, 2, 61, 131)),
+    Case("dw3_pad_beyond", CONV, _dw(3, 3, 1, 3), (1, 3, 5, 6)),
+    Case("dw7_s1_row_beyond_band", CONV, _dw(2, 7, 1, 3), (1, 2, 9, 1100)),
+    Case("dw_mult3_dil2_s2", CONV, lambda: nn.Conv2d(2, 6, 3, stride=2, padding=2, dilation=2, groups=2), (1, 2, 15, 21)),
+    Case("dw3_s2_odd_33", CONV, _dw(5, 3, 2, 0), (1, 5, 33, 33)),
     # max pool: resnet/shufflenet's 3x3 s2 p1, ceil_mode, odd sizes, ties/NaN/-inf, dilation (portable)
     Case("mp3_s2_p1", MAX, _mp(3, 2, 1), (1, 3, 13, 17)),
     Case("mp3_s2_p1_special", MAX, _mp(3, 2, 1), (1, 2, 9, 21), special=True),
