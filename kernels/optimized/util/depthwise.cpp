@@ -31,12 +31,14 @@
 namespace sb::optimized {
 namespace {
 
+constexpr int64_t kMaxTaps = 49;       // kernel_h * kernel_w (7x7)
+constexpr int64_t kMaxStep = 1 << 12;  // stride, dilation
+constexpr int64_t kMaxPad = int64_t{1} << 40;
+
+#if !defined(__AVX512F__)
 // Stack scratch per call, all told under 32 KiB: the row ring, the weight splats, the tap pointers.
 constexpr int64_t kRingBytes = 24 * 1024;
 constexpr int64_t kRingFloats = kRingBytes / static_cast<int64_t>(sizeof(float));
-constexpr int64_t kMaxTaps = 49;      // kernel_h * kernel_w (7x7); 49 splats are at most 3 KiB
-constexpr int64_t kMaxStep = 1 << 12;  // stride, dilation
-constexpr int64_t kMaxPad = int64_t{1} << 40;
 // Rows at most this wide (outputs) go through the whole-plane path when the plane fits the scratch.
 constexpr int64_t kPlaneMaxOutW = 4 * kLanes;
 constexpr int64_t kMaxStepPlane = 8;  // column stride on the whole-plane path
@@ -45,9 +47,7 @@ static_assert(kRingBytes + kMaxTaps * (kVectorBytes + sizeof(void*)) + 2 * kMaxT
 
 // a * b + c, fused where the target has it (the build's -std=c++17 does not contract).
 inline VecF fmadd(VecF a, VecF b, VecF c) {
-#if defined(__AVX512F__)
-  return (VecF)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
-#elif defined(__AVX__) && defined(__FMA__)
+#if defined(__AVX__) && defined(__FMA__)
   return (VecF)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
 #elif defined(__aarch64__)
   return (VecF)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);
@@ -58,7 +58,6 @@ inline VecF fmadd(VecF a, VecF b, VecF c) {
 
 int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
-#if !defined(__AVX512F__)
 // out[j] = bias + sum_t w[t] * tap[t][j] for j < n. Every tap run is readable up
 // to round_up(n, kLanes) (the slots' padding), so the tail loads whole vectors.
 template <int64_t KT>
@@ -204,8 +203,6 @@ __attribute__((noinline)) void depthwise_planes(const float* input, const float*
   }
 }
 
-#endif  // !__AVX512F__
-
 // Tiny planes (a handful of pixels, many channels: the last stages of the
 // mobilenets): vectorised over channels instead. A block of channels is
 // transposed to [pixel][channel] (input) and [tap][channel] (weights), and
@@ -262,7 +259,6 @@ __attribute__((noinline)) void depthwise_tiny(const float* input, const float* w
   }
 }
 
-#if !defined(__AVX512F__)
 // Wider rows: a ring of kernel_h input rows (column phases only), column tiles when a row does not fit.
 __attribute__((noinline)) bool depthwise_rows(const float* input, const float* weight, const float* bias,
                                               float* output, int64_t batch, int64_t channels, int64_t in_h,
@@ -355,49 +351,30 @@ __attribute__((noinline)) bool depthwise_rows(const float* input, const float* w
 #endif  // !__AVX512F__
 
 #if defined(__AVX512F__)
-// AVX-512: lane masks instead of padding. The input plane is read in place
-// (stride 1) or from a copy split into its sh x sw stride phases (phase
-// (rp, cp) row i, column j = input row i*sh + rp, column j*sw + cp; rows of
-// `pitch` floats), so tap (ki, kj) of output (oh, ow) reads phase row oh + fr,
-// column ow + fc for constants fr, fc of the tap. The outputs go in "items"
-// of 16 lanes: runs of the flat output plane when its rows are `pitch` wide
-// (then every tap is one shift of the item), else 16-column pieces of a row.
-// Per item and tap the lanes whose source lies inside the phase form a mask,
-// computed once per band of output rows; per plane each item is then one
-// masked load and one FMA per tap with a lane in bounds, and a masked store.
-// Lanes masked off are neither read nor faulted: no padding is ever written.
-constexpr int64_t kMaskFloats = 3072;       // phase copies of a band's input rows
-constexpr int64_t kMaskItems = 256;         // 16-lane output pieces per band
-constexpr int64_t kMaskEntries = 3072;      // (item, tap) pairs with a lane in bounds, per band
-constexpr int64_t kMaskMaxCoord = 1 << 14;  // every extent and offset, so indices fit int32
-static_assert(kMaskFloats * 4 + kMaskEntries * 4 + kMaskItems * 12 + kMaxTaps * 52 <= 32 * 1024,
-              "depthwise scratch exceeds 32 KiB");
+// AVX-512: lane masks instead of padding, the input read in place. Output
+// (oh, ow) sits at position (y, x) = (oh * sh, ow * sw) of the input's own
+// grid (row pitch in_w), and tap (ki, kj) of it reads input position
+// (y + ki*dh - ph, x + kj*dw - pw): one fixed flat shift per tap. The
+// outputs go in "items" of 16 consecutive grid positions (spanning rows when
+// the output's grid rows fit the input's, else within a row); an item's
+// lanes at output positions are "kept" and, the positions being in output
+// order, are one run of consecutive outputs. Per item and tap the kept
+// lanes whose source lies inside the input form a mask, computed once per
+// group of items; per plane each item is then one masked load and one FMA
+// per tap with a lane in bounds, and the kept lanes, compressed, one masked
+// store. A strided convolution computes its skipped columns within an item
+// (sw lanes per output) but no skipped rows. Lanes masked off are neither
+// read nor faulted: nothing is copied and no padding is written.
+constexpr int64_t kMaskItems = 512;         // items per group
+constexpr int64_t kMaskEntries = 5120;      // (item, tap) pairs with a lane in bounds, per group
+constexpr int64_t kMaskMaxCoord = 1 << 14;  // every extent, offset and step, so indices fit int32
+static_assert(kMaskEntries * 4 + kMaskItems * 12 + kMaxTaps * 4 <= 32 * 1024, "depthwise scratch exceeds 32 KiB");
 
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>(n <= 0 ? 0u : n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
 
-// Columns of one input row into its sw phases (phase p at dst + p * phase_stride).
-void split_row(float* dst, const float* row, int64_t in_w, int64_t sw, int64_t phase_stride) {
-  if (sw == 1) {
-    std::memcpy(dst, row, static_cast<size_t>(in_w) * sizeof(float));
-    return;
-  }
-  if (sw == 2) {
-    // 32 columns -> 16 of each phase per step, the last step's lanes masked.
-    const __m512i evens = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
-    for (int64_t j = 0; j < in_w; j += 32, dst += 16) {
-      const int64_t n = in_w - j;
-      const __m512 a = _mm512_maskz_loadu_ps(first_lanes(n), row + j);
-      const __m512 b = _mm512_maskz_loadu_ps(first_lanes(n - 16), row + j + 16);
-      _mm512_mask_storeu_ps(dst, first_lanes((n + 1) / 2), _mm512_permutex2var_ps(a, evens, b));
-      _mm512_mask_storeu_ps(dst + phase_stride, first_lanes(n / 2), _mm512_permutex2var_ps(a, odds, b));
-    }
-    return;
-  }
-  for (int64_t cp = 0; cp < sw; ++cp, dst += phase_stride) {
-    for (int64_t j = cp, i = 0; j < in_w; j += sw, ++i) dst[i] = row[j];
-  }
+// v / d for small non-negative lanes (below 2^21): v + 0.5 is never within float rounding of a multiple of d.
+VecI div_small(VecI v, int64_t d) {
+  return __builtin_convertvector((__builtin_convertvector(v, VecF) + 0.5f) * (1.0f / static_cast<float>(d)), VecI);
 }
 
 __attribute__((noinline)) bool depthwise_masked(const float* input, const float* weight, const float* bias,
@@ -405,127 +382,65 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
                                                 int64_t in_w, int64_t out_h, int64_t out_w, int64_t kh, int64_t kw,
                                                 int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
                                                 int64_t dw) {
-  for (int64_t v : {in_h, in_w, out_h, out_w, ph, pw, (kh - 1) * dh, (kw - 1) * dw}) {
+  for (int64_t v : {in_h, in_w, out_h * sh, out_w * sw, ph, pw, (kh - 1) * dh, (kw - 1) * dw}) {
     if (v > kMaskMaxCoord) return false;
   }
-  if (sh > 8 || sw > 8) return false;
-  const bool copy = sh > 1 || sw > 1;
-  const int64_t hq = (in_h + sh - 1) / sh, pitch = (in_w + sw - 1) / sw;  // phase rows (at most), row pitch
-  const bool flat = pitch == out_w;
   const int64_t taps = kh * kw;
-  // Tap (ki, kj) reads phase (rp, cp) at row oh + fr, column ow + fc: in bounds below rows, cols.
-  int32_t row_shift[kMaxTaps], row_end[kMaxTaps], col_shift[kMaxTaps], col_end[kMaxTaps];
-  int64_t fr_of[kMaxTaps], rp_of[kMaxTaps], cp_of[kMaxTaps], fc_of[kMaxTaps];
-  int64_t fr_min = 0, fr_max = 0;
+  if (taps > kMaskEntries / 16) return false;
+  const int64_t last_x = (out_w - 1) * sw;  // grid column of the last output column
+  const bool wrap = last_x < in_w;          // items may run on into the next grid row
+  int32_t off[kMaxTaps];                    // tap's input offset from the output's grid position
   for (int64_t ki = 0; ki < kh; ++ki) {
-    const int64_t r = ki * dh - ph, fr = floor_div(r, sh), rp = r - fr * sh;
-    row_shift[ki] = static_cast<int32_t>(fr);
-    row_end[ki] = static_cast<int32_t>((in_h - rp + sh - 1) / sh);
-    fr_of[ki] = fr;
-    rp_of[ki] = rp;
-    fr_min = ki == 0 || fr < fr_min ? fr : fr_min;
-    fr_max = ki == 0 || fr > fr_max ? fr : fr_max;
+    for (int64_t kj = 0; kj < kw; ++kj) off[ki * kw + kj] = static_cast<int32_t>((ki * dh - ph) * in_w + kj * dw - pw);
   }
-  for (int64_t kj = 0; kj < kw; ++kj) {
-    const int64_t c = kj * dw - pw, fc = floor_div(c, sw), cp = c - fc * sw;
-    col_shift[kj] = static_cast<int32_t>(fc);
-    col_end[kj] = static_cast<int32_t>((in_w - cp + sw - 1) / sw);
-    fc_of[kj] = fc;
-    cp_of[kj] = cp;
-  }
-  // Output rows per band: its items, their entries (at most one per tap) and its phase rows fit.
-  int64_t band = out_h;
-  const int64_t max_items = kMaskItems < kMaskEntries / taps ? kMaskItems : kMaskEntries / taps;
-  const int64_t row_items = (out_w + 15) / 16;
-  if (flat) {
-    band = max_items * 16 / out_w < band ? max_items * 16 / out_w : band;
-  } else {
-    band = max_items / row_items < band ? max_items / row_items : band;
-  }
-  if (copy) {
-    const int64_t rows_fit = kMaskFloats / (sh * sw * pitch) - (fr_max - fr_min);
-    band = rows_fit < band ? rows_fit : band;
-  }
-  if (band < 1) return false;
-
-  int32_t off[kMaxTaps];  // tap's source offset from the item's
   int32_t item_src[kMaskItems], item_dst[kMaskItems];
   uint16_t item_end[kMaskItems];  // one past the item's last entry
   __mmask16 item_keep[kMaskItems];
   uint32_t entry[kMaskEntries];  // lane mask | tap << 16
-  alignas(64) float phases[kMaskFloats];
-  const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const VecI iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   const int64_t plane_in = in_h * in_w, plane_out = out_h * out_w;
-  for (int64_t oh0 = 0; oh0 < out_h; oh0 += band) {
-    const int64_t oh1 = oh0 + band < out_h ? oh0 + band : out_h;
-    // Phase rows [lo, hi) the band reads (copied to phase-local rows from 0), the band's items.
-    const int64_t lo = oh0 + fr_min < 0 ? 0 : oh0 + fr_min;
-    const int64_t hi = oh1 - 1 + fr_max + 1 > hq ? hq : oh1 + fr_max;
-    const int64_t span = hi > lo ? hi - lo : 0;
-    const int64_t phase_stride = copy ? span * pitch : 0;
-    for (int64_t ki = 0; ki < kh; ++ki) {
-      for (int64_t kj = 0; kj < kw; ++kj) {
-        off[ki * kw + kj] =
-            static_cast<int32_t>((rp_of[ki] * sw + cp_of[kj]) * phase_stride + fr_of[ki] * pitch + fc_of[kj]);
+  for (int64_t oh = 0, ow = 0; oh < out_h;) {
+    // A group of items from output (oh, ow) on, as many as the tables hold.
+    int64_t n_items = 0, n_entries = 0;
+    for (; oh < out_h && n_items < kMaskItems && n_entries + taps <= kMaskEntries; ++n_items) {
+      const int64_t y0 = oh * sh, x0 = ow * sw;
+      VecI x = static_cast<int32_t>(x0) + iota, y = VecI{} + static_cast<int32_t>(y0);
+      if (wrap) {
+        const VecI dy = div_small(x, in_w);
+        x -= dy * static_cast<int32_t>(in_w);
+        y += dy;
       }
-    }
-    const int64_t src_shift = copy ? lo * pitch : 0;  // item sources are relative to phase row lo
-    const int64_t n_items = flat ? ((oh1 - oh0) * out_w + 15) / 16 : (oh1 - oh0) * row_items;
-    int64_t n_entries = 0;
-    for (int64_t it = 0; it < n_items; ++it) {
-      __m512i oh, ow;
-      __mmask16 keep;
-      if (flat) {
-        const int64_t o0 = oh0 * out_w + 16 * it;
-        const VecI o = static_cast<int32_t>(o0) + (VecI)iota;
-        // o / out_w in float: exact below 2^22 (o + 0.5 is never within rounding of a multiple).
-        const VecI q = __builtin_convertvector(
-            (__builtin_convertvector(o, VecF) + 0.5f) * (1.0f / static_cast<float>(out_w)), VecI);
-        oh = (__m512i)q;
-        ow = (__m512i)(o - q * static_cast<int32_t>(out_w));
-        keep = first_lanes(oh1 * out_w - o0);
-        item_src[it] = static_cast<int32_t>(o0 - src_shift);
-        item_dst[it] = static_cast<int32_t>(o0);
-      } else {
-        const int64_t r = oh0 + it / row_items, c0 = (it % row_items) * 16;
-        oh = _mm512_set1_epi32(static_cast<int>(r));
-        ow = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(c0)), iota);
-        keep = first_lanes(out_w - c0);
-        item_src[it] = static_cast<int32_t>(r * pitch + c0 - src_shift);
-        item_dst[it] = static_cast<int32_t>(r * out_w + c0);
-      }
-      item_keep[it] = keep;
+      // Kept: an output's position (y on a multiple of sh below out_h * sh, x on one of sw up to last_x).
+      VecI ok = (x <= static_cast<int32_t>(last_x)) & (y < static_cast<int32_t>(out_h * sh));
+      if (sh > 1) ok &= y == div_small(y, sh) * static_cast<int32_t>(sh);
+      if (sw > 1) ok &= x == div_small(x, sw) * static_cast<int32_t>(sw);
+      const __mmask16 keep = _mm512_test_epi32_mask((__m512i)ok, (__m512i)ok);
+      item_keep[n_items] = keep;
+      item_src[n_items] = static_cast<int32_t>(y0 * in_w + x0);
+      item_dst[n_items] = static_cast<int32_t>(oh * out_w + ow);
+      ow += __builtin_popcount(keep);
+      oh += ow / out_w;
+      ow %= out_w;
       for (int64_t ki = 0; ki < kh; ++ki) {
-        const __mmask16 row_ok = _mm512_mask_cmplt_epu32_mask(keep, _mm512_add_epi32(oh, _mm512_set1_epi32(row_shift[ki])),
-                                                             _mm512_set1_epi32(row_end[ki]));
+        const __mmask16 row_ok = _mm512_mask_cmplt_epu32_mask(
+            keep, (__m512i)(y + static_cast<int32_t>(ki * dh - ph)), _mm512_set1_epi32(static_cast<int>(in_h)));
         if (row_ok == 0) continue;
         for (int64_t kj = 0; kj < kw; ++kj) {
-          const __mmask16 m = _mm512_mask_cmplt_epu32_mask(row_ok, _mm512_add_epi32(ow, _mm512_set1_epi32(col_shift[kj])),
-                                                              _mm512_set1_epi32(col_end[kj]));
+          const __mmask16 m = _mm512_mask_cmplt_epu32_mask(
+              row_ok, (__m512i)(x + static_cast<int32_t>(kj * dw - pw)), _mm512_set1_epi32(static_cast<int>(in_w)));
           if (m != 0) entry[n_entries++] = m | static_cast<uint32_t>(ki * kw + kj) << 16;
         }
       }
-      item_end[it] = static_cast<uint16_t>(n_entries);
+      item_end[n_items] = static_cast<uint16_t>(n_entries);
     }
 
     for (int64_t nc = 0; nc < batch * channels; ++nc) {
       const int64_t c = nc % channels;
-      const float* src = input + nc * plane_in;
-      if (copy) {
-        // Phase row i of row phase rp is input row i * sh + rp.
-        for (int64_t rp = 0; rp < sh; ++rp) {
-          for (int64_t i = lo; i < hi && i * sh + rp < in_h; ++i) {
-            split_row(phases + rp * sw * phase_stride + (i - lo) * pitch, src + (i * sh + rp) * in_w, in_w, sw,
-                      phase_stride);
-          }
-        }
-        src = phases;
-      }
       const float* wc = weight + c * taps;
       const __m512 bv = _mm512_set1_ps(bias != nullptr ? bias[c] : 0.0f);
       float* out = output + nc * plane_out;
-      const uintptr_t base = reinterpret_cast<uintptr_t>(src);
       // Address arithmetic in integers: a masked-off lane's address may lie outside the plane.
+      const uintptr_t base = reinterpret_cast<uintptr_t>(input + nc * plane_in);
       const auto tap_load = [&](uintptr_t at, uint32_t e) {
         return _mm512_maskz_loadu_ps(static_cast<__mmask16>(e),
                                      reinterpret_cast<const void*>(at + static_cast<uintptr_t>(
@@ -544,7 +459,11 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
           a0 = _mm512_fmadd_ps(_mm512_set1_ps(wc[entry[e] >> 16]), tap_load(at, entry[e]), a0);
           ++e;
         }
-        _mm512_mask_storeu_ps(out + item_dst[it], item_keep[it], _mm512_add_ps(a0, a1));
+        __m512 acc = _mm512_add_ps(a0, a1);
+        const __mmask16 keep = item_keep[it];
+        const __mmask16 run = first_lanes(__builtin_popcount(keep));
+        if (keep != run) acc = _mm512_maskz_compress_ps(keep, acc);
+        _mm512_mask_storeu_ps(out + item_dst[it], run, acc);
       }
     }
   }
@@ -569,22 +488,17 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
   if (pad_h < 0 || pad_w < 0 || pad_h > kMaxPad || pad_w > kMaxPad) return false;
   if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
 
-  const bool tiny = channels >= kLanes && in_h * in_w <= kTinyPixels && out_h * out_w <= kTinyPixels &&
-                    kernel_h * kernel_w <= kTinyTaps;
 #if defined(__AVX512F__)
-  // With lane masks only strided convolutions of tiny planes go by channels: there the phase copy costs more
-  // than the plane's taps. A geometry the masked path does not take goes to the caller's fallback.
-  if (!tiny || (stride_h == 1 && stride_w == 1)) {
-    return depthwise_masked(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h,
-                            kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
-  }
-#endif
-  if (tiny) {
+  // A geometry the masked path does not take goes to the caller's fallback.
+  return depthwise_masked(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
+                          stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
+#else
+  if (channels >= kLanes && in_h * in_w <= kTinyPixels && out_h * out_w <= kTinyPixels &&
+      kernel_h * kernel_w <= kTinyTaps) {
     depthwise_tiny(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
                    stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
     return true;
   }
-#if !defined(__AVX512F__)
   PlaneLayout layout;
   if (out_w <= kPlaneMaxOutW &&
       plane_layout(out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, &layout)) {
@@ -594,8 +508,6 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
   }
   return depthwise_rows(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
                         stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
-#else
-  return false;  // not reached
 #endif
 }
 
