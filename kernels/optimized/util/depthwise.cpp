@@ -367,7 +367,8 @@ __attribute__((noinline)) bool depthwise_rows(const float* input, const float* w
 // read nor faulted: nothing is copied and no padding is written.
 constexpr int64_t kMaskItems = 512;         // items per group
 constexpr int64_t kMaskEntries = 5120;      // (item, tap) pairs with a lane in bounds, per group
-constexpr int64_t kMaskMaxCoord = 1 << 14;  // every extent, offset and step, so indices fit int32
+constexpr int64_t kMaskMaxCoord = 1 << 14;
+constexpr int64_t kGroup = 4;              // planes computed together  // every extent, offset and step, so indices fit int32
 static_assert(kMaskEntries * 4 + kMaskItems * 12 + kMaxTaps * 4 <= 32 * 1024, "depthwise scratch exceeds 32 KiB");
 
 __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>(n <= 0 ? 0u : n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
@@ -434,36 +435,42 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
       item_end[n_items] = static_cast<uint16_t>(n_entries);
     }
 
-    for (int64_t nc = 0; nc < batch * channels; ++nc) {
-      const int64_t c = nc % channels;
-      const float* wc = weight + c * taps;
-      const __m512 bv = _mm512_set1_ps(bias != nullptr ? bias[c] : 0.0f);
-      float* out = output + nc * plane_out;
-      // Address arithmetic in integers: a masked-off lane's address may lie outside the plane.
-      const uintptr_t base = reinterpret_cast<uintptr_t>(input + nc * plane_in);
-      const auto tap_load = [&](uintptr_t at, uint32_t e) {
-        return _mm512_maskz_loadu_ps(static_cast<__mmask16>(e),
-                                     reinterpret_cast<const void*>(at + static_cast<uintptr_t>(
-                                                                            static_cast<int64_t>(off[e >> 16]) * 4)));
-      };
+    // Four planes at a time: each entry's mask and offset serve all four. A last group of fewer repeats its
+    // first plane (the same values stored again).
+    const int64_t planes = batch * channels;
+    for (int64_t nc = 0; nc < planes; nc += kGroup) {
+      const float* w[kGroup];
+      __m512 b[kGroup];
+      float* out[kGroup];
+      uintptr_t base[kGroup];  // address arithmetic in integers: a masked-off lane's may lie outside the plane
+      for (int64_t g = 0; g < kGroup; ++g) {
+        const int64_t p = nc + g < planes ? nc + g : nc, c = p % channels;
+        w[g] = weight + c * taps;
+        b[g] = _mm512_set1_ps(bias != nullptr ? bias[c] : 0.0f);
+        out[g] = output + p * plane_out;
+        base[g] = reinterpret_cast<uintptr_t>(input + p * plane_in);
+      }
       int64_t e = 0;
       for (int64_t it = 0; it < n_items; ++it) {
-        const uintptr_t at = base + static_cast<uintptr_t>(static_cast<int64_t>(item_src[it]) * 4);
-        __m512 a0 = bv, a1 = _mm512_setzero_ps();
+        const int64_t src = static_cast<int64_t>(item_src[it]) * 4;
+        __m512 a[kGroup];
+        for (int64_t g = 0; g < kGroup; ++g) a[g] = b[g];
         const int64_t end = item_end[it];
-        for (; e + 2 <= end; e += 2) {
-          a0 = _mm512_fmadd_ps(_mm512_set1_ps(wc[entry[e] >> 16]), tap_load(at, entry[e]), a0);
-          a1 = _mm512_fmadd_ps(_mm512_set1_ps(wc[entry[e + 1] >> 16]), tap_load(at, entry[e + 1]), a1);
+        for (; e < end; ++e) {
+          const uint32_t en = entry[e];
+          const __mmask16 m = static_cast<__mmask16>(en);
+          const int64_t t = en >> 16;
+          const uintptr_t at = static_cast<uintptr_t>(src + static_cast<int64_t>(off[t]) * 4);
+          for (int64_t g = 0; g < kGroup; ++g) {
+            a[g] = _mm512_fmadd_ps(_mm512_set1_ps(w[g][t]),
+                                   _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at)), a[g]);
+          }
         }
-        if (e < end) {
-          a0 = _mm512_fmadd_ps(_mm512_set1_ps(wc[entry[e] >> 16]), tap_load(at, entry[e]), a0);
-          ++e;
-        }
-        __m512 acc = _mm512_add_ps(a0, a1);
         const __mmask16 keep = item_keep[it];
         const __mmask16 run = first_lanes(__builtin_popcount(keep));
-        if (keep != run) acc = _mm512_maskz_compress_ps(keep, acc);
-        _mm512_mask_storeu_ps(out + item_dst[it], run, acc);
+        for (int64_t g = 0; g < kGroup; ++g) {
+          _mm512_mask_storeu_ps(out[g] + item_dst[it], run, keep != run ? _mm512_maskz_compress_ps(keep, a[g]) : a[g]);
+        }
       }
     }
   }
