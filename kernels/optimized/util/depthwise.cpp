@@ -382,7 +382,7 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
                                                 float* output, int64_t batch, int64_t channels, int64_t in_h,
                                                 int64_t in_w, int64_t out_h, int64_t out_w, int64_t kh, int64_t kw,
                                                 int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
-                                                int64_t dw) {
+                                                int64_t dw, int64_t multiplier) {
   for (int64_t v : {in_h, in_w, out_h * sh, out_w * sw, ph, pw, (kh - 1) * dh, (kw - 1) * dw}) {
     if (v > kMaskMaxCoord) return false;
   }
@@ -448,7 +448,7 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
         w[g] = weight + c * taps;
         b[g] = _mm512_set1_ps(bias != nullptr ? bias[c] : 0.0f);
         out[g] = output + p * plane_out;
-        base[g] = reinterpret_cast<uintptr_t>(input + p * plane_in);
+        base[g] = reinterpret_cast<uintptr_t>(input + p / multiplier * plane_in);  // channels % multiplier == 0
       }
       int64_t e = 0;
       for (int64_t it = 0; it < n_items; ++it) {
@@ -483,7 +483,8 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
 bool depthwise_conv2d_f32(const float* input, const float* weight, const float* bias, float* output, int64_t batch,
                           int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
                           int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
-                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
+                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w, int64_t multiplier) {
+  if (multiplier < 1 || channels % multiplier != 0) return false;
   if (batch < 0 || channels < 0 || in_h < 0 || in_w < 0 || out_h < 0 || out_w < 0) return false;
   if (kernel_h < 1 || kernel_w < 1 || kernel_h > kMaxTaps || kernel_w > kMaxTaps ||
       kernel_h * kernel_w > kMaxTaps) {
@@ -498,8 +499,20 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
 #if defined(__AVX512F__)
   // A geometry the masked path does not take goes to the caller's fallback.
   return depthwise_masked(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
-                          stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
+                          stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, multiplier);
 #else
+  if (multiplier > 1) {  // plane by plane
+    for (int64_t p = 0; p < batch * channels; ++p) {
+      const int64_t c = p % channels;
+      if (!depthwise_conv2d_f32(input + p / multiplier * in_h * in_w, weight + c * kernel_h * kernel_w,
+                                bias != nullptr ? bias + c : nullptr, output + p * out_h * out_w, 1, 1, in_h, in_w,
+                                out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h,
+                                dilation_w, 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
   if (channels >= kLanes && in_h * in_w <= kTinyPixels && out_h * out_w <= kTinyPixels &&
       kernel_h * kernel_w <= kTinyTaps) {
     depthwise_tiny(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
