@@ -104,6 +104,11 @@ CASES = [
     Case("dw7_s1_row_beyond_band", CONV, _dw(2, 7, 1, 3), (1, 2, 9, 1100)),
     Case("dw_mult3_dil2_s2", CONV, lambda: nn.Conv2d(2, 6, 3, stride=2, padding=2, dilation=2, groups=2), (1, 2, 15, 21)),
     Case("dw3_s2_odd_33", CONV, _dw(5, 3, 2, 0), (1, 5, 33, 33)),
+    # 1x1 planes at x86-64-v4: vectorised over channels (a partial block of 16), the one tap meeting the
+    # input, or none (dilation steps over it: the bias alone)
+    Case("dw3_1x1_nobias", CONV, _dw(40, 3, 1, 1, bias=False), (2, 40, 1, 1)),
+    Case("dw5_1x1_s2", CONV, _dw(19, 5, 2, 2), (1, 19, 1, 1)),
+    Case("dw2_1x1_dil2_no_tap", CONV, _dw(17, 2, 1, 1, d=2), (1, 17, 1, 1)),
     # max pool: resnet/shufflenet's 3x3 s2 p1, ceil_mode, odd sizes, ties/NaN/-inf, dilation (portable)
     Case("mp3_s2_p1", MAX, _mp(3, 2, 1), (1, 3, 13, 17)),
     Case("mp3_s2_p1_special", MAX, _mp(3, 2, 1), (1, 2, 9, 21), special=True),

@@ -388,6 +388,25 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
   }
   const int64_t taps = kh * kw;
   if (taps > kMaskEntries / 16) return false;
+  if (in_h * in_w == 1 && out_h * out_w == 1 && multiplier == 1) {
+    // 1x1 planes: at most one tap meets the input; vectorised over channels instead.
+    int64_t t = -1;
+    if (ph % dh == 0 && ph / dh < kh && pw % dw == 0 && pw / dw < kw) t = ph / dh * kw + pw / dw;
+    const __m512i widx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                            _mm512_set1_epi32(static_cast<int>(taps)));
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c0 = 0; c0 < channels; c0 += 16) {
+        const __mmask16 m = first_lanes(channels - c0);
+        __m512 acc = bias != nullptr ? _mm512_maskz_loadu_ps(m, bias + c0) : _mm512_setzero_ps();
+        if (t >= 0) {
+          const __m512 wv = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, widx, weight + c0 * taps + t, 4);
+          acc = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, input + n * channels + c0), acc);
+        }
+        _mm512_mask_storeu_ps(output + n * channels + c0, m, acc);
+      }
+    }
+    return true;
+  }
   const int64_t last_x = (out_w - 1) * sw;  // grid column of the last output column
   const bool wrap = last_x < in_w;          // items may run on into the next grid row
   int32_t off[kMaxTaps];                    // tap's input offset from the output's grid position
@@ -437,18 +456,25 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
 
     // Four planes at a time: each entry's mask and offset serve all four. A last group of fewer repeats its
     // first plane (the same values stored again).
+    // Output plane p = n * channels + c reads input plane p / multiplier (channels % multiplier == 0), its
+    // channel c and the multiplier phase kept as running counters (no divisions per plane).
     const int64_t planes = batch * channels;
-    for (int64_t nc = 0; nc < planes; nc += kGroup) {
+    for (int64_t nc = 0, c = 0, phase = 0, in_plane = 0; nc < planes; nc += kGroup) {
       const float* w[kGroup];
       __m512 b[kGroup];
       float* out[kGroup];
       uintptr_t base[kGroup];  // address arithmetic in integers: a masked-off lane's may lie outside the plane
       for (int64_t g = 0; g < kGroup; ++g) {
-        const int64_t p = nc + g < planes ? nc + g : nc, c = p % channels;
-        w[g] = weight + c * taps;
-        b[g] = _mm512_set1_ps(bias != nullptr ? bias[c] : 0.0f);
-        out[g] = output + p * plane_out;
-        base[g] = reinterpret_cast<uintptr_t>(input + p / multiplier * plane_in);  // channels % multiplier == 0
+        if (nc + g < planes) {
+          w[g] = weight + c * taps;
+          b[g] = _mm512_set1_ps(bias != nullptr ? bias[c] : 0.0f);
+          out[g] = output + (nc + g) * plane_out;
+          base[g] = reinterpret_cast<uintptr_t>(input + in_plane * plane_in);
+          if (++c == channels) c = 0;
+          if (++phase == multiplier) phase = 0, ++in_plane;
+        } else {
+          w[g] = w[0], b[g] = b[0], out[g] = out[0], base[g] = base[0];
+        }
       }
       int64_t e = 0;
       for (int64_t it = 0; it < n_items; ++it) {
