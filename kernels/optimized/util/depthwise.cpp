@@ -416,12 +416,13 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
   int32_t item_src[kMaskItems], item_dst[kMaskItems];
   uint16_t item_end[kMaskItems];  // one past the item's last entry
   __mmask16 item_keep[kMaskItems];
+  bool item_twin[kMaskItems];
   uint32_t entry[kMaskEntries];  // lane mask | tap << 16
   const VecI iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   const int64_t plane_in = in_h * in_w, plane_out = out_h * out_w;
   for (int64_t oh = 0, ow = 0; oh < out_h;) {
     // A group of items from output (oh, ow) on, as many as the tables hold.
-    int64_t n_items = 0, n_entries = 0;
+    int64_t n_items = 0, n_entries = 0, prev_start = 0, cur_start = 0;
     for (; oh < out_h && n_items < kMaskItems && n_entries + taps <= kMaskEntries; ++n_items) {
       const int64_t y0 = oh * sh, x0 = ow * sw;
       VecI x = static_cast<int32_t>(x0) + iota, y = VecI{} + static_cast<int32_t>(y0);
@@ -451,6 +452,17 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
           if (m != 0) entry[n_entries++] = m | static_cast<uint32_t>(ki * kw + kj) << 16;
         }
       }
+      // An item whose entries repeat the previous item's (not itself a twin) is its twin: it keeps no entries
+      // of its own, and the two go together through the entries, sharing each weight broadcast.
+      const int64_t len = n_entries - cur_start;
+      item_twin[n_items] = n_items > 0 && !item_twin[n_items - 1] && len == cur_start - prev_start &&
+                           std::memcmp(entry + prev_start, entry + cur_start, static_cast<size_t>(len) * 4) == 0;
+      if (item_twin[n_items]) {
+        n_entries = cur_start;
+      } else {
+        prev_start = cur_start;
+        cur_start = n_entries;
+      }
       item_end[n_items] = static_cast<uint16_t>(n_entries);
     }
 
@@ -477,25 +489,44 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
         }
       }
       int64_t e = 0;
-      for (int64_t it = 0; it < n_items; ++it) {
-        const int64_t src = static_cast<int64_t>(item_src[it]) * 4;
-        __m512 a[kGroup];
-        for (int64_t g = 0; g < kGroup; ++g) a[g] = b[g];
+      for (int64_t it = 0; it < n_items;) {
+        const int64_t pair = it + 1 < n_items && item_twin[it + 1] ? 2 : 1;
+        const int64_t src0 = static_cast<int64_t>(item_src[it]) * 4;
+        const int64_t src1 = static_cast<int64_t>(item_src[it + pair - 1]) * 4;
+        __m512 a[kGroup], a1[kGroup];
+        for (int64_t g = 0; g < kGroup; ++g) a[g] = a1[g] = b[g];
         const int64_t end = item_end[it];
-        for (; e < end; ++e) {
-          const uint32_t en = entry[e];
-          const __mmask16 m = static_cast<__mmask16>(en);
-          const int64_t t = en >> 16;
-          const uintptr_t at = static_cast<uintptr_t>(src + static_cast<int64_t>(off[t]) * 4);
-          for (int64_t g = 0; g < kGroup; ++g) {
-            a[g] = _mm512_fmadd_ps(_mm512_set1_ps(w[g][t]),
-                                   _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at)), a[g]);
+        if (pair == 2) {
+          for (; e < end; ++e) {
+            const uint32_t en = entry[e];
+            const __mmask16 m = static_cast<__mmask16>(en);
+            const int64_t t = en >> 16, o = static_cast<int64_t>(off[t]) * 4;
+            const uintptr_t at0 = static_cast<uintptr_t>(src0 + o), at1 = static_cast<uintptr_t>(src1 + o);
+            for (int64_t g = 0; g < kGroup; ++g) {
+              const __m512 wv = _mm512_set1_ps(w[g][t]);
+              a[g] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at0)), a[g]);
+              a1[g] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at1)), a1[g]);
+            }
+          }
+        } else {
+          for (; e < end; ++e) {
+            const uint32_t en = entry[e];
+            const __mmask16 m = static_cast<__mmask16>(en);
+            const int64_t t = en >> 16;
+            const uintptr_t at = static_cast<uintptr_t>(src0 + static_cast<int64_t>(off[t]) * 4);
+            for (int64_t g = 0; g < kGroup; ++g) {
+              a[g] = _mm512_fmadd_ps(_mm512_set1_ps(w[g][t]),
+                                     _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at)), a[g]);
+            }
           }
         }
-        const __mmask16 keep = item_keep[it];
-        const __mmask16 run = first_lanes(__builtin_popcount(keep));
-        for (int64_t g = 0; g < kGroup; ++g) {
-          _mm512_mask_storeu_ps(out[g] + item_dst[it], run, keep != run ? _mm512_maskz_compress_ps(keep, a[g]) : a[g]);
+        for (int64_t q = 0; q < pair; ++q, ++it) {
+          const __mmask16 keep = item_keep[it];
+          const __mmask16 run = first_lanes(__builtin_popcount(keep));
+          for (int64_t g = 0; g < kGroup; ++g) {
+            const __m512 v = q == 0 ? a[g] : a1[g];
+            _mm512_mask_storeu_ps(out[g] + item_dst[it], run, keep != run ? _mm512_maskz_compress_ps(keep, v) : v);
+          }
         }
       }
     }
