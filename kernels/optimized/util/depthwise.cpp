@@ -60,20 +60,27 @@ int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
 // out[j] = bias + sum_t w[t] * tap[t][j] for j < n. Every tap run is readable up
 // to round_up(n, kLanes) (the slots' padding), so the tail loads whole vectors.
+// KT > 0: the tap loops unrolled for that many taps; KT == 0 (any count) keeps them rolled (code size).
 template <int64_t KT>
 void dw_row(float* out, int64_t n, const float* const* tap, const VecF* wv, int64_t taps_rt, VecF bv) {
   const int64_t taps = KT > 0 ? KT : taps_rt;
   int64_t j = 0;
   for (; j + 4 * kLanes <= n; j += 4 * kLanes) {
     VecF a0 = bv, a1 = bv, a2 = bv, a3 = bv;
-#pragma GCC unroll 64
-    for (int64_t t = 0; t < taps; ++t) {
+    const auto step = [&](int64_t t) {
       const float* p = tap[t] + j;
       const VecF w = wv[t];
       a0 = fmadd(w, load(p), a0);
       a1 = fmadd(w, load(p + kLanes), a1);
       a2 = fmadd(w, load(p + 2 * kLanes), a2);
       a3 = fmadd(w, load(p + 3 * kLanes), a3);
+    };
+    if constexpr (KT > 0) {
+#pragma GCC unroll 64
+      for (int64_t t = 0; t < taps; ++t) step(t);
+    } else {
+#pragma GCC unroll 1
+      for (int64_t t = 0; t < taps; ++t) step(t);
     }
     store(out + j, a0);
     store(out + j + kLanes, a1);
@@ -83,10 +90,16 @@ void dw_row(float* out, int64_t n, const float* const* tap, const VecF* wv, int6
   for (; j < n; j += kLanes) {
     VecF a0 = bv, a1 = {};
     int64_t t = 0;
+    const auto step = [&](int64_t u) {
+      a0 = fmadd(wv[u], load(tap[u] + j), a0);
+      a1 = fmadd(wv[u + 1], load(tap[u + 1] + j), a1);
+    };
+    if constexpr (KT > 0) {
 #pragma GCC unroll 64
-    for (; t + 2 <= taps; t += 2) {
-      a0 = fmadd(wv[t], load(tap[t] + j), a0);
-      a1 = fmadd(wv[t + 1], load(tap[t + 1] + j), a1);
+      for (; t + 2 <= taps; t += 2) step(t);
+    } else {
+#pragma GCC unroll 1
+      for (; t + 2 <= taps; t += 2) step(t);
     }
     if (t < taps) a0 = fmadd(wv[t], load(tap[t] + j), a0);
     a0 += a1;
