@@ -1,19 +1,24 @@
-// Depthwise convolution, fp32 NCHW, vectorised over output width.
+// Depthwise convolution, fp32 NCHW.
 //
-// Each input row a channel plane needs is copied once into a stack ring of
-// kernel_h row slots, split by the width stride into `stride_w` phases
-// (phase p holds input columns base + p, base + p + s, ...) and padded with
-// zeros on both sides. Every tap (ki, kj) of an output row is then a
-// contiguous run of one slot's phase, so the inner loop is plain vector loads
-// and multiply-adds with no bounds checks: the zero padding is the border
-// region, rows above or below the input read a zero slot. Rows wider than the
-// ring allows are done in column tiles.
+// With AVX-512 (x86-64-v4) one path, depthwise_masked below: the input read
+// in place with lane masks standing for the padding, outputs in 16-lane items
+// of the input's own grid, tables of (item, tap) masks built once per call.
+//
+// Without it, vectorised over output width: each input row a channel plane
+// needs is copied once into a stack ring of kernel_h row slots, split by the
+// width stride into `stride_w` phases (phase p holds input columns base + p,
+// base + p + s, ...) and padded with zeros on both sides. Every tap (ki, kj)
+// of an output row is then a contiguous run of one slot's phase, so the inner
+// loop is plain vector loads and multiply-adds with no bounds checks: the zero
+// padding is the border region, rows above or below the input read a zero
+// slot. Rows wider than the ring allows are done in column tiles.
 //
 // Small planes (at most four vectors of outputs per row, the plane within the
 // scratch) go whole instead: the padded plane split by both strides, so each
 // tap is one vector run over the output plane laid on a grid a few columns
 // wider than the output (see depthwise_planes); short rows then fill whole
 // vectors and the per-row overhead goes. 3x3 and 5x5 have unrolled tap loops.
+// Tiny planes with many channels are vectorised over channels (depthwise_tiny).
 #include "optimized/util/depthwise.h"
 
 #include <cstring>
