@@ -385,9 +385,10 @@ __attribute__((noinline)) bool depthwise_rows(const float* input, const float* w
 // read nor faulted: nothing is copied and no padding is written.
 constexpr int64_t kMaskItems = 512;         // items per group
 constexpr int64_t kMaskEntries = 5120;      // (item, tap) pairs with a lane in bounds, per group
-constexpr int64_t kMaskMaxCoord = 1 << 14;
-constexpr int64_t kGroup = 4;              // planes computed together  // every extent, offset and step, so indices fit int32
-static_assert(kMaskEntries * 4 + kMaskItems * 12 + kMaxTaps * 4 <= 32 * 1024, "depthwise scratch exceeds 32 KiB");
+constexpr int64_t kMaskMaxCoord = 1 << 14;  // every extent, offset and step, so indices fit int32
+constexpr int64_t kGroup = 4;               // planes computed together
+// The stack tables: entries, items (source, destination, end, keep mask, twin flag), tap offsets.
+static_assert(kMaskEntries * 4 + kMaskItems * 13 + kMaxTaps * 4 <= 32 * 1024, "depthwise scratch exceeds 32 KiB");
 
 __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>(n <= 0 ? 0u : n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
 
