@@ -94,15 +94,20 @@ CASES = [
     # tiny planes, many channels: vectorised over channels (a partial last block of 128)
     Case("dw3_tiny_channels", CONV, _dw(140, 3, 1, 1), (2, 140, 2, 3)),
     Case("dw5_s2_tiny_channels", CONV, _dw(24, 5, 2, 2), (1, 24, 4, 4)),
-    # x86-64-v4's lane-masked path: planes over several bands (in place at stride 1, phase copies per band at
-    # stride 2 and 3), padding wider than the kernel reaches (all-padding outputs are the bias), 7x7 over a row
-    # too wide for one band (the portable fallback), a channel multiplier with dilation, stride 2 on odd widths
-    Case("dw3_s1_bands", CONV, _dw(3, 3, 1, 1), (1, 3, 75, 70)),
-    Case("dw3_s2_bands", CONV, _dw(3, 3, 2, 1), (2, 3, 97, 90)),
-    Case("dw5_s3_bands", CONV, _dw(2, 5, 3, 2), (1, 2, 61, 131)),
+    # x86-64-v4's lane-masked path: planes whose items fill the mask tables several times (stride 1, 2, 3),
+    # padding wider than the kernel reaches (items within a row; all-padding outputs are the bias), 7x7 over
+    # long rows, a channel multiplier with dilation, stride 2 on odd widths
+    Case("dw3_s1_groups", CONV, _dw(3, 3, 1, 1), (1, 3, 75, 70)),
+    Case("dw3_s2_groups", CONV, _dw(3, 3, 2, 1), (2, 3, 97, 90)),
+    Case("dw5_s3_groups", CONV, _dw(2, 5, 3, 2), (1, 2, 61, 131)),
     Case("dw3_pad_beyond", CONV, _dw(3, 3, 1, 3), (1, 3, 5, 6)),
-    Case("dw7_s1_row_beyond_band", CONV, _dw(2, 7, 1, 3), (1, 2, 9, 1100)),
-    Case("dw_mult3_dil2_s2", CONV, lambda: nn.Conv2d(2, 6, 3, stride=2, padding=2, dilation=2, groups=2), (1, 2, 15, 21)),
+    Case("dw7_s1_long_rows", CONV, _dw(2, 7, 1, 3), (1, 2, 9, 1100)),
+    Case(
+        "dw_mult3_dil2_s2",
+        CONV,
+        lambda: nn.Conv2d(2, 6, 3, stride=2, padding=2, dilation=2, groups=2),
+        (1, 2, 15, 21),
+    ),
     Case("dw3_s2_odd_33", CONV, _dw(5, 3, 2, 0), (1, 5, 33, 33)),
     # 1x1 planes at x86-64-v4: vectorised over channels (a partial block of 16), the one tap meeting the
     # input, or none (dilation steps over it: the bias alone)
