@@ -80,7 +80,7 @@ Error avg_pool_impl(KernelContext& ctx, Args args) {
   PoolRows plan;
   bool fast = false;
   Tensor* outs[] = {&out};
-  const Error err = plan_pool_rows(kOp, in, args, false, 1, outs, &plan, &fast);
+  const Error err = plan_pool_rows(kOp, in, args, false, 1, kPoolMaxStride, outs, &plan, &fast);
   if (!err.ok()) return err;
   if (!fast) return kernels::avg_pool2d_out.fn(ctx, args);
   avg_pool_rows(plan, args[5]->as_bool, in.data_as<float>(), out.data_as<float>());

@@ -1,9 +1,10 @@
 // aten::max_pool2d_with_indices.out, optimized: fp32, default dim order,
-// dilation 1, vectorised over output width (optimized/util/pool_rows.h). ATen's
-// rule per output: start at -inf with the index of the first in-bound tap, then
-// taps in row-major order replace it when greater or NaN (padding, -inf, never
-// does). That scan is separable: along each input row once (its kw taps, the
-// row's winner and column), then down the kh row winners with the same rule.
+// dilation 1, stride 1 or 2 along rows. ATen's rule per output: start at -inf
+// with the index of the first in-bound tap, then taps in row-major order
+// replace it when greater or NaN (padding, -inf, never does); that is, the
+// greatest value at its first position, or the last NaN. Taken down the
+// window's rows first (vectors of input columns), then along them
+// (max_pool_bands), with a tie rule giving that winner in any order.
 // Everything else goes to the portable kernel.
 #include <cstring>
 #include <limits>
@@ -29,58 +30,122 @@ VecI load_i(const float* p) {
 }
 void store_i(float* p, VecI v) { std::memcpy(p, &v, sizeof v); }
 
-// Takes x where it beats best (greater, or NaN), with its plane index.
+// Takes x where it beats best (greater, or NaN), with its plane index: ATen's rule for taps
+// visited in row-major order.
 void take(VecF x, VecI x_at, VecF& best, VecI& best_at) {
   const VecI t = (x > best) | (x != x);
   best = t ? x : best;
   best_at = t ? x_at : best_at;
 }
 
-__attribute__((noinline)) void max_pool_rows(const PoolRows& r, const float* x, float* y, int64_t* yi) {
-  const kernels::PoolGeometry& g = r.g;
-  const int64_t s = g.sw;
-  float scratch[kPoolScratchFloats];
-  float* ring = scratch + kPhaseAhead * s * r.phase_len + kLanes;  // kh slots of row winners, then kh of their indices
-  float* ring_at = ring + g.kh * r.tile;
-  VecI lane_cols;
-  for (int64_t i = 0; i < kLanes; ++i) lane_cols[i] = static_cast<int32_t>(i * s);
-  const int64_t y_total = g.planes * g.oh * g.ow;
-  const bool spill = r.tile >= g.ow;
+// The same winner as ATen's row-major scan whatever the order taps come in: greater; equal and
+// earlier; NaN over a number, or a later NaN (ATen keeps the last NaN). Padding is -inf at kPadAt.
+constexpr int32_t kPadAt = 0x7fffffff;
+void take_any_order(VecF x, VecI x_at, VecF& best, VecI& best_at) {
+  const VecI x_nan = x != x;
+  const VecI t = (x > best) | ((x == best) & (x_at < best_at)) | (x_nan & ((best == best) | (x_at > best_at)));
+  best = t ? x : best;
+  best_at = t ? x_at : best_at;
+}
 
-  // Along input row ih: each lane's kw taps, the first in-bound column its start.
-  auto row = [&](int64_t k, int64_t ih, const float* phases, int64_t ow0, int64_t n) {
-    const int32_t row_at = static_cast<int32_t>(ih * g.w);
-    for (int64_t j = 0; j < n; j += kLanes) {
-      const VecI cols = lane_cols + static_cast<int32_t>((ow0 + j) * s - g.pw) + row_at;
-      VecF best = load(phases + r.col_off[0] + j);
-      VecI best_at = cols < row_at ? VecI{} + row_at : cols;
-      for (int64_t kj = 1; kj < g.kw; ++kj) take(load(phases + r.col_off[kj] + j), cols + static_cast<int32_t>(kj), best, best_at);
-      store(ring + k * r.tile + j, best);
-      store_i(ring_at + k * r.tile + j, best_at);
-    }
-  };
-  // Down the rows: the first row's winner is where ATen's scan stands after that row.
-  auto out = [&](int64_t p, int64_t oh, const int64_t* slots, int64_t rows, int64_t ow0, int64_t n) {
-    const int64_t at = (p * g.oh + oh) * g.ow + ow0;
-    for (int64_t j = 0; j < n; j += kLanes) {
-      VecF best = load(ring + slots[0] * r.tile + j);
-      VecI best_at = load_i(ring_at + slots[0] * r.tile + j);
-      for (int64_t i = 1; i < rows; ++i) take(load(ring + slots[i] * r.tile + j), load_i(ring_at + slots[i] * r.tile + j), best, best_at);
-      // A whole vector where it fits: with one column tile, lanes past m land on outputs written
-      // later (row-major order).
-      const int64_t m = n - j < kLanes ? n - j : kLanes;
-      const bool whole = m == kLanes || (spill && at + j + kLanes <= y_total);
-      const VecL wide = __builtin_convertvector(best_at, VecL);
-      if (whole) {
-        store(y + at + j, best);
-        std::memcpy(yi + at + j, &wide, sizeof wide);
-      } else {
-        store_partial(y + at + j, best, m);
-        std::memcpy(yi + at + j, &wide, static_cast<size_t>(m) * sizeof(int64_t));
+// m outputs and their indices; `whole`: a whole vector may be written (lanes past m land on
+// outputs written later, in row-major order).
+void store_out(float* y, int64_t* yi, VecF v, VecI at, int64_t m, bool whole) {
+  const VecL wide = __builtin_convertvector(at, VecL);
+  if (whole) {
+    store(y, v);
+    std::memcpy(yi, &wide, sizeof wide);
+  } else {
+    store_partial(y, v, m);
+    std::memcpy(yi, &wide, static_cast<size_t>(m) * sizeof(int64_t));
+  }
+}
+
+// Stride 1 or 2, output rows in bands of `band`: first down each output row's kh input rows
+// (whole vectors of columns, each column's winner by the plain rule), the results split into
+// stride phases (`vals`, `ats`: band rows of s phases of `len`), then along each output row's
+// kw taps. Every column of a row is written before its taps are read, a band later.
+__attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, int64_t len, int64_t band,
+                                              const float* x, float* y, int64_t* yi) {
+  const int64_t s = g.sw;
+  const int64_t row_len = s * len;
+  float vals[kPoolScratchFloats / 2];
+  float ats[kPoolScratchFloats / 2];
+  // Padding: the same positions of every row (columns outside the input), never written.
+  for (int64_t i = 0; i < band * row_len; ++i) {
+    vals[i] = -std::numeric_limits<float>::infinity();
+    std::memcpy(ats + i, &kPadAt, sizeof kPadAt);
+  }
+  VecI lanes;
+  for (int64_t i = 0; i < kLanes; ++i) lanes[i] = static_cast<int32_t>(i);
+  const int64_t total = g.planes * g.h * g.w;
+  const int64_t y_total = g.planes * g.oh * g.ow;
+  for (int64_t p = 0; p < g.planes; ++p) {
+    const int64_t plane = p * g.h * g.w;
+    for (int64_t ob = 0; ob < g.oh; ob += band) {
+      const int64_t oe = g.oh - ob < band ? g.oh : ob + band;
+      for (int64_t oh = ob; oh < oe; ++oh) {
+        const int64_t h0 = oh * g.sh - g.ph;
+        const int64_t ih_lo = h0 < 0 ? 0 : h0;
+        const int64_t ih_hi = h0 + g.kh < g.h ? h0 + g.kh : g.h;  // > ih_lo: pad <= kernel / 2
+        float* rv = vals + (oh - ob) * row_len;
+        float* ra = ats + (oh - ob) * row_len;
+        for (int64_t c = 0; c < g.w; c += s * kLanes) {
+          // Down the rows for the kLanes columns from col (past the row: other rows' values, in
+          // lanes not kept).
+          auto down = [&](int64_t col, VecF& b, VecI& b_at) {
+            for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
+              const int64_t at = plane + ih * g.w + col;
+              const int64_t left = total - at;
+              const VecF xv = left >= kLanes ? load(x + at) : (left > 0 ? load_partial(x + at, left) : VecF{});
+              const VecI xa = lanes + static_cast<int32_t>(ih * g.w + col);
+              if (ih == ih_lo) {
+                b = xv;
+                b_at = xa;
+              } else {
+                take(xv, xa, b, b_at);
+              }
+            }
+          };
+          VecF b0 = {}, b1 = {};
+          VecI a0 = {}, a1 = {};
+          down(c, b0, a0);
+          if (s == 2) down(c + kLanes, b1, a1);
+          // Column col lands in phase (col + pw) % s at element (col + pw) / s.
+          for (int64_t q = 0; q < s; ++q) {
+            const int64_t col = c + q;  // first column of this pick
+            if (col >= g.w) break;
+            VecF v = b0;
+            VecI a = a0;
+            if (s == 2) {
+              v = q == 0 ? even_lanes(b0, b1) : odd_lanes(b0, b1);
+              a = (VecI)(q == 0 ? even_lanes((VecF)a0, (VecF)a1) : odd_lanes((VecF)a0, (VecF)a1));
+            }
+            const int64_t e = ((col + g.pw) % s) * len + (col + g.pw) / s;
+            const VecI keep = lanes < static_cast<int32_t>((g.w - col + s - 1) / s);
+            store(rv + e, keep ? v : load(rv + e));
+            store_i(ra + e, keep ? a : load_i(ra + e));
+          }
+        }
+      }
+      for (int64_t oh = ob; oh < oe; ++oh) {
+        const float* rv = vals + (oh - ob) * row_len;
+        const float* ra = ats + (oh - ob) * row_len;
+        const int64_t at = (p * g.oh + oh) * g.ow;
+        for (int64_t j = 0; j < g.ow; j += kLanes) {
+          VecF best = load(rv + j);
+          VecI best_at = load_i(ra + j);
+          for (int64_t kj = 1; kj < g.kw; ++kj) {
+            const int64_t o = (kj % s) * len + kj / s + j;
+            take_any_order(load(rv + o), load_i(ra + o), best, best_at);
+          }
+          // Lanes past the row land on outputs written later (row-major order).
+          const int64_t m = g.ow - j < kLanes ? g.ow - j : kLanes;
+          store_out(y + at + j, yi + at + j, best, best_at, m, at + j + kLanes <= y_total);
+        }
       }
     }
-  };
-  walk_pool_rows(r, x, -std::numeric_limits<float>::infinity(), scratch, row, out);
+  }
 }
 
 Error max_pool_impl(KernelContext& ctx, Args args) {
@@ -94,10 +159,16 @@ Error max_pool_impl(KernelContext& ctx, Args args) {
   PoolRows plan;
   bool fast = false;
   Tensor* outs[] = {&out, &indices};
-  const Error err = plan_pool_rows(kOp, in, args, true, 2, outs, &plan, &fast);
+  const Error err = plan_pool_rows(kOp, in, args, true, 0, 2, outs, &plan, &fast);
   if (!err.ok()) return err;
-  if (!fast) return kernels::max_pool2d_with_indices_out.fn(ctx, args);
-  max_pool_rows(plan, in.data_as<float>(), out.data_as<float>(), indices.data_as<int64_t>());
+  const kernels::PoolGeometry& g = plan.g;
+  // Phase floats: every column written (a vector from the last), every tap read.
+  const int64_t len_w = (g.w + g.pw) / g.sw + kLanes + 1;
+  const int64_t len_o = (g.ow + kLanes - 1) / kLanes * kLanes + (g.kw - 1) / g.sw;
+  const int64_t len = len_w > len_o ? len_w : len_o;
+  const int64_t band = kPoolScratchFloats / 2 / (g.sw * len);
+  if (!fast || band < 1) return kernels::max_pool2d_with_indices_out.fn(ctx, args);
+  max_pool_bands(g, len, band, in.data_as<float>(), out.data_as<float>(), indices.data_as<int64_t>());
   return Error();
 }
 

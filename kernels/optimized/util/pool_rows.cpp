@@ -80,7 +80,7 @@ void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, in
 }
 
 Error plan_pool_rows(const char* op, const Tensor& in, Args args, bool has_dilation, int64_t ring_arrays,
-                     Span<Tensor* const> outs, PoolRows* plan, bool* fast) {
+                     int64_t max_stride, Span<Tensor* const> outs, PoolRows* plan, bool* fast) {
   *fast = false;
   kernels::PoolGeometry& g = plan->g;
   const int ceil_at = has_dilation ? 5 : 4;
@@ -88,7 +88,7 @@ Error plan_pool_rows(const char* op, const Tensor& in, Args args, bool has_dilat
                                      has_dilation ? args[4]->as_int_list : Span<const int64_t>(),
                                      args[ceil_at]->as_bool, &g);
   if (!err.ok()) return err;
-  if (g.dh != 1 || g.dw != 1 || g.kh > kPoolMaxKernel || g.kw > kPoolMaxKernel || g.sw > kPoolMaxStride ||
+  if (g.dh != 1 || g.dw != 1 || g.kh > kPoolMaxKernel || g.kw > kPoolMaxKernel || g.sw > max_stride ||
       g.w > (int64_t{1} << 24) || g.h > (int64_t{1} << 24) || g.h * g.w > (int64_t{1} << 30)) {
     return Error();
   }

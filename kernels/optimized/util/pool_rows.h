@@ -48,10 +48,11 @@ struct PoolRows {
 };
 
 // The avg and max pool kernels' shared prologue: pool_geometry's checks (an invalid window is
-// its error), then `*fast`: whether the row path takes this geometry with `ring_arrays` arrays of
-// kh x tile 32-bit values beside the phases in kPoolScratchFloats; if so, `outs` are resized.
+// its error), then `*fast`: whether the geometry suits a fast path (dilation 1, kernel and stride
+// within bounds, and for the row path with `ring_arrays` arrays of kh x tile 32-bit values beside
+// the phases, a tile in kPoolScratchFloats); if so, `outs` are resized.
 Error plan_pool_rows(const char* op, const Tensor& in, Args args, bool has_dilation, int64_t ring_arrays,
-                     Span<Tensor* const> outs, PoolRows* plan, bool* fast);
+                     int64_t max_stride, Span<Tensor* const> outs, PoolRows* plan, bool* fast);
 
 // Input rows split into phases ahead of their use: a vector load overlapping part of a store
 // not yet written to the cache (every tap but one does) waits for it.
