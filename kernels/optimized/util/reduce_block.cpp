@@ -6,37 +6,27 @@
 namespace sb::optimized {
 
 bool reduction_block(const Tensor& in, Span<const int64_t> dims, ReductionBlock* block) {
-  bool reduced[kMaxDims] = {};
+  uint32_t reduced = dims.size() == 0 ? ~0u : 0u;
   for (int64_t d : dims) {
     const int64_t at = d < 0 ? d + in.dim : d;
     if (at < 0 || at >= in.dim) return false;
-    reduced[at] = true;
+    reduced |= 1u << at;
   }
-  if (dims.size() == 0) {
-    for (int32_t d = 0; d < in.dim; ++d) reduced[d] = true;
-  }
-  int32_t first = -1;
-  int32_t last = -1;
-  for (int32_t d = 0; d < in.dim; ++d) {
-    if (!reduced[d] || in.sizes[d] == 1) continue;
-    if (first < 0) first = d;
-    last = d;
-  }
+  // Size-1 dims fold into nothing; the others, in order: kept (outer), reduced (count), kept (inner).
   ReductionBlock b;
-  if (first < 0) {  // only size-1 dims reduced: each output element folds one input element
-    b.inner = in.numel();
-    *block = b;
-    return true;
-  }
+  int part = 0;
   for (int32_t d = 0; d < in.dim; ++d) {
-    if (d < first) {
-      b.outer *= in.sizes[d];
-    } else if (d > last) {
-      b.inner *= in.sizes[d];
-    } else if (!reduced[d] && in.sizes[d] != 1) {
-      return false;  // a kept dim inside the reduced range: not one block
+    const int64_t n = in.sizes[d];
+    if (n == 1) continue;
+    if ((reduced >> d) & 1u) {
+      if (part == 2) return false;  // a kept dim inside the reduced range: not one block
+      part = 1;
+      b.count *= n;
+    } else if (part == 0) {
+      b.outer *= n;
     } else {
-      b.count *= in.sizes[d];
+      part = 2;
+      b.inner *= n;
     }
   }
   *block = b;
@@ -67,6 +57,7 @@ VecF block_sums(const float* p, int64_t rows, int64_t count) {
   if (count >= kLanes) {
     // Row r's vectors: whole ones, then the last kLanes floats with the lanes already summed masked.
     const VecI tail = ~first_lanes(kLanes - count % kLanes);
+#pragma GCC unroll 1
     for (int64_t r = 0; r < kLanes; ++r) {
       VecF a = {}, b = {};
       if (r < rows) {
@@ -83,12 +74,14 @@ VecF block_sums(const float* p, int64_t rows, int64_t count) {
     }
   } else {  // count divides kLanes: count vectors hold the block
     m = count;
+#pragma GCC unroll 1
     for (int64_t i = 0; i < m; ++i) {
       const int64_t left = rows * count - i * kLanes;
       v[i] = left >= kLanes ? load(p + i * kLanes) : (left > 0 ? load_partial(p + i * kLanes, left) : VecF{});
     }
   }
   for (; m > 1; m /= 2) {
+#pragma GCC unroll 1
     for (int64_t i = 0; i < m / 2; ++i) v[i] = even_lanes(v[2 * i], v[2 * i + 1]) + odd_lanes(v[2 * i], v[2 * i + 1]);
   }
   return v[0];
