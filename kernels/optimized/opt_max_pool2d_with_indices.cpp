@@ -72,10 +72,13 @@ __attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, in
   float vals[kPoolScratchFloats / 2];
   float ats[kPoolScratchFloats / 2];
   // Padding: the same positions of every row (columns outside the input), never written.
-  for (int64_t i = 0; i < band * row_len; ++i) {
-    vals[i] = -std::numeric_limits<float>::infinity();
-    std::memcpy(ats + i, &kPadAt, sizeof kPadAt);
+  for (int64_t i = 0; i < band * row_len; i += kLanes) {
+    store(vals + i, splat(-std::numeric_limits<float>::infinity()));
+    store_i(ats + i, VecI{} + kPadAt);
   }
+  const int64_t shift = s - 1;  // s is 1 or 2: divisions by s are shifts
+  int64_t tap_off[kPoolMaxKernel];
+  for (int64_t kj = 0; kj < g.kw; ++kj) tap_off[kj] = (kj & shift) * len + (kj >> shift);
   VecI lanes;
   for (int64_t i = 0; i < kLanes; ++i) lanes[i] = static_cast<int32_t>(i);
   const int64_t total = g.planes * g.h * g.w;
@@ -94,10 +97,12 @@ __attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, in
           // Down the rows for the kLanes columns from col (past the row: other rows' values, in
           // lanes not kept).
           auto down = [&](int64_t col, VecF& b, VecI& b_at) {
+            const bool inside = plane + (ih_hi - 1) * g.w + col + kLanes <= total;
             for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
               const int64_t at = plane + ih * g.w + col;
               const int64_t left = total - at;
-              const VecF xv = left >= kLanes ? load(x + at) : (left > 0 ? load_partial(x + at, left) : VecF{});
+              const VecF xv = inside || left >= kLanes ? load(x + at)
+                                                       : (left > 0 ? load_partial(x + at, left) : VecF{});
               const VecI xa = lanes + static_cast<int32_t>(ih * g.w + col);
               if (ih == ih_lo) {
                 b = xv;
@@ -110,7 +115,7 @@ __attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, in
           VecF b0 = {}, b1 = {};
           VecI a0 = {}, a1 = {};
           down(c, b0, a0);
-          if (s == 2) down(c + kLanes, b1, a1);
+          if (s == 2 && c + kLanes < g.w) down(c + kLanes, b1, a1);
           // Column col lands in phase (col + pw) % s at element (col + pw) / s.
           for (int64_t q = 0; q < s; ++q) {
             const int64_t col = c + q;  // first column of this pick
@@ -121,8 +126,8 @@ __attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, in
               v = q == 0 ? even_lanes(b0, b1) : odd_lanes(b0, b1);
               a = (VecI)(q == 0 ? even_lanes((VecF)a0, (VecF)a1) : odd_lanes((VecF)a0, (VecF)a1));
             }
-            const int64_t e = ((col + g.pw) % s) * len + (col + g.pw) / s;
-            const VecI keep = lanes < static_cast<int32_t>((g.w - col + s - 1) / s);
+            const int64_t e = ((col + g.pw) & shift) * len + ((col + g.pw) >> shift);
+            const VecI keep = lanes < static_cast<int32_t>((g.w - col + shift) >> shift);
             store(rv + e, keep ? v : load(rv + e));
             store_i(ra + e, keep ? a : load_i(ra + e));
           }
@@ -136,8 +141,7 @@ __attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, in
           VecF best = load(rv + j);
           VecI best_at = load_i(ra + j);
           for (int64_t kj = 1; kj < g.kw; ++kj) {
-            const int64_t o = (kj % s) * len + kj / s + j;
-            take_any_order(load(rv + o), load_i(ra + o), best, best_at);
+            take_any_order(load(rv + tap_off[kj] + j), load_i(ra + tap_off[kj] + j), best, best_at);
           }
           // Lanes past the row land on outputs written later (row-major order).
           const int64_t m = g.ow - j < kLanes ? g.ow - j : kLanes;
