@@ -1,9 +1,9 @@
-// aten::avg_pool2d.out, optimized: fp32, default dim order, vectorised over
-// output width (optimized/util/pool_rows.h): each input row's window sums once
-// (zero padding), then the kh row sums of each output row. The divisor is
-// ATen's (the window clipped to input + padding with count_include_pad, else
-// clipped to the input), a row extent times a column extent. divisor_override
-// and everything else go to the portable kernel.
+// aten::avg_pool2d.out, optimized: fp32, default dim order, stride 1 or 2
+// along rows. Sums down the window's rows first (vectors of input columns),
+// then along them (optimized/util/pool_rows.h's bands; padding adds zero). The
+// divisor is ATen's (the window clipped to input + padding with
+// count_include_pad, else clipped to the input), a row extent times a column
+// extent. divisor_override and everything else go to the portable kernel.
 #include "optimized/util/pool_rows.h"
 #include "optimized/util/vec.h"
 #include "sb/kernel.h"
@@ -20,54 +20,72 @@ constexpr char kOp[] = "aten::avg_pool2d.out";
 VecI vmin_i(VecI a, VecI b) { return a < b ? a : b; }
 VecI vmax_i(VecI a, VecI b) { return a > b ? a : b; }
 
-__attribute__((noinline)) void avg_pool_rows(const PoolRows& r, bool count_include_pad, const float* x, float* y) {
-  const kernels::PoolGeometry& g = r.g;
-  const int64_t s = g.sw;
-  float scratch[kPoolScratchFloats];
-  float* ring = scratch + kPhaseAhead * s * r.phase_len + kLanes;  // kh slots of row sums
+__attribute__((noinline)) void avg_pool_bands(const PoolBands& b, bool count_include_pad, const float* x, float* y) {
+  const kernels::PoolGeometry g = b.g;
+  const int64_t shift = b.shift, len = b.len, row_len = b.row_len, band = b.band;
+  int64_t tap_off[kPoolMaxKernel];
+  for (int64_t kj = 0; kj < g.kw; ++kj) tap_off[kj] = b.tap_off[kj];
+  float sums[kPoolScratchFloats];
+  pad_band_rows(sums, b, VecF{});
   VecI lane_cols;
-  for (int64_t i = 0; i < kLanes; ++i) lane_cols[i] = static_cast<int32_t>(i * s);
+  for (int64_t i = 0; i < kLanes; ++i) lane_cols[i] = static_cast<int32_t>(i * g.sw);
+  const int64_t total = g.planes * g.h * g.w;
   const int64_t y_total = g.planes * g.oh * g.ow;
-  const bool spill = r.tile >= g.ow;
-
-  auto row = [&](int64_t k, int64_t, const float* phases, int64_t, int64_t n) {
-    for (int64_t j = 0; j < n; j += kLanes) {
-      VecF a0 = load(phases + r.col_off[0] + j), a1 = {};
-      int64_t kj = 1;
-      for (; kj + 2 <= g.kw; kj += 2) {
-        a1 += load(phases + r.col_off[kj] + j);
-        a0 += load(phases + r.col_off[kj + 1] + j);
+  for (int64_t p = 0; p < g.planes; ++p) {
+    const int64_t plane = p * g.h * g.w;
+    for (int64_t ob = 0; ob < g.oh; ob += band) {
+      const int64_t oe = g.oh - ob < band ? g.oh : ob + band;
+      for (int64_t oh = ob; oh < oe; ++oh) {
+        const int64_t h0 = oh * g.sh - g.ph;
+        const int64_t ih_lo = h0 < 0 ? 0 : h0;
+        const int64_t ih_hi = h0 + g.kh < g.h ? h0 + g.kh : g.h;  // > ih_lo: pad <= kernel / 2
+        for (int64_t c = 0; c < g.w; c += g.sw * kLanes) {
+          // Down the rows for the kLanes columns from col (past the row: other rows' values, in
+          // lanes not kept).
+          auto down = [&](int64_t col) {
+            const bool inside = plane + (ih_hi - 1) * g.w + col + kLanes <= total;
+            VecF v = {};
+            for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
+              const int64_t at = plane + ih * g.w + col;
+              const int64_t left = total - at;
+              v += inside || left >= kLanes ? load(x + at) : (left > 0 ? load_partial(x + at, left) : VecF{});
+            }
+            return v;
+          };
+          const VecF b0 = down(c);
+          const VecF b1 = shift == 1 && c + kLanes < g.w ? down(c + kLanes) : VecF{};
+          put_phases(g.w, g.pw, shift, len, c, sums + (oh - ob) * row_len, b0, b1);
+        }
       }
-      if (kj < g.kw) a1 += load(phases + r.col_off[kj] + j);
-      store(ring + k * r.tile + j, a0 + a1);
-    }
-  };
-  auto out = [&](int64_t p, int64_t oh, const int64_t* slots, int64_t rows, int64_t ow0, int64_t n) {
-    const int64_t h0 = oh * g.sh - g.ph;
-    const int64_t h1 = h0 + g.kh < g.h + g.ph ? h0 + g.kh : g.h + g.ph;
-    const int32_t row_ext = static_cast<int32_t>(count_include_pad ? h1 - h0 : rows);
-    const int64_t at = (p * g.oh + oh) * g.ow + ow0;
-    for (int64_t j = 0; j < n; j += kLanes) {
-      VecF sum = load(ring + slots[0] * r.tile + j);
-      for (int64_t i = 1; i < rows; ++i) sum += load(ring + slots[i] * r.tile + j);
-      // Column extents of each lane's window, as the row's above.
-      const VecI w0 = lane_cols + static_cast<int32_t>((ow0 + j) * s - g.pw);
-      const VecI w1 = vmin_i(w0 + static_cast<int32_t>(g.kw), VecI{} + static_cast<int32_t>(g.w + g.pw));
-      const VecI col_ext =
-          count_include_pad ? w1 - w0 : vmin_i(w1, VecI{} + static_cast<int32_t>(g.w)) - vmax_i(w0, VecI{});
-      const VecI divisor = col_ext * row_ext;
-      const VecF q = sum / __builtin_convertvector(divisor > 0 ? divisor : VecI{} + 1, VecF);
-      const int64_t m = n - j < kLanes ? n - j : kLanes;
-      // With one column tile, lanes past m land on outputs written later (row-major order).
-      const VecF v = divisor > 0 ? q : VecF{};
-      if (m == kLanes || (spill && at + j + kLanes <= y_total)) {
-        store(y + at + j, v);
-      } else {
-        store_partial(y + at + j, v, m);
+      for (int64_t oh = ob; oh < oe; ++oh) {
+        const float* r = sums + (oh - ob) * row_len;
+        const int64_t h0 = oh * g.sh - g.ph;
+        const int64_t h1 = h0 + g.kh < g.h + g.ph ? h0 + g.kh : g.h + g.ph;
+        const int32_t row_ext =
+            static_cast<int32_t>(count_include_pad ? h1 - h0 : (h1 < g.h ? h1 : g.h) - (h0 < 0 ? 0 : h0));
+        const int64_t at = (p * g.oh + oh) * g.ow;
+        for (int64_t j = 0; j < g.ow; j += kLanes) {
+          VecF sum = load(r + j);
+          for (int64_t kj = 1; kj < g.kw; ++kj) sum += load(r + tap_off[kj] + j);
+          // Column extents of each lane's window, as the row's above.
+          const VecI w0 = lane_cols + static_cast<int32_t>(j * g.sw - g.pw);
+          const VecI w1 = vmin_i(w0 + static_cast<int32_t>(g.kw), VecI{} + static_cast<int32_t>(g.w + g.pw));
+          const VecI col_ext =
+              count_include_pad ? w1 - w0 : vmin_i(w1, VecI{} + static_cast<int32_t>(g.w)) - vmax_i(w0, VecI{});
+          const VecI divisor = col_ext * row_ext;
+          const VecF q = sum / __builtin_convertvector(divisor > 0 ? divisor : VecI{} + 1, VecF);
+          const VecF v = divisor > 0 ? q : VecF{};
+          // Lanes past the row land on outputs written later (row-major order).
+          const int64_t m = g.ow - j < kLanes ? g.ow - j : kLanes;
+          if (m == kLanes || at + j + kLanes <= y_total) {
+            store(y + at + j, v);
+          } else {
+            store_partial(y + at + j, v, m);
+          }
+        }
       }
     }
-  };
-  walk_pool_rows(r, x, 0.0f, scratch, row, out);
+  }
 }
 
 Error avg_pool_impl(KernelContext& ctx, Args args) {
@@ -77,13 +95,13 @@ Error avg_pool_impl(KernelContext& ctx, Args args) {
       !out.is_default_dim_order() || !args[6]->is_none()) {
     return kernels::avg_pool2d_out.fn(ctx, args);  // divisor_override too (rare; its checks are portable's)
   }
-  PoolRows plan;
+  PoolBands plan;
   bool fast = false;
   Tensor* outs[] = {&out};
-  const Error err = plan_pool_rows(kOp, in, args, false, 1, kPoolMaxStride, outs, &plan, &fast);
+  const Error err = plan_pool_bands(kOp, in, args, false, 1, outs, &plan, &fast);
   if (!err.ok()) return err;
   if (!fast) return kernels::avg_pool2d_out.fn(ctx, args);
-  avg_pool_rows(plan, args[5]->as_bool, in.data_as<float>(), out.data_as<float>());
+  avg_pool_bands(plan, args[5]->as_bool, in.data_as<float>(), out.data_as<float>());
   return Error();
 }
 

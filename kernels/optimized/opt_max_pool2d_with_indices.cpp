@@ -4,7 +4,8 @@
 // replace it when greater or NaN (padding, -inf, never does); that is, the
 // greatest value at its first position, or the last NaN. Taken down the
 // window's rows first (vectors of input columns), then along them
-// (max_pool_bands), with a tie rule giving that winner in any order.
+// (optimized/util/pool_rows.h's bands), with a tie rule giving that winner in
+// any order.
 // Everything else goes to the portable kernel.
 #include <cstring>
 #include <limits>
@@ -28,7 +29,6 @@ VecI load_i(const float* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-void store_i(float* p, VecI v) { std::memcpy(p, &v, sizeof v); }
 
 // Takes x where it beats best (greater, or NaN), with its plane index: ATen's rule for taps
 // visited in row-major order.
@@ -61,24 +61,17 @@ void store_out(float* y, int64_t* yi, VecF v, VecI at, int64_t m, bool whole) {
   }
 }
 
-// Stride 1 or 2, output rows in bands of `band`: first down each output row's kh input rows
-// (whole vectors of columns, each column's winner by the plain rule), the results split into
-// stride phases (`vals`, `ats`: band rows of s phases of `len`), then along each output row's
-// kw taps. Every column of a row is written before its taps are read, a band later.
-__attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, int64_t len, int64_t band,
-                                              const float* x, float* y, int64_t* yi) {
-  const int64_t s = g.sw;
-  const int64_t row_len = s * len;
+// The band path (optimized/util/pool_rows.h): down the window's rows by the plain rule, along
+// them by the any-order rule; values and their plane indices in two phase arrays.
+__attribute__((noinline)) void max_pool_bands(const PoolBands& b, const float* x, float* y, int64_t* yi) {
+  const kernels::PoolGeometry g = b.g;
+  const int64_t shift = b.shift, len = b.len, row_len = b.row_len, band = b.band;
+  int64_t tap_off[kPoolMaxKernel];
+  for (int64_t kj = 0; kj < g.kw; ++kj) tap_off[kj] = b.tap_off[kj];
   float vals[kPoolScratchFloats / 2];
   float ats[kPoolScratchFloats / 2];
-  // Padding: the same positions of every row (columns outside the input), never written.
-  for (int64_t i = 0; i < band * row_len; i += kLanes) {
-    store(vals + i, splat(-std::numeric_limits<float>::infinity()));
-    store_i(ats + i, VecI{} + kPadAt);
-  }
-  const int64_t shift = s - 1;  // s is 1 or 2: divisions by s are shifts
-  int64_t tap_off[kPoolMaxKernel];
-  for (int64_t kj = 0; kj < g.kw; ++kj) tap_off[kj] = (kj & shift) * len + (kj >> shift);
+  pad_band_rows(vals, b, splat(-std::numeric_limits<float>::infinity()));
+  pad_band_rows(ats, b, (VecF)(VecI{} + kPadAt));
   VecI lanes;
   for (int64_t i = 0; i < kLanes; ++i) lanes[i] = static_cast<int32_t>(i);
   const int64_t total = g.planes * g.h * g.w;
@@ -91,12 +84,10 @@ __attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, in
         const int64_t h0 = oh * g.sh - g.ph;
         const int64_t ih_lo = h0 < 0 ? 0 : h0;
         const int64_t ih_hi = h0 + g.kh < g.h ? h0 + g.kh : g.h;  // > ih_lo: pad <= kernel / 2
-        float* rv = vals + (oh - ob) * row_len;
-        float* ra = ats + (oh - ob) * row_len;
-        for (int64_t c = 0; c < g.w; c += s * kLanes) {
+        for (int64_t c = 0; c < g.w; c += g.sw * kLanes) {
           // Down the rows for the kLanes columns from col (past the row: other rows' values, in
           // lanes not kept).
-          auto down = [&](int64_t col, VecF& b, VecI& b_at) {
+          auto down = [&](int64_t col, VecF& v, VecI& v_at) {
             const bool inside = plane + (ih_hi - 1) * g.w + col + kLanes <= total;
             for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
               const int64_t at = plane + ih * g.w + col;
@@ -105,32 +96,19 @@ __attribute__((noinline)) void max_pool_bands(const kernels::PoolGeometry& g, in
                                                        : (left > 0 ? load_partial(x + at, left) : VecF{});
               const VecI xa = lanes + static_cast<int32_t>(ih * g.w + col);
               if (ih == ih_lo) {
-                b = xv;
-                b_at = xa;
+                v = xv;
+                v_at = xa;
               } else {
-                take(xv, xa, b, b_at);
+                take(xv, xa, v, v_at);
               }
             }
           };
           VecF b0 = {}, b1 = {};
           VecI a0 = {}, a1 = {};
           down(c, b0, a0);
-          if (s == 2 && c + kLanes < g.w) down(c + kLanes, b1, a1);
-          // Column col lands in phase (col + pw) % s at element (col + pw) / s.
-          for (int64_t q = 0; q < s; ++q) {
-            const int64_t col = c + q;  // first column of this pick
-            if (col >= g.w) break;
-            VecF v = b0;
-            VecI a = a0;
-            if (s == 2) {
-              v = q == 0 ? even_lanes(b0, b1) : odd_lanes(b0, b1);
-              a = (VecI)(q == 0 ? even_lanes((VecF)a0, (VecF)a1) : odd_lanes((VecF)a0, (VecF)a1));
-            }
-            const int64_t e = ((col + g.pw) & shift) * len + ((col + g.pw) >> shift);
-            const VecI keep = lanes < static_cast<int32_t>((g.w - col + shift) >> shift);
-            store(rv + e, keep ? v : load(rv + e));
-            store_i(ra + e, keep ? a : load_i(ra + e));
-          }
+          if (shift == 1 && c + kLanes < g.w) down(c + kLanes, b1, a1);
+          put_phases(g.w, g.pw, shift, len, c, vals + (oh - ob) * row_len, b0, b1, ats + (oh - ob) * row_len, (VecF)a0,
+                     (VecF)a1);
         }
       }
       for (int64_t oh = ob; oh < oe; ++oh) {
@@ -160,19 +138,13 @@ Error max_pool_impl(KernelContext& ctx, Args args) {
       !in.is_default_dim_order() || !out.is_default_dim_order() || !indices.is_default_dim_order()) {
     return kernels::max_pool2d_with_indices_out.fn(ctx, args);
   }
-  PoolRows plan;
+  PoolBands plan;
   bool fast = false;
   Tensor* outs[] = {&out, &indices};
-  const Error err = plan_pool_rows(kOp, in, args, true, 0, 2, outs, &plan, &fast);
+  const Error err = plan_pool_bands(kOp, in, args, true, 2, outs, &plan, &fast);
   if (!err.ok()) return err;
-  const kernels::PoolGeometry& g = plan.g;
-  // Phase floats: every column written (a vector from the last), every tap read.
-  const int64_t len_w = (g.w + g.pw) / g.sw + kLanes + 1;
-  const int64_t len_o = (g.ow + kLanes - 1) / kLanes * kLanes + (g.kw - 1) / g.sw;
-  const int64_t len = len_w > len_o ? len_w : len_o;
-  const int64_t band = kPoolScratchFloats / 2 / (g.sw * len);
-  if (!fast || band < 1) return kernels::max_pool2d_with_indices_out.fn(ctx, args);
-  max_pool_bands(g, len, band, in.data_as<float>(), out.data_as<float>(), indices.data_as<int64_t>());
+  if (!fast) return kernels::max_pool2d_with_indices_out.fn(ctx, args);
+  max_pool_bands(plan, in.data_as<float>(), out.data_as<float>(), indices.data_as<int64_t>());
   return Error();
 }
 

@@ -9,6 +9,10 @@
 namespace sb::optimized {
 namespace {
 
+struct PhaseRange {
+  int64_t lo, hi;
+};
+
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && (a < 0)); }
 int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
@@ -23,30 +27,13 @@ void fill(float* dst, int64_t n, float v) {
 
 }  // namespace
 
-PhaseRange phase_range(int64_t first, int64_t s, int64_t in_w, int64_t phase_len) {
-  const int64_t lo = clamp(ceil_div(-first, s), 0, phase_len);
-  return {lo, clamp(ceil_div(in_w - first, s), lo, phase_len)};
-}
-
-void copy_phase(float* dst, const float* src, int64_t first, int64_t s, PhaseRange r, int64_t readable) {
-  int64_t i = r.lo;
-  if (s <= 2) {
-    // Whole vectors (the evens of two for s = 2) while src has their columns; lanes past r.hi keep dst.
-    for (; i < r.hi && first + s * i + s * kLanes <= readable; i += kLanes) {
-      const float* q = src + (first + s * i);
-      const VecF v = s == 1 ? load(q) : even_lanes(load(q), load(q + kLanes));
-      store_first(dst + i, v, r.hi - i, true);
-    }
-  }
-  for (; i < r.hi; ++i) dst[i] = src[first + s * i];
-}
-
 void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len, float pad,
                     int64_t phase_stride) {
   if (phase_stride == 0) phase_stride = phase_len;
   for (int64_t p = 0; p < s; ++p, dst += phase_stride) {
     const int64_t first = base + p;  // input column of dst[0]
-    const PhaseRange r = phase_range(first, s, in_w, phase_len);
+    const int64_t lo = clamp(ceil_div(-first, s), 0, phase_len);
+    const PhaseRange r{lo, clamp(ceil_div(in_w - first, s), lo, phase_len)};
     fill(dst, r.lo, pad);
     if (r.hi == r.lo) {
       // nothing of the row in this phase (an empty row included: src may be null)
@@ -79,8 +66,8 @@ void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, in
   }
 }
 
-Error plan_pool_rows(const char* op, const Tensor& in, Args args, bool has_dilation, int64_t ring_arrays,
-                     int64_t max_stride, Span<Tensor* const> outs, PoolRows* plan, bool* fast) {
+Error plan_pool_bands(const char* op, const Tensor& in, Args args, bool has_dilation, int64_t arrays,
+                      Span<Tensor* const> outs, PoolBands* plan, bool* fast) {
   *fast = false;
   kernels::PoolGeometry& g = plan->g;
   const int ceil_at = has_dilation ? 5 : 4;
@@ -88,21 +75,19 @@ Error plan_pool_rows(const char* op, const Tensor& in, Args args, bool has_dilat
                                      has_dilation ? args[4]->as_int_list : Span<const int64_t>(),
                                      args[ceil_at]->as_bool, &g);
   if (!err.ok()) return err;
-  if (g.dh != 1 || g.dw != 1 || g.kh > kPoolMaxKernel || g.kw > kPoolMaxKernel || g.sw > max_stride ||
+  if (g.dh != 1 || g.dw != 1 || g.kh > kPoolMaxKernel || g.kw > kPoolMaxKernel || g.sw > 2 ||
       g.w > (int64_t{1} << 24) || g.h > (int64_t{1} << 24) || g.h * g.w > (int64_t{1} << 30)) {
     return Error();
   }
-  const int64_t s = g.sw;
-  const int64_t m_max = (g.kw - 1) / s;
-  // kPhaseAhead rows of phases (s * phase_len, phase_len <= tile + m_max + kLanes), a vector of
-  // slack, the ring
-  const int64_t room = kPoolScratchFloats - kLanes - kPhaseAhead * s * (m_max + kLanes);
-  const int64_t tile_max = room / (kPhaseAhead * s + ring_arrays * g.kh) / kLanes * kLanes;
-  if (tile_max < kLanes) return Error();
-  const int64_t ow_vec = (g.ow + kLanes - 1) / kLanes * kLanes;
-  plan->tile = ow_vec < tile_max ? ow_vec : tile_max;
-  plan->phase_len = (plan->tile + m_max + kLanes - 1) / kLanes * kLanes;
-  for (int64_t kj = 0; kj < g.kw; ++kj) plan->col_off[kj] = (kj % s) * plan->phase_len + kj / s;
+  // Phase floats: every column written (a vector from the last), every tap read.
+  plan->shift = g.sw - 1;
+  const int64_t len_w = ((g.w + g.pw) >> plan->shift) + kLanes + 1;
+  const int64_t len_o = (g.ow + kLanes - 1) / kLanes * kLanes + ((g.kw - 1) >> plan->shift);
+  plan->len = len_w > len_o ? len_w : len_o;
+  plan->row_len = g.sw * plan->len;
+  plan->band = kPoolScratchFloats / arrays / plan->row_len;
+  if (plan->band < 1) return Error();
+  for (int64_t kj = 0; kj < g.kw; ++kj) plan->tap_off[kj] = (kj & plan->shift) * plan->len + (kj >> plan->shift);
   int64_t sizes[kMaxDims];
   kernels::pool_out_sizes(in, g, sizes);
   for (Tensor* out : outs) {
