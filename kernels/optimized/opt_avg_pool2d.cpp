@@ -48,7 +48,7 @@ __attribute__((noinline)) void avg_pool_bands(const PoolBands& b, bool count_inc
             for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
               const int64_t at = plane + ih * g.w + col;
               const int64_t left = total - at;
-              v += inside || left >= kLanes ? load(x + at) : (left > 0 ? load_partial(x + at, left) : VecF{});
+              v += inside || left >= kLanes ? load(x + at) : load_upto(x + at, left);
             }
             return v;
           };

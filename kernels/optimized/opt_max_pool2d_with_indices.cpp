@@ -92,8 +92,7 @@ __attribute__((noinline)) void max_pool_bands(const PoolBands& b, const float* x
             for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
               const int64_t at = plane + ih * g.w + col;
               const int64_t left = total - at;
-              const VecF xv = inside || left >= kLanes ? load(x + at)
-                                                       : (left > 0 ? load_partial(x + at, left) : VecF{});
+              const VecF xv = inside || left >= kLanes ? load(x + at) : load_upto(x + at, left);
               const VecI xa = lanes + static_cast<int32_t>(ih * g.w + col);
               if (ih == ih_lo) {
                 v = xv;

@@ -66,6 +66,8 @@ void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, in
   }
 }
 
+VecF load_upto(const float* p, int64_t left) { return left > 0 ? load_partial(p, left) : VecF{}; }
+
 Error plan_pool_bands(const char* op, const Tensor& in, Args args, bool has_dilation, int64_t arrays,
                       Span<Tensor* const> outs, PoolBands* plan, bool* fast) {
   *fast = false;

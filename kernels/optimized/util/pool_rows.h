@@ -43,6 +43,10 @@ struct PoolBands {
 Error plan_pool_bands(const char* op, const Tensor& in, Args args, bool has_dilation, int64_t arrays,
                       Span<Tensor* const> outs, PoolBands* plan, bool* fast);
 
+// The kLanes floats from p where only `left` (< kLanes, maybe <= 0) may be read: the rest zero.
+// Out of line: the end of a tensor is rare.
+VecF load_upto(const float* p, int64_t left);
+
 // Sets a band row's phase positions to `pad` (every one: the columns' are written over).
 inline void pad_band_rows(float* rows, const PoolBands& b, VecF pad) {
   for (int64_t i = 0; i < b.band * b.row_len; i += kLanes) store(rows + i, pad);
