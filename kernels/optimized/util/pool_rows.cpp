@@ -9,10 +9,6 @@
 namespace sb::optimized {
 namespace {
 
-struct PhaseRange {
-  int64_t lo, hi;
-};
-
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && (a < 0)); }
 int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
@@ -33,36 +29,36 @@ void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, in
   for (int64_t p = 0; p < s; ++p, dst += phase_stride) {
     const int64_t first = base + p;  // input column of dst[0]
     const int64_t lo = clamp(ceil_div(-first, s), 0, phase_len);
-    const PhaseRange r{lo, clamp(ceil_div(in_w - first, s), lo, phase_len)};
-    fill(dst, r.lo, pad);
-    if (r.hi == r.lo) {
+    const int64_t hi = clamp(ceil_div(in_w - first, s), lo, phase_len);
+    fill(dst, lo, pad);
+    if (hi == lo) {
       // nothing of the row in this phase (an empty row included: src may be null)
     } else if (s == 1) {
-      std::memcpy(dst + r.lo, src + first + r.lo, static_cast<size_t>(r.hi - r.lo) * sizeof(float));
+      std::memcpy(dst + lo, src + first + lo, static_cast<size_t>(hi - lo) * sizeof(float));
     } else {
-      const float* q = src + first + s * r.lo;
-      int64_t i = r.lo;
+      const float* q = src + first + s * lo;
+      int64_t i = lo;
       if (s == 2) {
         // Two vectors cover 2 * kLanes columns; the last one read stays inside the row (i + kLanes < hi).
-        for (; i + kLanes < r.hi; i += kLanes, q += 2 * kLanes) store(dst + i, even_lanes(load(q), load(q + kLanes)));
-        if (i < r.hi && r.hi - r.lo >= kLanes) {
+        for (; i + kLanes < hi; i += kLanes, q += 2 * kLanes) store(dst + i, even_lanes(load(q), load(q + kLanes)));
+        if (i < hi && hi - lo >= kLanes) {
           // The last kLanes elements again, overlapping: the evens of the 2 * kLanes columns from
           // there when the row holds them all, else the odds of the run one column earlier.
-          const int64_t i2 = r.hi - kLanes;
+          const int64_t i2 = hi - kLanes;
           const float* e = src + first + 2 * i2;
           if (first + 2 * i2 + 2 * kLanes <= in_w) {
             store(dst + i2, even_lanes(load(e), load(e + kLanes)));
-            i = r.hi;
+            i = hi;
           } else if (first + 2 * i2 >= 1) {
             store(dst + i2, odd_lanes(load(e - 1), load(e - 1 + kLanes)));
-            i = r.hi;
+            i = hi;
           }
           q = src + first + s * i;
         }
       }
-      for (; i < r.hi; ++i, q += s) dst[i] = *q;
+      for (; i < hi; ++i, q += s) dst[i] = *q;
     }
-    fill(dst + r.hi, phase_len - r.hi, pad);
+    fill(dst + hi, phase_len - hi, pad);
   }
 }
 
