@@ -102,9 +102,10 @@ CASES = [
     Case("mp3_s1_p1", MAX, _mp(3, 1, 1), (1, 2, 6, 35), special=True),
     Case("mp5_s3_p2", MAX, _mp(5, 3, 2), (1, 2, 16, 16)),
     Case("mp3_dil2", MAX, _mp(3, 1, 1, d=2), (1, 2, 9, 9)),
-    # rows wider than the whole-plane path takes (more than four vectors of outputs): the row ring
+    # wide rows (many vectors of columns); tall wide planes take several bands of output rows
     Case("mp3_s1_p1_wide", MAX, _mp(3, 1, 1), (1, 2, 5, 300), special=True),
     Case("mp3_s2_ceil_wide", MAX, _mp(3, 2, 1, ceil=True), (1, 1, 6, 301)),
+    Case("mp3_s2_p1_bands", MAX, _mp(3, 2, 1, ceil=True), (1, 2, 40, 301), special=True),
     # tiny planes, many of them (squeezenet, densenet, efficientnet shapes), stride above kernel
     Case("mp3_s2_ceil_sq", MAX, _mp(3, 2, 0, ceil=True), (1, 18, 23, 23), special=True),
     Case("mp3_s2_ceil_sq11", MAX, _mp(3, 2, 0, ceil=True), (1, 33, 11, 11)),
@@ -115,6 +116,8 @@ CASES = [
     Case("ap3_s2_p1_excl", AVG, _ap(3, 2, 1, include=False), (2, 2, 9, 11)),
     Case("ap3_s2_p1_ceil_incl", AVG, _ap(3, 2, 1, ceil=True), (1, 2, 10, 38)),
     Case("ap3_s2_p1_ceil_excl", AVG, _ap(3, 2, 1, ceil=True, include=False), (1, 2, 10, 12)),
+    Case("ap3_s2_p1_bands", AVG, _ap(3, 2, 1, ceil=True, include=False), (1, 2, 75, 301)),
+    Case("ap2_s1_bands", AVG, _ap(2, 1, 0), (1, 1, 30, 700)),
     Case("ap3_div5", AVG, _ap(3, 2, 1, div=5), (1, 2, 7, 7)),
     # adaptive average pool and mean
     Case("ada_5x7_to_3x2", ADA, lambda: nn.AdaptiveAvgPool2d((3, 2)), (1, 3, 5, 7)),
