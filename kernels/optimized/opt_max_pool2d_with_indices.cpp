@@ -89,18 +89,13 @@ __attribute__((noinline)) void max_pool_bands(const PoolBands& b, const float* x
           // lanes not kept).
           auto down = [&](int64_t col, VecF& v, VecI& v_at) {
             const bool inside = plane + (ih_hi - 1) * g.w + col + kLanes <= total;
-            for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
+            auto row = [&](int64_t ih) {
               const int64_t at = plane + ih * g.w + col;
-              const int64_t left = total - at;
-              const VecF xv = inside || left >= kLanes ? load(x + at) : load_upto(x + at, left);
-              const VecI xa = lanes + static_cast<int32_t>(ih * g.w + col);
-              if (ih == ih_lo) {
-                v = xv;
-                v_at = xa;
-              } else {
-                take(xv, xa, v, v_at);
-              }
-            }
+              return inside || total - at >= kLanes ? load(x + at) : load_upto(x + at, total - at);
+            };
+            v = row(ih_lo);
+            v_at = lanes + static_cast<int32_t>(ih_lo * g.w + col);
+            for (int64_t ih = ih_lo + 1; ih < ih_hi; ++ih) take(row(ih), lanes + static_cast<int32_t>(ih * g.w + col), v, v_at);
           };
           VecF b0 = {}, b1 = {};
           VecI a0 = {}, a1 = {};
