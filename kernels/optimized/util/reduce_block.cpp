@@ -54,14 +54,26 @@ namespace {
 VecF block_sums(const float* p, int64_t rows, int64_t count) {
   VecF v[kLanes];
   int64_t m = kLanes;
-  if (count >= kLanes) {
-    // Row r's vectors: whole ones, then the last kLanes floats with the lanes already summed masked.
+  if (count > 0 && count < kLanes && kLanes % count == 0) {  // count vectors hold the block
+    m = count;
+#pragma GCC unroll 1
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t left = rows * count - i * kLanes;
+      v[i] = left >= kLanes ? load(p + i * kLanes) : (left > 0 ? load_partial(p + i * kLanes, left) : VecF{});
+    }
+  } else {
+    // Row r's vectors: whole ones, then the last kLanes floats with the lanes already summed masked
+    // (a row shorter than a vector: its floats alone).
     const VecI tail = ~first_lanes(kLanes - count % kLanes);
 #pragma GCC unroll 1
     for (int64_t r = 0; r < kLanes; ++r) {
       VecF a = {}, b = {};
-      if (r < rows) {
-        const float* q = p + r * count;
+      const float* q = p + r * count;
+      if (r >= rows) {
+        // past the block: zero
+      } else if (count < kLanes) {
+        a = load_partial(q, count);
+      } else {
         int64_t i = 0;
         for (; i + 2 * kLanes <= count; i += 2 * kLanes) {
           a += load(q + i);
@@ -71,13 +83,6 @@ VecF block_sums(const float* p, int64_t rows, int64_t count) {
         if (count % kLanes != 0) b += tail ? load(q + count - kLanes) : VecF{};
       }
       v[r] = a + b;
-    }
-  } else {  // count divides kLanes: count vectors hold the block
-    m = count;
-#pragma GCC unroll 1
-    for (int64_t i = 0; i < m; ++i) {
-      const int64_t left = rows * count - i * kLanes;
-      v[i] = left >= kLanes ? load(p + i * kLanes) : (left > 0 ? load_partial(p + i * kLanes, left) : VecF{});
     }
   }
   for (; m > 1; m /= 2) {
@@ -92,7 +97,7 @@ VecF block_sums(const float* p, int64_t rows, int64_t count) {
 void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float divisor) {
   const int64_t inner = block.inner;
   const int64_t count = block.count;
-  if (inner == 1 && (count >= kLanes || kLanes % count == 0)) {
+  if (inner == 1) {
     // One sum per row: kLanes rows at a time.
     for (int64_t o = 0; o < block.outer; o += kLanes) {
       const int64_t rows = block.outer - o < kLanes ? block.outer - o : kLanes;
@@ -103,10 +108,6 @@ void sum_block_f32(const float* in, float* out, const ReductionBlock& block, flo
   for (int64_t o = 0; o < block.outer; ++o) {
     const float* base = in + o * count * inner;
     float* y = out + o * inner;
-    if (inner == 1) {
-      y[0] = sum_f32(base, count) / divisor;
-      continue;
-    }
     int64_t i = 0;
     for (; i + kLanes <= inner; i += kLanes) {
       VecF acc = {};
