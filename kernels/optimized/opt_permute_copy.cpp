@@ -3,11 +3,13 @@
 // Fast path: a batched transpose of the two innermost dims (dims = [0, .., r-1,
 // r-2]) of a 4-byte dtype, as linear layers' weight permutes and attention's
 // key transposes are; it moves 8×8 blocks so both sides stream through cache
-// lines. Everything else is the portable kernel's.
-#include <cstring>
-
+// lines. Any other permutation (attention's head split [0, 2, 1, 3]) is a
+// strided copy of rows (util/copy_fast.h), validated as the portable kernel
+// does; a permutation it refuses goes to the portable kernel for its message.
+#include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "sb/tensor.h"
+#include "util/shape.h"
 
 namespace sb::kernels {
 extern const KernelDef permute_copy_out;
@@ -46,13 +48,40 @@ void transpose_batches(const uint32_t* in, uint32_t* out, int64_t batches, int64
   }
 }
 
+// Any permutation: out's dim i steps through self as self's dim dims[i] does.
+Error permute_rows(KernelContext& ctx, Args args) {
+  const Tensor& self = *args[0]->as_tensor;
+  const Span<const int64_t> dims = args[1]->as_int_list;
+  Tensor& out = *args[2]->as_tensor;
+  if (static_cast<int32_t>(dims.size()) != self.dim || out.dtype != self.dtype) {
+    return kernels::permute_copy_out.fn(ctx, args);
+  }
+  int64_t strides[kMaxDims];
+  row_major_strides(self.sizes, self.dim, strides);
+  int64_t sizes[kMaxDims];
+  int64_t from[kMaxDims];
+  uint32_t seen = 0;
+  for (int32_t i = 0; i < self.dim; ++i) {
+    const int64_t d = dims[i] < 0 ? dims[i] + self.dim : dims[i];
+    if (d < 0 || d >= self.dim || (seen >> d & 1) != 0) return kernels::permute_copy_out.fn(ctx, args);
+    seen |= 1u << d;
+    sizes[i] = self.sizes[d];
+    from[i] = strides[d];
+  }
+  Error err = resize(out, sizes, self.dim);
+  if (!err.ok()) return Error::make(err.code(), "aten::permute_copy.out: %s", err.message());
+  if (out.data == self.data) return kernels::permute_copy_out.fn(ctx, args);
+  copy_to_contiguous(self.data, from, out.data, sizes, self.dim, element_size(self.dtype));
+  return Error();
+}
+
 Error opt_permute_copy_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const int64_t> dims = args[1]->as_int_list;
   Tensor& out = *args[2]->as_tensor;
   const bool fast = swaps_innermost_pair(self, dims) && element_size(self.dtype) == 4 && out.dtype == self.dtype &&
                     out.dim == self.dim && out.data != self.data;
-  if (!fast) return kernels::permute_copy_out.fn(ctx, args);
+  if (!fast) return permute_rows(ctx, args);
   int64_t sizes[kMaxDims];
   for (int32_t i = 0; i < self.dim; ++i) sizes[i] = self.sizes[i];
   sizes[self.dim - 2] = self.sizes[self.dim - 1];
