@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from bot import build
 from tests.conformance import check
 from tests.conformance.layout import fixtures
-from tests.test_optimized import CPUS, sanitized_optimized  # noqa: F401  (a fixture)
+from tests.test_optimized import sanitized_optimized  # noqa: F401  (a fixture)
+from tests.test_optimized_elementwise import runner  # noqa: F401  (a fixture: the runtime at each SIMD width)
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("executorch")
@@ -171,14 +171,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="session", params=CPUS)
-def runner(request: pytest.FixtureRequest) -> Path:
-    runtime = build.build(build.optimized_all_ops(request.param), targets=("executor_runner", "execute_alloc_test"))
-    return build.runner_path(runtime)
-
-
 @pytest.fixture(scope="session")
-def results(runner: Path, exported: Path) -> dict[str, check.Result]:
+def results(runner: Path, exported: Path) -> dict[str, check.Result]:  # noqa: F811
     return check.run_all(runner, fixtures(exported))
 
 
