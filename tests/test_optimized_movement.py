@@ -1,6 +1,6 @@
 """The optimized library's data-movement kernels (copy, clone, permute, expand, slice, select, split,
-constant_pad_nd, index, index_select, embedding: kernels/optimized/util/copy_fast.h) on the shapes
-their fast paths take, against ExecuTorch's runtime.
+cat, _to_dim_order_copy, constant_pad_nd, index, index_select, embedding: most through
+kernels/optimized/util/copy_fast.h) on the shapes their fast paths take, against ExecuTorch's runtime.
 
 tests/test_optimized.py runs the conformance fixtures of every overridden op (small, mostly 2-D, every
 dtype). These cases add what the strided row copy and the row gather must get right: dims merged
@@ -152,8 +152,28 @@ def index_cases() -> list[Case]:
     ]  # fmt: skip
 
 
+def cat_cast_cases() -> list[Case]:
+    cat_op = "aten::cat.out"
+    cast_op = "dim_order_ops::_to_dim_order_copy.out"
+    cl = torch.channels_last
+    return [
+        c(cat_op, "middle", lambda x, y, z: torch.cat([x, y, z], 1), s((2, 3, 5)), s((2, 1, 5), 1), s((2, 4, 5), 2)),
+        c(cat_op, "steps", lambda *xs: torch.cat(xs, 0), *(s((1, 2, 16), i) for i in range(7))),
+        c(cat_op, "inner_i64", lambda x, y: torch.cat([x, y], -1), s((3, 4), dtype=torch.int64),
+          s((3, 2), 1, torch.int64)),
+        c(cat_op, "channels_last", lambda x, y: torch.cat([x, y], 1), s((1, 3, 4, 4)).contiguous(memory_format=cl),
+          s((1, 5, 4, 4), 1).contiguous(memory_format=cl)),
+        c(cat_op, "with_empty", lambda x, y: torch.cat([x, y], 0), s((0, 6)), s((2, 6), 1)),
+        c(cat_op, "mixed", lambda x, y: torch.cat([x, y], 0), s((2, 3)), s((1, 3), 1, torch.int32)),  # portable's
+        c(cast_op, "i64_0d", lambda x: x.to(F32), torch.tensor(3)),
+        c(cast_op, "i32_rows", lambda x: x.to(F32), torch.arange(-20, 25, dtype=torch.int32).reshape(5, 9)),
+        c(cast_op, "i64_big", lambda x: x.to(F32), torch.tensor([2**40 + 1, -(2**53) - 3, 16777217])),
+        c(cast_op, "to_i64", lambda x: x.to(torch.int64), s((4, 5))),  # the portable kernel's
+    ]  # fmt: skip
+
+
 CASES = copy_cases() + clone_cases() + permute_cases() + expand_cases() + slice_select_split_cases()
-CASES += pad_cases() + index_cases()
+CASES += pad_cases() + index_cases() + cat_cast_cases()
 
 
 @pytest.fixture(scope="session")
