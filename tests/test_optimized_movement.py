@@ -87,6 +87,8 @@ def permute_cases() -> list[Case]:
         c(op, "transpose_tail", lambda x: x.permute(0, 2, 1), s((3, 19, 13))),
         c(op, "transpose_blocks", lambda x: x.permute(0, 2, 1), s((2, 24, 40))),
         c(op, "weight_i32", lambda x: x.permute(1, 0), s((48, 16), dtype=torch.int32)),
+        c(op, "to_nhwc", lambda x: x.permute(0, 2, 3, 1), s((1, 16, 8, 8))),
+        c(op, "to_nchw", lambda x: x.permute(0, 3, 1, 2), s((2, 9, 5, 24))),
         c(op, "i64_neg_dims", lambda x: x.permute(-2, -3, -1), s((4, 3, 5), dtype=torch.int64)),
         c(op, "u8_identity_2d", lambda x: x.permute(0, 1, 3, 2), s((2, 3, 5, 1), dtype=torch.uint8)),
     ]
