@@ -4,11 +4,6 @@
 // contiguous block per outer index (counted in memory order, so any dim order
 // every tensor shares), copied by memcpy. Conversions, ATen's legacy empty
 // [0] inputs and arguments the portable kernel refuses go to it.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include <cstring>
 
 #include "sb/kernel.h"

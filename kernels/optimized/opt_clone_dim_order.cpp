@@ -4,11 +4,6 @@
 // Fast path: out of self's dtype and dim order is a byte copy of self (the
 // portable kernel goes through the dispatcher to copy.out). A change of dim
 // order is the portable kernel's.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include <cstring>
 
 #include "sb/kernel.h"

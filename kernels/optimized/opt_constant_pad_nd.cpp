@@ -4,11 +4,6 @@
 // (util/pad.h); out filled with the value where there is padding, then the
 // input copied into its interior as rows (util/copy_fast.h). Other dtypes and
 // negative padding are the portable kernel's.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "util/indexing.h"

@@ -3,11 +3,6 @@
 // Fast path: src of out's dtype, both in the default dim order: out (self's
 // shape) gets src's bytes, broadcast through zero strides. Conversions and
 // other dim orders are the portable kernel's.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"

@@ -4,11 +4,6 @@
 // The weight's rows gathered by index (util/copy_fast.h); arguments the
 // portable kernel refuses (an index out of range included) go to it for its
 // message.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "util/shape.h"

@@ -3,11 +3,6 @@
 // A strided copy with zero strides on the broadcast dims (util/copy_fast.h);
 // an expansion to the same shape, as attention's are, is one memcpy. A size
 // the portable kernel refuses goes to it for its message.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "util/shape.h"

@@ -4,11 +4,6 @@
 // (x[idx], a lookup table's rows): the portable kernel's plan validates
 // (util/advanced_index.h), then whole rows are gathered (util/copy_fast.h).
 // Masks, several index tensors and inner dims are the portable kernel's.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "util/advanced_index.h"

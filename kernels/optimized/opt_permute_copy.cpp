@@ -5,11 +5,6 @@
 // key transposes, NCHW <-> NHWC) moves 8x8 blocks, any other permutation
 // (attention's head split [0, 2, 1, 3]) contiguous rows. A permutation it
 // refuses goes to the portable kernel for its message.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "sb/tensor.h"

@@ -2,11 +2,6 @@
 //
 // A strided copy of rows (util/copy_fast.h) of the selected slab; arguments
 // the portable kernel refuses go to it for its message.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "util/shape.h"

@@ -3,11 +3,6 @@
 //
 // The portable kernel's slice resolution (util/slice.h), then a strided copy
 // of rows (util/copy_fast.h).
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "util/shape.h"

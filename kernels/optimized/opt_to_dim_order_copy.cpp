@@ -4,11 +4,6 @@
 // Fast path: out in self's dim order, of self's dtype (a byte copy) or Float
 // from Long or Int (the integer constants export makes, often 0-d). Other
 // conversions and changes of dim order are the portable kernel's.
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include <cstring>
 
 #include "sb/kernel.h"

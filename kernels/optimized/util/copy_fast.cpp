@@ -1,10 +1,5 @@
 #include "optimized/util/copy_fast.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-// Data movement is memcpy calls and short loops over dims: -O3's vectorized
-// and unrolled copies of those loops only add bytes (util/copy_fast.h).
-#pragma GCC optimize("O2")
-#endif
 #include <cstring>
 
 namespace sb::optimized {
