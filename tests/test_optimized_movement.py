@@ -183,6 +183,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The cases exported as conformance fixtures (program, inputs, ExecuTorch's outputs)."""
     from tests.conformance import export
 
+    assert len({case.id for case in CASES}) == len(CASES), "case ids repeat"
     root = tmp_path_factory.mktemp("optimized_movement")
     problems = []
     for case in CASES:
@@ -202,11 +203,6 @@ def results(runner: Path, exported: Path) -> dict[str, check.Result]:  # noqa: F
 def test_case_matches_executorch(case_id: str, results: dict[str, check.Result]) -> None:
     result = results[case_id]
     assert result.status == check.PASS or result.status == check.ATEN, f"{case_id}: {result.status}: {result.message}"
-
-
-def test_case_ids_are_unique() -> None:
-    ids = [case.id for case in CASES]
-    assert len(ids) == len(set(ids))
 
 
 def test_cases_under_sanitizers(sanitized_optimized: Path, exported: Path) -> None:  # noqa: F811
