@@ -1,6 +1,6 @@
-// Data movement shared by the optimized view/copy kernels (copy, clone,
-// permute, expand, slice, select, split, constant_pad_nd, index, index_select,
-// embedding): dtype-agnostic, by element size.
+// Data movement shared by the optimized view/copy kernels (copy, permute,
+// expand, slice, select, split, constant_pad_nd: strided boxes; index,
+// index_select, embedding: row gathers): dtype-agnostic, by element size.
 #pragma once
 
 #include <cstddef>
