@@ -7,7 +7,9 @@
 // every other geometry packs its im2col panels tile by tile (zero padding
 // written while packing) into the GEMM's stack scratch. Depthwise convolutions
 // (one input channel per group) go to optimized/util/depthwise.h; transposed,
-// 1-D, non-fp32 and non-default dim orders to the portable kernel.
+// non-fp32 and non-default dim orders to the portable kernel. A 1-D
+// convolution ([N, C, L] by [O, C/g, K]) runs as the 2-D one of [N, C, 1, L]
+// by [O, C/g, 1, K]: the same data (conv_geometry gives h = kh = 1).
 #include "optimized/util/depthwise.h"
 #include "optimized/util/gemm.h"
 #include "sb/kernel.h"
@@ -365,7 +367,7 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
   const Tensor& weight = *args[1]->as_tensor;
   const Value& bias_v = *args[2];
   Tensor& out = *args[9]->as_tensor;
-  const bool fast_types = in.dim == 4 && !args[6]->as_bool && is_f32_default(in) && is_f32_default(weight) &&
+  const bool fast_types = (in.dim == 4 || in.dim == 3) && !args[6]->as_bool && is_f32_default(in) && is_f32_default(weight) &&
                           is_f32_default(out) && (bias_v.is_none() || bias_v.as_tensor->dtype == ScalarType::kFloat);
   if (!fast_types) return sb::kernels::convolution_out.fn(ctx, args);
   kernels::ConvGeometry g{};
