@@ -1,5 +1,6 @@
 """The optimized kernels that took the hot ops of models left on portable kernels (unet: elu,
-leaky_relu, upsample_nearest2d; hf_wav2vec2: 1-D convolution through opt_convolution's 2-D paths),
+leaky_relu, upsample_nearest2d; hf_wav2vec2: 1-D convolution through opt_convolution's 2-D paths;
+the transformers' attention masks: eq.Scalar of a float tensor, logical_not of a bool one),
 on the shapes their fast paths take, against ExecuTorch's runtime.
 
 tests/test_optimized.py runs the conformance fixtures of every overridden op (small, every dtype).
@@ -8,7 +9,8 @@ vectors, elu's expm1 near zero (where e^x - 1 cancels) and its parameters, neare
 factors 1, 2 and 3, by a fractional scale and to a given size (the row copy, the shuffle path, the
 table walk), and 1-D convolutions of every kind the 2-D paths take: pointwise, strided, padded,
 dilated, grouped, depthwise, a wav2vec2-like grouped positional convolution with a long kernel, and
-the cases handed to the portable kernel (channels-last, transposed, int dtypes). Exported as
+the cases handed to the portable kernel (channels-last, transposed, int dtypes); masks longer than a
+vector with NaN, +-0 and infinities compared. Exported as
 tests/test_optimized_elementwise.py exports its cases; each runs on the optimized all-ops runtime at
 every SIMD width tests/test_optimized.py builds.
 """
@@ -126,7 +128,22 @@ def conv1d_cases() -> list[Case]:
     ]  # fmt: skip
 
 
-CASES = activation_cases() + upsample_cases() + conv1d_cases()
+def mask_cases() -> list[Case]:
+    eq = "aten::eq.Scalar_out"
+    not_ = "aten::logical_not.out"
+    ints = torch.arange(-35, 35, dtype=F32).reshape(2, 35) % 5
+    return [
+        c(eq, "zero_specials", lambda x: torch.eq(x, 0.0), specials(70)),  # -0.0 == 0; NaN never equal
+        c(eq, "inf", lambda x: torch.eq(x, float("inf")), specials(70, 1)),
+        c(eq, "int_scalar", lambda x: torch.eq(x, 2), ints),
+        c(eq, "i64", lambda x: torch.eq(x, 3), ints.to(torch.int64)),  # the portable kernel's
+        c(not_, "long", torch.logical_not, s((3, 67), 2) > 0),
+        c(not_, "mask_4d", torch.logical_not, s((1, 1, 9, 71), 3) > 1),
+        c(not_, "f32", torch.logical_not, specials(40, 4)),  # the portable kernel's
+    ]
+
+
+CASES = activation_cases() + upsample_cases() + conv1d_cases() + mask_cases()
 
 
 @pytest.fixture(scope="session")
