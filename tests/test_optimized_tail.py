@@ -26,7 +26,10 @@ import pytest
 from tests.conformance import check
 from tests.conformance.layout import fixtures
 from tests.test_optimized import sanitized_optimized  # noqa: F401  (a fixture)
-from tests.test_optimized_elementwise import runner  # noqa: F401  (a fixture: the runtime at each SIMD width)
+from tests.test_optimized_elementwise import (
+    runner,  # noqa: F401  (a fixture: the runtime at each SIMD width)
+    specials,
+)
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("executorch")
@@ -40,17 +43,6 @@ F = torch.nn.functional
 
 def s(shape: tuple[int, ...], seed: int = 0, low: float = -4, high: float = 4, dtype: torch.dtype = F32) -> Any:
     return sample(shape, dtype, seed=seed, low=low, high=high)
-
-
-def specials(n: int, seed: int = 0) -> torch.Tensor:
-    """n floats: NaN, +-inf and +-0 spread over ordinary values, so they land in full vectors too."""
-    x = s((n,), seed)
-    x[3::11] = float("nan")
-    x[5::13] = float("inf")
-    x[7::17] = float("-inf")
-    x[9::19] = 0.0
-    x[10::23] = -0.0
-    return x
 
 
 def c(op: str, name: str, fn: Callable[..., Any], *inputs: torch.Tensor, also: tuple[str, ...] = ()) -> Case:
