@@ -1,6 +1,7 @@
 """The optimized kernels that took the hot ops of models left on portable kernels (unet: elu,
 leaky_relu, upsample_nearest2d; hf_wav2vec2: 1-D convolution through opt_convolution's 2-D paths;
-the transformers' attention masks: eq.Scalar of a float tensor, logical_not of a bool one),
+the transformers' attention masks: eq.Scalar of a float tensor, logical_not and any of bool ones,
+full_like of a float one),
 on the shapes their fast paths take, against ExecuTorch's runtime.
 
 tests/test_optimized.py runs the conformance fixtures of every overridden op (small, every dtype).
@@ -135,7 +136,25 @@ def mask_cases() -> list[Case]:
     ]
 
 
-CASES = activation_cases() + upsample_cases() + conv1d_cases() + mask_cases()
+def reduce_fill_cases() -> list[Case]:
+    any_ = "aten::any.out"
+    full = "aten::full_like.out"
+    sparse = s((2, 3, 5, 70), 5) > 3.6  # rows with and without a true byte, past the 8-byte words
+    return [
+        c(any_, "last_keepdim", lambda m: torch.any(m, -1, keepdim=True), sparse),
+        c(any_, "last", lambda m: torch.any(m, 3), sparse),
+        c(any_, "middle", lambda m: torch.any(m, 1), sparse),  # inner 350: whole vectors and a tail
+        c(any_, "outer", lambda m: torch.any(m, 0, keepdim=True), s((4, 9), 6) > 3),
+        c(any_, "all_false", lambda m: torch.any(m, -1), torch.zeros(3, 20, dtype=torch.bool)),
+        c(any_, "f32", lambda x: torch.any(x, 1), specials(40, 7).reshape(4, 10)),  # the portable kernel's
+        c(full, "neg_inf", lambda x: torch.full_like(x, float("-inf")), s((1, 2, 9, 9), 8)),
+        c(full, "int_value", lambda x: torch.full_like(x, 3), s((67,), 9)),
+        c(full, "0d", lambda x: torch.full_like(x, 0.25), s((), 10)),
+        c(full, "i64", lambda x: torch.full_like(x, 7), s((5,), 11, dtype=torch.int64)),  # the portable kernel's
+    ]
+
+
+CASES = activation_cases() + upsample_cases() + conv1d_cases() + mask_cases() + reduce_fill_cases()
 
 
 @pytest.fixture(scope="session")
