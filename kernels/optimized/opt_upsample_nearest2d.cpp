@@ -29,6 +29,22 @@ int64_t source_index(int64_t dst, float scale, int64_t in_size) {
   return src < in_size - 1 ? src : in_size - 1;
 }
 
+// cols[j] = source_index(j, scale, w) for j < ow (ow <= kMaxCols, 1 <= w <= 2^24,
+// scale > 0), a vector at a time: j * scale in float as source_index takes
+// it, clamped to w - 1 before the conversion (exact: w - 1 is a float),
+// then truncated, which is floor for these non-negative values.
+void column_table(float scale, int64_t w, int64_t ow, int32_t* cols) {
+  VecF lane;
+  for (int64_t l = 0; l < kLanes; ++l) lane[l] = static_cast<float>(l);
+  const VecF last = splat(static_cast<float>(w - 1));
+  for (int64_t j = 0; j < ow; j += kLanes) {
+    const VecF pos = vmin((lane + static_cast<float>(j)) * scale, last);
+    const VecI src = __builtin_convertvector(pos, VecI);
+    const int64_t m = ow - j < kLanes ? ow - j : kLanes;
+    std::memcpy(cols + j, &src, static_cast<size_t>(m) * sizeof(int32_t));
+  }
+}
+
 // dst[2t] = dst[2t + 1] = src[t] for t < n.
 void repeat_twice(const float* src, float* dst, int64_t n) {
   VecI lo, hi;
@@ -83,7 +99,7 @@ Error upsample_impl(KernelContext& ctx, Args args) {
   }
   const int64_t sizes[] = {in.sizes[0], in.sizes[1], oh, ow};
   if (!kernels::resize_output(kOp, out, sizes, 4).ok() || !out.is_default_dim_order() || ow > kMaxCols ||
-      w > INT32_MAX) {
+      w > kernels::kMaxGeometry) {
     return portable();
   }
   if (oh < 1 || ow < 1 || h < 1 || w < 1) return Error();
@@ -92,12 +108,10 @@ Error upsample_impl(KernelContext& ctx, Args args) {
     scale_w = static_cast<float>(w) / static_cast<float>(ow);
   }
   int32_t cols[kMaxCols];
+  column_table(scale_w, w, ow, cols);
   const int64_t factor = ow % w == 0 ? ow / w : 0;
   bool uniform = factor == 1 || factor == 2;  // cols[j] == j / factor for every j
-  for (int64_t j = 0; j < ow; ++j) {
-    cols[j] = static_cast<int32_t>(source_index(j, scale_w, w));
-    uniform = uniform && cols[j] == j / factor;
-  }
+  for (int64_t j = 0; uniform && j < ow; ++j) uniform = cols[j] == j / factor;
   const int64_t planes = in.sizes[0] * in.sizes[1];
   const float* x = in.data_as<float>();
   float* y = out.data_as<float>();
