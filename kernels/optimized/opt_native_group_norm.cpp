@@ -23,7 +23,9 @@ constexpr char kOp[] = "aten::native_group_norm.out";
 
 // The portable kernel's check of an optional per-channel parameter, for Float.
 bool channel_param(const Value& v, int64_t c) {
-  return v.is_none() || (v.as_tensor->dtype == ScalarType::kFloat && v.as_tensor->dim == 1 && v.as_tensor->numel() == c);
+  if (v.is_none()) return true;
+  const Tensor& t = *v.as_tensor;
+  return t.dtype == ScalarType::kFloat && t.dim == 1 && t.numel() == c;
 }
 
 bool fits(Tensor& t, const int64_t* sizes, int32_t rank) {
