@@ -14,12 +14,16 @@ namespace sb {
 
 struct Method::Instruction {
   uint8_t type;
-  uint8_t flags;            // kRecheck, kRefreshLists
+  uint8_t flags;            // kRecheck, kRefreshLists, kVariableCost
+  uint32_t num_args;
   const KernelDef* kernel;  // kKernelCall
   Value** args;             // kKernelCall
-  uint32_t num_args;
   uint32_t a;  // move source / jump condition
   uint32_t b;  // move destination / jump target
+  // What running it costs against the work budget (see instruction_cost),
+  // counted once at load; with kVariableCost, the bytes of the values whose
+  // size can change as it runs are added when it runs.
+  uint64_t cost;
 };
 
 struct Method::DynamicList {
@@ -45,9 +49,11 @@ namespace {
 // Method::value_flags_
 constexpr uint8_t kRetaggable = 1;  // a prim op returns into it: int, double or bool by turns
 constexpr uint8_t kWritten = 2;     // set while running (by a prim op, a move or set_input)
+constexpr uint8_t kVariableBytes = 4;  // its value_bytes can change while running
 // Instruction::flags
 constexpr uint8_t kRecheck = 1;       // reads a retaggable value: check the signature again
 constexpr uint8_t kRefreshLists = 2;  // takes an int list with written items: re-read it
+constexpr uint8_t kVariableCost = 4;  // reads a kVariableBytes value: add its bytes when it runs
 constexpr uint32_t kNoList = UINT32_MAX;
 
 bool is_scalar_tag(Tag t) { return t == Tag::kInt || t == Tag::kDouble || t == Tag::kBool; }
@@ -741,16 +747,42 @@ class Method::Loader {
   }
 
   // Calls that take a dynamic list re-read it first; calls that read a
-  // retaggable value have their signature checked again.
+  // retaggable value have their signature checked again. Each instruction's
+  // cost is counted here from the values whose bytes cannot change: a static
+  // tensor keeps its shape (resize() refuses to change it) and a list its
+  // length. What can change: a dynamic tensor (or a tensor list holding one),
+  // and a value a move or set_input replaces (a scalar, which prim ops also
+  // write, has no bytes whatever it holds).
   void mark_calls() {
+    for (size_t k = 0; k < m_.num_values_; ++k) {
+      const Value& v = m_.values_[k];
+      bool variable = (m_.value_flags_[k] & kWritten) != 0 && !is_scalar_tag(v.tag);
+      if (v.is_tensor()) variable = variable || v.as_tensor->is_dynamic();
+      if (v.tag == Tag::kTensorList || v.tag == Tag::kOptionalTensorList) {
+        for (const Tensor* t : v.as_tensor_list) variable = variable || (t != nullptr && t->is_dynamic());
+      }
+      if (variable) m_.value_flags_[k] |= kVariableBytes;
+    }
     for (size_t k = 0; k < m_.num_instructions_; ++k) {
       Instruction& ins = m_.instructions_[k];
+      ins.cost = kInstructionCost;
+      if (ins.type == schema::kJumpFalseCall) charge(ins, m_.values_[ins.a]);
       if (ins.type != schema::kKernelCall) continue;
       for (uint32_t a = 0; a < ins.num_args; ++a) {
         const size_t idx = static_cast<size_t>(ins.args[a] - m_.values_);
         if (m_.value_flags_[idx] & kRetaggable) ins.flags |= kRecheck;
         if (m_.dynamic_list_of_ != nullptr && m_.dynamic_list_of_[idx] != kNoList) ins.flags |= kRefreshLists;
+        charge(ins, *ins.args[a]);
       }
+    }
+  }
+
+  // Adds what `v` costs to ins.cost now, or marks it to be added when it runs.
+  void charge(Instruction& ins, const Value& v) {
+    if (m_.value_flags_[&v - m_.values_] & kVariableBytes) {
+      ins.flags |= kVariableCost;
+    } else {
+      ins.cost = sat_add(ins.cost, value_bytes(v));
     }
   }
 
@@ -897,12 +929,14 @@ Error Method::prepare_call(size_t pc, const Instruction& ins) {
   return Error();
 }
 
+// kInstructionCost, plus the bytes of every value a kernel call is passed or
+// a jump tests; the bytes that cannot change were counted at load.
 uint64_t Method::instruction_cost(const Instruction& ins) const {
-  uint64_t cost = kInstructionCost;
-  if (ins.type == schema::kKernelCall) {
-    for (uint32_t a = 0; a < ins.num_args; ++a) cost = sat_add(cost, value_bytes(*ins.args[a]));
-  } else if (ins.type == schema::kJumpFalseCall) {
-    cost = sat_add(cost, value_bytes(values_[ins.a]));
+  uint64_t cost = ins.cost;
+  if (!(ins.flags & kVariableCost)) return cost;
+  if (ins.type == schema::kJumpFalseCall) return sat_add(cost, value_bytes(values_[ins.a]));
+  for (uint32_t a = 0; a < ins.num_args; ++a) {
+    if (value_flags_[ins.args[a] - values_] & kVariableBytes) cost = sat_add(cost, value_bytes(*ins.args[a]));
   }
   return cost;
 }
@@ -926,8 +960,11 @@ Error Method::execute() {
     }
     switch (ins.type) {
       case schema::kKernelCall: {
-        Error err = ins.flags != 0 ? prepare_call(pc, ins) : Error();
-        if (err.ok()) err = invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args));
+        if (ins.flags & (kRefreshLists | kRecheck)) {
+          Error err = prepare_call(pc, ins);
+          if (!err.ok()) return err;
+        }
+        Error err = invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args));
         if (!err.ok()) return err;
         ++pc;
         break;
