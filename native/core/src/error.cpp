@@ -2,19 +2,8 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <cstring>
 
 namespace sb {
-
-Error::Error(const Error& other) : code_(other.code_) {
-  if (!ok()) memcpy(message_, other.message_, kMaxMessage);
-}
-
-Error& Error::operator=(const Error& other) {
-  code_ = other.code_;
-  if (!ok() && this != &other) memcpy(message_, other.message_, kMaxMessage);
-  return *this;
-}
 
 Error Error::make(ErrorCode code, const char* format, ...) {
   Error e;

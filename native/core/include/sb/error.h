@@ -28,11 +28,6 @@ class Error {
   // Success is cheap: the message buffer is left untouched (message() never
   // reads it for kOk), so returning Error() costs no 256-byte clear.
   Error() : code_(ErrorCode::kOk) {}
-  // A copy carries the message only when there is one: `Error err = f();
-  // ... return err;` and `(err = f()).ok()` cost a byte on success, not the
-  // 257-byte copy a default copy would make at every call.
-  Error(const Error& other);
-  Error& operator=(const Error& other);
 
   // printf-style message; truncated to fit, always NUL-terminated.
   static Error make(ErrorCode code, const char* format, ...)
