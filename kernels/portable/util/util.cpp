@@ -4,6 +4,7 @@
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
 #include "util/shape.h"
+#include "util/strided.h"
 
 namespace sb::kernels {
 
@@ -117,13 +118,7 @@ Error check_broadcasts_to(const char* op, const Tensor& in, const Tensor& out) {
   return check_shape(op, "out", out, sizes, rank);
 }
 
-void contiguous_strides(const Tensor& t, int64_t* strides) {
-  int64_t s = 1;
-  for (int32_t d = t.dim - 1; d >= 0; --d) {
-    strides[d] = s;
-    s *= t.sizes[d];
-  }
-}
+void contiguous_strides(const Tensor& t, int64_t* strides) { row_major_strides(t.sizes, t.dim, strides); }
 
 Tensor view_with_sizes(const Tensor& t, const int64_t* sizes, int32_t rank) {
   Tensor v;

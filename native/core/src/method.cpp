@@ -206,7 +206,7 @@ class Method::Loader {
         budget_(memory_bytes) {}
   ~Loader() {
     free(lists_);
-    free(constant_list_);
+    free(list_flags_);
   }
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
@@ -277,7 +277,7 @@ class Method::Loader {
     if (!(err = budget_.alloc(&m_.values_, m_.num_values_, "the values table")).ok() ||
         !(err = budget_.alloc(&m_.tensors_, num_tensors, "the tensor table")).ok() ||
         !(err = budget_.alloc(&lists_, num_lists_, "the list index")).ok() ||
-        !(err = budget_.alloc(&constant_list_, m_.num_values_, "the list index")).ok()) {
+        !(err = budget_.alloc(&list_flags_, m_.num_values_, "the list index")).ok()) {
       return err;
     }
 
@@ -415,13 +415,16 @@ class Method::Loader {
       Value& first = m_.values_[list.value];
       if (!(err = load_list(list, storage, &first)).ok()) return err;
       storage += list_bytes(list.type, list.length);
-      bool has_constant = false;
+      uint8_t flags = 0;
       if (first.tag == Tag::kTensorList || first.tag == Tag::kOptionalTensorList) {
-        for (const Tensor* t : first.as_tensor_list) has_constant = has_constant || is_constant(t, program_);
+        for (const Tensor* t : first.as_tensor_list) {
+          if (is_constant(t, program_)) flags |= kHasConstant;
+          if (t != nullptr && t->is_dynamic()) flags |= kHasDynamic;
+        }
       }
       for (; k < num_lists_ && same_items(lists_[k], list); ++k) {
         m_.values_[lists_[k].value] = first;
-        constant_list_[lists_[k].value] = has_constant;
+        list_flags_[lists_[k].value] = flags;
       }
     }
     return Error();
@@ -756,12 +759,10 @@ class Method::Loader {
   void mark_calls() {
     for (size_t k = 0; k < m_.num_values_; ++k) {
       const Value& v = m_.values_[k];
-      bool variable = (m_.value_flags_[k] & kWritten) != 0 && !is_scalar_tag(v.tag);
-      if (v.is_tensor()) variable = variable || v.as_tensor->is_dynamic();
-      if (v.tag == Tag::kTensorList || v.tag == Tag::kOptionalTensorList) {
-        for (const Tensor* t : v.as_tensor_list) variable = variable || (t != nullptr && t->is_dynamic());
+      if (((m_.value_flags_[k] & kWritten) && !is_scalar_tag(v.tag)) || (v.is_tensor() && v.as_tensor->is_dynamic()) ||
+          (list_flags_[k] & kHasDynamic)) {
+        m_.value_flags_[k] |= kVariableBytes;
       }
-      if (variable) m_.value_flags_[k] |= kVariableBytes;
     }
     for (size_t k = 0; k < m_.num_instructions_; ++k) {
       Instruction& ins = m_.instructions_[k];
@@ -798,7 +799,7 @@ class Method::Loader {
   // Outputs must be planned memory; constants live in the caller's program bytes.
   bool writes_constant(const Value& v) const {
     if (v.is_tensor()) return is_constant(v.as_tensor, program_);
-    return constant_list_[&v - m_.values_] != 0;
+    return (list_flags_[&v - m_.values_] & kHasConstant) != 0;
   }
 
   Method& m_;
@@ -812,7 +813,10 @@ class Method::Loader {
   fb::Vector values_;
   ListRef* lists_ = nullptr;
   size_t num_lists_ = 0;
-  uint8_t* constant_list_ = nullptr;  // per value: a tensor list with a constant member
+  // Per value: a tensor list with a constant member, with a dynamic one.
+  static constexpr uint8_t kHasConstant = 1;
+  static constexpr uint8_t kHasDynamic = 2;
+  uint8_t* list_flags_ = nullptr;
 };
 
 Method::~Method() { release(); }
