@@ -769,9 +769,16 @@ class Method::Loader {
       ins.cost = kInstructionCost;
       if (ins.type == schema::kJumpFalseCall) charge(ins, m_.values_[ins.a]);
       if (ins.type != schema::kKernelCall) continue;
+      // The signature's kinds, argument by argument (the count was checked):
+      // a retaggable value needs the check again only where a kind takes
+      // fewer than all three scalar tags.
+      const char* kind = ins.kernel->signature;
       for (uint32_t a = 0; a < ins.num_args; ++a) {
+        while (*kind == '|') ++kind;
+        const bool any_scalar = *kind == 's' || *kind == 'S' || (*kind == '>' && kind[1] == 's');
+        if (*kind != '\0' && *kind != '>') ++kind;
         const size_t idx = static_cast<size_t>(ins.args[a] - m_.values_);
-        if (m_.value_flags_[idx] & kRetaggable) ins.flags |= kRecheck;
+        if ((m_.value_flags_[idx] & kRetaggable) && !any_scalar) ins.flags |= kRecheck;
         if (m_.dynamic_list_of_ != nullptr && m_.dynamic_list_of_[idx] != kNoList) ins.flags |= kRefreshLists;
         charge(ins, *ins.args[a]);
       }
