@@ -941,10 +941,10 @@ Error Method::prepare_call(size_t pc, const Instruction& ins) {
 }
 
 // kInstructionCost, plus the bytes of every value a kernel call is passed or
-// a jump tests; the bytes that cannot change were counted at load.
+// a jump tests: ins.cost counted the bytes that cannot change at load; this
+// adds the others (instructions marked kVariableCost).
 uint64_t Method::instruction_cost(const Instruction& ins) const {
   uint64_t cost = ins.cost;
-  if (!(ins.flags & kVariableCost)) return cost;
   if (ins.type == schema::kJumpFalseCall) return sat_add(cost, value_bytes(values_[ins.a]));
   for (uint32_t a = 0; a < ins.num_args; ++a) {
     if (value_flags_[ins.args[a] - values_] & kVariableBytes) cost = sat_add(cost, value_bytes(*ins.args[a]));
@@ -958,7 +958,7 @@ Error Method::execute() {
   for (size_t pc = 0; pc < num_instructions_;) {
     const Instruction& ins = instructions_[pc];
     // Charged before the instruction runs: no instruction starts past the budget.
-    work = sat_add(work, instruction_cost(ins));
+    work = sat_add(work, ins.flags & kVariableCost ? instruction_cost(ins) : ins.cost);
     if (work > limits_.work_bytes) {
       last_work_ = work;
       return Error::make(ErrorCode::kWorkBudget,
