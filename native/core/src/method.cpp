@@ -947,7 +947,19 @@ uint64_t Method::instruction_cost(const Instruction& ins) const {
   uint64_t cost = ins.cost;
   if (ins.type == schema::kJumpFalseCall) return sat_add(cost, value_bytes(values_[ins.a]));
   for (uint32_t a = 0; a < ins.num_args; ++a) {
-    if (value_flags_[ins.args[a] - values_] & kVariableBytes) cost = sat_add(cost, value_bytes(*ins.args[a]));
+    const Value& v = *ins.args[a];
+    if (!(value_flags_[&v - values_] & kVariableBytes)) continue;
+    if (v.is_tensor()) {
+      // A dynamic tensor, the common case: its bytes here, without the calls
+      // value_bytes makes (nbytes, element_size are not inlined at -Os). Every
+      // program tensor holds at most 2^40 elements (load, resize): no overflow.
+      const Tensor& t = *v.as_tensor;
+      uint64_t bytes = element_size(t.dtype);
+      for (int32_t d = 0; d < t.dim; ++d) bytes *= static_cast<uint64_t>(t.sizes[d]);
+      cost = sat_add(cost, bytes);
+    } else {
+      cost = sat_add(cost, value_bytes(v));
+    }
   }
   return cost;
 }
