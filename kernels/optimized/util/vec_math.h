@@ -75,21 +75,37 @@ inline VecF vexp(VecF x) {
 // inf for very negative x, giving 0).
 inline VecF vsigmoid(VecF x) { return splat(1.0f) / (splat(1.0f) + vexp(-x)); }
 
-// tanh: an odd minimax polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1)
-// would cancel), that formula above it.
+// e^x - 1 for x <= 0 (callers pass -|y|), accurate near 0 where e^x - 1
+// would cancel: x = n ln2 + r as in vexp, e^x - 1 = 2^n (e^r - 1) + (2^n - 1)
+// with e^r - 1 = r + r^2 q(r) (no constant term to cancel). Below -20 the
+// result is -1 in float; NaN propagates.
+inline VecF vexpm1_neg(VecF x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  VecF xc = x < splat(-20.0f) ? splat(-20.0f) : x;
+  xc = x == x ? xc : splat(0.0f);  // float-to-int of NaN is undefined
+  const VecF fn = round_small(xc * kLog2e);
+  VecF r = xc - fn * kLn2Hi;
+  r = r - fn * kLn2Lo;
+  VecF q = splat(1.0f / 40320.0f);  // Taylor to degree 8 of e^r - 1
+  q = q * r + (1.0f / 5040.0f);
+  q = q * r + (1.0f / 720.0f);
+  q = q * r + (1.0f / 120.0f);
+  q = q * r + (1.0f / 24.0f);
+  q = q * r + (1.0f / 6.0f);
+  q = q * r + 0.5f;
+  const VecF em = r + (r * r) * q;
+  const VecF scale = as_float((__builtin_convertvector(fn, VecI) + 127) << 23);  // 2^n, n in [-29, 0]
+  const VecF y = scale * em + (scale - 1.0f);
+  return x == x ? y : x;
+}
+
+// tanh(x) = -m / (2 + m) with m = e^(-2|x|) - 1, the sign of x restored: one
+// formula over the whole range (1 for large |x|, x near 0, NaN kept).
 inline VecF vtanh(VecF x) {
-  const VecF a = vabs(x);
-  const VecF u = a * a;
-  VecF p = splat(-5.664775148e-03f);
-  p = p * u + 2.059567906e-02f;
-  p = p * u + -5.372267962e-02f;
-  p = p * u + 1.333114952e-01f;
-  p = p * u + -3.333326280e-01f;
-  p = p * u + 1.0f;
-  const VecF small = a * p;
-  const VecF large = splat(1.0f) - splat(2.0f) / (vexp(a + a) + 1.0f);
-  const VecF t = a < splat(0.625f) ? small : large;  // NaN takes `large`, which is NaN
-  return copy_sign(t, x);
+  const VecF m = vexpm1_neg(splat(-2.0f) * vabs(x));
+  return copy_sign(-m / (splat(2.0f) + m), x);
 }
 
 // erfc(z) for z >= 0 (Chebyshev fit in t = 1 / (1 + z/2), fractional error
@@ -120,12 +136,13 @@ inline VecF vgelu_erf(VecF x) {
   return x >= splat(0.0f) ? h * (splat(2.0f) - e) : h * e;
 }
 
-// GELU, tanh approximation (ATen's formula).
+// GELU, tanh approximation (ATen's formula x/2 * (1 + tanh(u))), through
+// 1 + tanh(u) = 2 / (1 + e^(-2u)): x / (1 + e^(-2u)), one exponential.
 inline VecF vgelu_tanh(VecF x) {
   constexpr float kBeta = 0.79788456080286536f;  // sqrt(2 / pi)
   constexpr float kKappa = 0.044715f;
-  const VecF inner = kBeta * (x + kKappa * x * x * x);
-  return splat(0.5f) * x * (splat(1.0f) + vtanh(inner));
+  const VecF u = kBeta * (x + kKappa * x * x * x);
+  return x / (splat(1.0f) + vexp(splat(-2.0f) * u));
 }
 
 // 1 / sqrt(x): a bit-pattern first guess and three Newton steps (about 2 ulp),

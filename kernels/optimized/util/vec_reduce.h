@@ -59,8 +59,8 @@ inline double row_sum(const float* x, float* y, int64_t n, F f) {
   }
   if (i < n) {
     const int64_t m = n - i;
-    VecF v = f(load_partial(x + i, m));
-    if (y != nullptr) store_partial(y + i, v, m);
+    VecF v = f(load_first(x + i, m));
+    if (y != nullptr) store_first(y + i, v, m);
     v = first_lanes(m) ? v : VecF{};
     total += reduce_add_f64(v);
   }
