@@ -20,14 +20,14 @@ namespace {
 
 constexpr char kOp[] = "aten::native_layer_norm.out";
 
-bool float_param(const Value& v) { return v.is_none() || v.as_tensor->dtype == ScalarType::kFloat; }
+SB_PLANNING bool float_param(const Value& v) { return v.is_none() || v.as_tensor->dtype == ScalarType::kFloat; }
 
 // check_optional_param's success condition for a Float parameter (the types
 // are checked already), inline: the fast path builds no Error values.
-bool param_fits(const Value& v, int64_t numel) { return v.is_none() || v.as_tensor->numel() == numel; }
+SB_PLANNING bool param_fits(const Value& v, int64_t numel) { return v.is_none() || v.as_tensor->numel() == numel; }
 
 // resize_output's success for `t` when it already has `sizes`.
-bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
+SB_PLANNING bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
   if (t.dim != rank) return false;
   for (int32_t d = 0; d < rank; ++d) {
     if (t.sizes[d] != sizes[d]) return false;
@@ -62,7 +62,42 @@ void normalize_row(const float* x, float* y, int64_t n, Mean mean, float rstd, c
   }
 }
 
-Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
+// Each of `rows` rows of `cols` floats: mean, variance, the normalised row;
+// mean and rstd stored when mean_out / rstd_out are given.
+__attribute__((noinline)) void layer_norm_rows(const float* x, float* y, int64_t rows, int64_t cols, double eps,
+                                               const float* w, const float* b, float* mean_out, float* rstd_out) {
+  float ones[kLanes];
+  float zeros[kLanes];
+  store(ones, splat(1.0f));
+  store(zeros, VecF{});
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * cols;
+    // Sums of x - pivot (the row's first element, when finite): small terms
+    // whatever the row's offset, so float lanes lose little.
+    const float pivot = cols > 0 && row[0] - row[0] == 0.0f ? row[0] : 0.0f;
+    const VecF vp = splat(pivot);
+    const double shifted = row_sum(row, nullptr, cols, [vp](VecF v) { return v - vp; });
+    const double mean = static_cast<double>(pivot) + shifted / static_cast<double>(cols);
+    const float hi = static_cast<float>(mean);
+    const Mean m{hi, static_cast<float>(mean - static_cast<double>(hi))};
+    const VecF vh = splat(m.hi);
+    const VecF vl = splat(m.lo);
+    const double var = row_sum(row, nullptr, cols, [vh, vl](VecF v) {
+                         const VecF d = (v - vh) - vl;
+                         return d * d;
+                       }) /
+                       static_cast<double>(cols);
+    const float s = static_cast<float>(1.0 / std::sqrt(var + eps));
+    normalize_row(row, y + r * cols, cols, m, s, w != nullptr ? w : ones, w != nullptr ? kLanes : 0,
+                  b != nullptr ? b : zeros, b != nullptr ? kLanes : 0);
+    if (mean_out != nullptr) {
+      mean_out[r] = hi;
+      rstd_out[r] = s;
+    }
+  }
+}
+
+SB_PLANNING Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
   const Tensor& input = *args[0]->as_tensor;
   const Span<const int64_t> shape = args[1]->as_int_list;
   Tensor& out = *args[5]->as_tensor;
@@ -91,41 +126,10 @@ Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
       (has_shape(rstd_out, stat_sizes, input.dim) || kernels::resize_output(kOp, rstd_out, stat_sizes, input.dim).ok()) &&
       mean_out.dtype == out.dtype && rstd_out.dtype == out.dtype;
 
-  const double eps = args[4]->scalar_as_double();
-  const float* w = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<float>();
-  const float* b = args[3]->is_none() ? nullptr : args[3]->as_tensor->data_as<float>();
-  const float* x = input.data_as<float>();
-  float* y = out.data_as<float>();
-  float ones[kLanes];
-  float zeros[kLanes];
-  store(ones, splat(1.0f));
-  store(zeros, VecF{});
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* row = x + r * cols;
-    // Sums of x - pivot (the row's first element, when finite): small terms
-    // whatever the row's offset, so float lanes lose little.
-    const float pivot = cols > 0 && row[0] - row[0] == 0.0f ? row[0] : 0.0f;
-    const VecF vp = splat(pivot);
-    const double shifted = row_sum(row, nullptr, cols, [vp](VecF v) { return v - vp; });
-    const double mean = static_cast<double>(pivot) + shifted / static_cast<double>(cols);
-    const float hi = static_cast<float>(mean);
-    const Mean m{hi, static_cast<float>(mean - static_cast<double>(hi))};
-    const VecF vh = splat(m.hi);
-    const VecF vl = splat(m.lo);
-    const double var = row_sum(row, nullptr, cols, [vh, vl](VecF v) {
-                         const VecF d = (v - vh) - vl;
-                         return d * d;
-                       }) /
-                       static_cast<double>(cols);
-    const double rstd = 1.0 / std::sqrt(var + eps);
-    const float s = static_cast<float>(rstd);
-    normalize_row(row, y + r * cols, cols, m, s, w != nullptr ? w : ones, w != nullptr ? kLanes : 0,
-                  b != nullptr ? b : zeros, b != nullptr ? kLanes : 0);
-    if (stats) {
-      mean_out.data_as<float>()[r] = hi;
-      rstd_out.data_as<float>()[r] = s;
-    }
-  }
+  layer_norm_rows(input.data_as<float>(), out.data_as<float>(), rows, cols, args[4]->scalar_as_double(),
+                  args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<float>(),
+                  args[3]->is_none() ? nullptr : args[3]->as_tensor->data_as<float>(),
+                  stats ? mean_out.data_as<float>() : nullptr, stats ? rstd_out.data_as<float>() : nullptr);
   return Error();
 }
 

@@ -28,7 +28,7 @@ struct Plan {
 };
 
 // The broadcast shape of the operands into sizes/rank; false when they do not broadcast.
-bool broadcast_all(const Tensor* const* in, int64_t* sizes, int32_t* rank) {
+SB_PLANNING bool broadcast_all(const Tensor* const* in, int64_t* sizes, int32_t* rank) {
   int32_t r = 0;
   for (int k = 0; k < kOperands; ++k) r = in[k]->dim > r ? in[k]->dim : r;
   for (int32_t d = 0; d < r; ++d) {
@@ -46,7 +46,7 @@ bool broadcast_all(const Tensor* const* in, int64_t* sizes, int32_t* rank) {
   return true;
 }
 
-void plan_where(const Tensor* const* in, const Tensor& out, Plan* plan) {
+SB_PLANNING void plan_where(const Tensor* const* in, const Tensor& out, Plan* plan) {
   int64_t st[kOperands][kMaxDims];
   for (int k = 0; k < kOperands; ++k) {
     int64_t step = 1;
@@ -79,17 +79,24 @@ typedef uint8_t VecB __attribute__((vector_size(kLanes)));  // kLanes condition 
 
 // One contiguous run of n elements. Each operand's step is kLanes, or 0 for a
 // value broadcast along the run, which then points at a vector of it.
-void run(const uint8_t* c, int64_t sc, const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t n) {
+__attribute__((noinline)) void run(const uint8_t* c, int64_t sc, const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t n) {
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes, c += sc, a += sa, b += sb) {
     VecB cb;
     std::memcpy(&cb, c, sizeof cb);
     store(y + i, __builtin_convertvector(cb, VecI) != 0 ? load(a) : load(b));
   }
-  for (int64_t j = 0; i < n; ++i, ++j) y[i] = c[sc != 0 ? j : 0] != 0 ? a[sa != 0 ? j : 0] : b[sb != 0 ? j : 0];
+  if (i < n) {
+    const int64_t m = n - i;
+    VecB cb = {};
+    std::memcpy(&cb, c, static_cast<size_t>(sc != 0 ? m : kLanes));
+    const VecF va = sa != 0 ? load_first(a, m) : load(a);
+    const VecF vb = sb != 0 ? load_first(b, m) : load(b);
+    store_first(y + i, __builtin_convertvector(cb, VecI) != 0 ? va : vb, m);
+  }
 }
 
-Error opt_where_self_out_impl(KernelContext& ctx, Args args) {
+SB_PLANNING Error opt_where_self_out_impl(KernelContext& ctx, Args args) {
   const Tensor& cond = *args[0]->as_tensor;
   const Tensor& self = *args[1]->as_tensor;
   const Tensor& other = *args[2]->as_tensor;

@@ -10,7 +10,7 @@ namespace {
 
 // Plans out = f(a, b) for tensors in the contiguous dim order whose shapes
 // the caller has validated: out has the broadcast shape of a and b.
-void plan_binary(const Tensor& a, const Tensor& b, const Tensor& out, BinaryPlan* plan) {
+SB_PLANNING void plan_binary(const Tensor& a, const Tensor& b, const Tensor& out, BinaryPlan* plan) {
   int64_t sa[kMaxDims];
   int64_t sb[kMaxDims];
   int64_t step_a = 1;
@@ -47,7 +47,7 @@ void plan_binary(const Tensor& a, const Tensor& b, const Tensor& out, BinaryPlan
 // Whether out already has the broadcast shape of a and b (then it needs no
 // resize); false also when they do not broadcast (the portable helper then
 // reports that).
-bool has_broadcast_shape(const Tensor& a, const Tensor& b, const Tensor& out) {
+SB_PLANNING bool has_broadcast_shape(const Tensor& a, const Tensor& b, const Tensor& out) {
   const int32_t rank = a.dim > b.dim ? a.dim : b.dim;
   if (out.dim != rank) return false;
   for (int32_t d = 0; d < rank; ++d) {
@@ -103,7 +103,7 @@ using RunFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int
 
 }  // namespace
 
-void binary_f32(const BinaryPlan& plan, const float* a, const float* b, float* out, BinaryOp op, float k) {
+SB_PLANNING void binary_f32(const BinaryPlan& plan, const float* a, const float* b, float* out, BinaryOp op, float k) {
   const RunFn f = op == BinaryOp::kAxpy ? run<BinaryOp::kAxpy> : op == BinaryOp::kMul ? run<BinaryOp::kMul>
                                                                                        : run<BinaryOp::kDiv>;
   const int32_t inner = plan.rank - 1;  // -1: one element
@@ -143,14 +143,14 @@ void binary_scalar_f32(const float* x, float c, float* y, int64_t n, BinaryOp op
   binary_f32(plan, x, &c, y, op, k);
 }
 
-bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out) {
+SB_PLANNING bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out) {
   if (in.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
   // An out that has the shape already needs no resize (static or dynamic, the
   // resize would change nothing); skipping the call skips its Error values.
   return same_shape(in, out) || kernels::resize_output_like(op, out, in).ok();
 }
 
-bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan) {
+SB_PLANNING bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan) {
   if (a.dtype != ScalarType::kFloat || b.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
   if (!has_broadcast_shape(a, b, out) && !kernels::check_broadcast_out(op, a, b, out).ok()) return false;
   if (a.is_default_dim_order() && b.is_default_dim_order() && out.is_default_dim_order()) {

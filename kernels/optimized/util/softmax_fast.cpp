@@ -14,7 +14,7 @@ namespace sb::optimized {
 // args: (self, dim, half_to_float, out). The portable kernel's checks, in its
 // order; false sends the call to the portable kernel (other dtypes, a 0-d or
 // empty self, half_to_float, or any failed check, which it then reports).
-bool prepare_softmax_f32(const char* op, Args args, SoftmaxShape* shape) {
+SB_PLANNING bool prepare_softmax_f32(const char* op, Args args, SoftmaxShape* shape) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[3]->as_tensor;
   if (self.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat || self.dim == 0 || args[2]->as_bool) {
@@ -52,21 +52,25 @@ void row(const float* x, float* y, int64_t n, bool log) {
 void columns(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool log) {
   VecF m = load_first(x, w);
   for (int64_t k = 1; k < n; ++k) m = vmax(m, load_first(x + k * inner, w));
+  typedef double VecD __attribute__((vector_size(2 * kVectorBytes)));  // kLanes doubles
   VecF acc = {};
-  double total[kLanes] = {};
+  VecD total = {};
   for (int64_t k = 0; k < n; ++k) {
     const VecF e = vexp(load_first(x + k * inner, w) - m);
     if (!log) store_first(y + k * inner, e, w);
     acc += e;
     if ((k + 1) % kFlushBlock == 0) {
-      for (int64_t l = 0; l < kLanes; ++l) total[l] += static_cast<double>(acc[l]);
+      total += __builtin_convertvector(acc, VecD);
       acc = VecF{};
     }
   }
+  total += __builtin_convertvector(acc, VecD);
   VecF scale;  // 1 / sum, or log(sum) for log-softmax
-  for (int64_t l = 0; l < kLanes; ++l) {
-    const double s = total[l] + static_cast<double>(acc[l]);
-    scale[l] = log ? static_cast<float>(std::log(s)) : static_cast<float>(1.0 / s);
+  if (log) {
+#pragma GCC unroll 1
+    for (int64_t l = 0; l < kLanes; ++l) scale[l] = static_cast<float>(std::log(total[l]));
+  } else {
+    scale = __builtin_convertvector(1.0 / total, VecF);
   }
   for (int64_t k = 0; k < n; ++k) {
     if (log) {
