@@ -1,7 +1,7 @@
 // aten::gelu.out: the float fast path of kernels/portable/op_gelu.cpp; everything else goes
 // to the portable kernel.
 #include "optimized/util/binary_fast.h"
-#include "optimized/util/vec_math.h"
+#include "optimized/util/unary_fast.h"
 #include <cstring>
 #include "sb/kernel.h"
 #include "util/elementwise.h"
@@ -16,11 +16,11 @@ namespace {
 
 constexpr char kOp[] = "aten::gelu.out";
 
-bool equals(Span<const char> s, const char* literal) {
+SB_PLANNING bool equals(Span<const char> s, const char* literal) {
   return s.size() == strlen(literal) && memcmp(s.data(), literal, s.size()) == 0;
 }
 
-Error opt_gelu_out_impl(KernelContext& ctx, Args args) {
+SB_PLANNING Error opt_gelu_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const char> approximate = args[1]->as_string;
   Tensor& out = *args[2]->as_tensor;
@@ -29,9 +29,9 @@ Error opt_gelu_out_impl(KernelContext& ctx, Args args) {
     return kernels::gelu_out.fn(ctx, args);
   }
   if (exact) {
-    map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) { return vgelu_erf(x); });
+    gelu_erf_f32(self.data_as<float>(), out.data_as<float>(), out.numel());
   } else {
-    map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) { return vgelu_tanh(x); });
+    gelu_tanh_f32(self.data_as<float>(), out.data_as<float>(), out.numel());
   }
   return Error();
 }

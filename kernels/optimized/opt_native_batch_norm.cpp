@@ -23,7 +23,7 @@ constexpr int64_t kChannelBlock = 1024;
 
 // check_optional_param's success condition for a Float parameter of
 // `channels` elements (checked inline: the fast path builds no Error values).
-bool float_param(const Value& v, int64_t channels) {
+SB_PLANNING bool float_param(const Value& v, int64_t channels) {
   return v.is_none() || (v.as_tensor->dtype == ScalarType::kFloat && v.as_tensor->numel() == channels);
 }
 
@@ -74,7 +74,7 @@ void plane(const float* x, float* y, int64_t n, float m, float s, float t) {
 // `inner` contiguous floats at (o * channels + c) * inner), vectorised along
 // the planes; with inner 1 (channels innermost, as channels-last has them:
 // `outer` rows of `channels` contiguous floats), along the channels.
-void batch_norm(const float* x, float* y, int64_t outer, int64_t channels, int64_t inner, const Params& p) {
+__attribute__((noinline)) void batch_norm(const float* x, float* y, int64_t outer, int64_t channels, int64_t inner, const Params& p) {
   float m[kChannelBlock];
   float s[kChannelBlock];
   float t[kChannelBlock];
@@ -103,7 +103,7 @@ void batch_norm(const float* x, float* y, int64_t outer, int64_t channels, int64
   }
 }
 
-Error opt_batch_norm_out_impl(KernelContext& ctx, Args args) {
+SB_PLANNING Error opt_batch_norm_out_impl(KernelContext& ctx, Args args) {
   const Tensor& input = *args[0]->as_tensor;
   Tensor& out = *args[7]->as_tensor;
   const auto& portable = kernels::_native_batch_norm_legit_no_training_out;

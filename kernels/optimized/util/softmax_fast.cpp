@@ -49,7 +49,7 @@ void row(const float* x, float* y, int64_t n, bool log) {
 }
 
 // `w` (<= kLanes) adjacent columns of a dim with stride `inner`.
-void columns(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool log) {
+SB_PLANNING void columns(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool log) {
   VecF m = load_first(x, w);
   for (int64_t k = 1; k < n; ++k) m = vmax(m, load_first(x + k * inner, w));
   typedef double VecD __attribute__((vector_size(2 * kVectorBytes)));  // kLanes doubles

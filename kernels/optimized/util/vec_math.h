@@ -71,9 +71,54 @@ inline VecF vexp(VecF x) {
   return x == x ? y : x;
 }
 
-// 1 / (1 + e^-x): relative accuracy holds in both tails (e^-x overflows to
-// inf for very negative x, giving 0).
-inline VecF vsigmoid(VecF x) { return splat(1.0f) / (splat(1.0f) + vexp(-x)); }
+// e^z for z <= 0 (or NaN), flushed to 0 below -87 (where e^z leaves float's
+// normal range): the range reduction of vexp with one scaling and a degree-5
+// polynomial fitted for relative error (2e-7 in float arithmetic) on
+// |r| <= ln2/2.
+inline VecF vexp_nonpos(VecF z) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  const VecI low = z < splat(-87.0f);
+  VecF zc = low ? splat(-87.0f) : z;
+  zc = z == z ? zc : splat(0.0f);  // float-to-int of NaN is undefined
+  const VecF fn = round_small(zc * kLog2e);
+  VecF r = zc - fn * kLn2Hi;
+  r = r - fn * kLn2Lo;
+  VecF p = splat(8.29871278e-3f);
+  p = p * r + 4.19154465e-2f;
+  p = p * r + 1.66675596e-1f;
+  p = p * r + 4.99988943e-1f;
+  p = p * r + 9.99999702e-1f;
+  p = p * r + 1.00000012f;
+  const VecF y = p * as_float((__builtin_convertvector(fn, VecI) + 127) << 23);  // 2^n, n in [-126, 0]
+  return z == z ? (low ? VecF{} : y) : z;
+}
+
+// 1 / d for d in [1, 2] (no zero, infinity or subnormal to care for): the
+// hardware estimate and one Newton step where there is one (AVX-512: 14 bits,
+// AVX: 12 bits; a few ulp after the step), a division elsewhere.
+inline VecF vrecip_1_2(VecF d) {
+#if defined(__AVX512F__) || defined(__AVX__)
+#if defined(__AVX512F__)
+  // (the masked form: the plain one reads an undefined vector GCC warns about)
+  const VecF r = (VecF)_mm512_mask_rcp14_ps((__m512)d, static_cast<__mmask16>(0xffff), (__m512)d);
+#else
+  const VecF r = (VecF)_mm256_rcp_ps((__m256)d);
+#endif
+  return r + r * (splat(1.0f) - d * r);
+#else
+  return splat(1.0f) / d;
+#endif
+}
+
+// 1 / (1 + e^-x) through e = e^-|x|, which cannot overflow: 1 / (1 + e) for
+// x >= 0, e / (1 + e) below (relative accuracy in both tails; NaN kept).
+inline VecF vsigmoid(VecF x) {
+  const VecF e = vexp_nonpos(-vabs(x));
+  const VecF r = vrecip_1_2(splat(1.0f) + e);
+  return x >= splat(0.0f) ? r : e * r;
+}
 
 // e^x - 1 for x <= 0 (callers pass -|y|), accurate near 0 where e^x - 1
 // would cancel: x = n ln2 + r as in vexp, e^x - 1 = 2^n (e^r - 1) + (2^n - 1)
@@ -137,12 +182,12 @@ inline VecF vgelu_erf(VecF x) {
 }
 
 // GELU, tanh approximation (ATen's formula x/2 * (1 + tanh(u))), through
-// 1 + tanh(u) = 2 / (1 + e^(-2u)): x / (1 + e^(-2u)), one exponential.
+// 1 + tanh(u) = 2 sigmoid(2u): x * sigmoid(2u), one exponential.
 inline VecF vgelu_tanh(VecF x) {
   constexpr float kBeta = 0.79788456080286536f;  // sqrt(2 / pi)
   constexpr float kKappa = 0.044715f;
   const VecF u = kBeta * (x + kKappa * x * x * x);
-  return x / (splat(1.0f) + vexp(splat(-2.0f) * u));
+  return x * vsigmoid(u + u);
 }
 
 // 1 / sqrt(x): a bit-pattern first guess and three Newton steps (about 2 ulp),
