@@ -152,19 +152,32 @@ SB_PLANNING bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out
 
 SB_PLANNING bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan) {
   if (a.dtype != ScalarType::kFloat || b.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
+  // The common calls first, checked in a few comparisons: each operand either
+  // has out's shape (then, by the layout policy, its dim order too) or is a
+  // single element of no higher rank, one of them out's shape: out has the
+  // broadcast shape, and memory order serves.
+  const bool a_full = same_shape(a, out);
+  const bool b_full = same_shape(b, out);
+  const bool a_one = !a_full && a.dim <= out.dim && a.numel() == 1;
+  const bool b_one = !b_full && b.dim <= out.dim && b.numel() == 1;
+  if ((a_full || b_full) && (a_full || a_one) && (b_full || b_one)) {
+    plan->rank = 1;
+    plan->sizes[0] = out.numel();
+    plan->stride_a[0] = a_full ? 1 : 0;
+    plan->stride_b[0] = b_full ? 1 : 0;
+    return true;
+  }
   if (!has_broadcast_shape(a, b, out) && !kernels::check_broadcast_out(op, a, b, out).ok()) return false;
   if (a.is_default_dim_order() && b.is_default_dim_order() && out.is_default_dim_order()) {
     plan_binary(a, b, out, plan);
     return true;
   }
-  const int64_t n = out.numel();
-  const bool a_full = same_shape(a, out);
-  const bool b_full = same_shape(b, out);
-  if (!(a_full || a.numel() == 1) || !(b_full || b.numel() == 1)) return false;
+  // Other dim orders: out may have been resized; the same two layouts only.
+  if (!(same_shape(a, out) || a.numel() == 1) || !(same_shape(b, out) || b.numel() == 1)) return false;
   plan->rank = 1;
-  plan->sizes[0] = n;
-  plan->stride_a[0] = a_full ? 1 : 0;
-  plan->stride_b[0] = b_full ? 1 : 0;
+  plan->sizes[0] = out.numel();
+  plan->stride_a[0] = same_shape(a, out) ? 1 : 0;
+  plan->stride_b[0] = same_shape(b, out) ? 1 : 0;
   return true;
 }
 
