@@ -74,7 +74,8 @@ void plane(const float* x, float* y, int64_t n, float m, float s, float t) {
 // `inner` contiguous floats at (o * channels + c) * inner), vectorised along
 // the planes; with inner 1 (channels innermost, as channels-last has them:
 // `outer` rows of `channels` contiguous floats), along the channels.
-__attribute__((noinline)) void batch_norm(const float* x, float* y, int64_t outer, int64_t channels, int64_t inner, const Params& p) {
+__attribute__((noinline)) void batch_norm(const float* x, float* y, int64_t outer, int64_t channels, int64_t inner,
+                                          const Params& p) {
   float m[kChannelBlock];
   float s[kChannelBlock];
   float t[kChannelBlock];

@@ -79,7 +79,8 @@ typedef uint8_t VecB __attribute__((vector_size(kLanes)));  // kLanes condition 
 
 // One contiguous run of n elements. Each operand's step is kLanes, or 0 for a
 // value broadcast along the run, which then points at a vector of it.
-__attribute__((noinline)) void run(const uint8_t* c, int64_t sc, const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t n) {
+__attribute__((noinline)) void run(const uint8_t* c, int64_t sc, const float* a, int64_t sa, const float* b, int64_t sb,
+                                   float* y, int64_t n) {
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes, c += sc, a += sa, b += sb) {
     VecB cb;
