@@ -197,6 +197,17 @@ def _architectures(names: list[str], where: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def _only_target_arches(per_arch: dict, field: str, what: str, done: str, target_arches: tuple[str, ...]) -> None:
+    """A per-architecture setting may only name architectures the target is built for."""
+    extra = [arch for arch in per_arch if arch not in target_arches]
+    if extra:
+        raise BotError(
+            f"{CONFIG_NAME}: {field}: {what} for {', '.join(extra)}, which the target is not {done} for "
+            f"(its architectures: {', '.join(target_arches)})",
+            ExitCode.CONFIG,
+        )
+
+
 def from_dict(data: dict, root: Path) -> Config:
     targets = []
     default_arches = _architectures(data.get("architectures", [arches.HOST.name]), "architectures")
@@ -215,13 +226,7 @@ def from_dict(data: dict, root: Path) -> Config:
         budget = spec.get("size_budget")
         if isinstance(budget, dict):
             _architectures(list(budget), f"{where}.size_budget")
-            unmeasured = [arch for arch in budget if arch not in target_arches]
-            if unmeasured:
-                raise BotError(
-                    f"{CONFIG_NAME}: {where}.size_budget: a budget for {', '.join(unmeasured)}, which the target "
-                    f"is not measured for (its architectures: {', '.join(target_arches)})",
-                    ExitCode.CONFIG,
-                )
+            _only_target_arches(budget, f"{where}.size_budget", "a budget", "measured", target_arches)
             budget = dict(budget)
         kernels = spec.get("kernels", "portable")
         optimized: str | tuple[str, ...] | None = None
@@ -236,13 +241,7 @@ def from_dict(data: dict, root: Path) -> Config:
                 "kernels are portable (add kernels: optimized, or drop cpu)",
                 ExitCode.CONFIG,
             )
-        unbuilt = [arch for arch in cpu if arch not in target_arches]
-        if unbuilt:
-            raise BotError(
-                f"{CONFIG_NAME}: {where}.cpu: a cpu for {', '.join(unbuilt)}, which the target is not built "
-                f"for (its architectures: {', '.join(target_arches)})",
-                ExitCode.CONFIG,
-            )
+        _only_target_arches(cpu, f"{where}.cpu", "a cpu", "built", target_arches)
         targets.append(
             Target(
                 name=name,

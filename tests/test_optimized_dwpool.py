@@ -94,6 +94,26 @@ CASES = [
     # tiny planes, many channels: vectorised over channels (a partial last block of 128)
     Case("dw3_tiny_channels", CONV, _dw(140, 3, 1, 1), (2, 140, 2, 3)),
     Case("dw5_s2_tiny_channels", CONV, _dw(24, 5, 2, 2), (1, 24, 4, 4)),
+    # x86-64-v4's lane-masked path: planes whose items fill the mask tables several times (stride 1, 2, 3),
+    # padding wider than the kernel reaches (items within a row; all-padding outputs are the bias), 7x7 over
+    # long rows, a channel multiplier with dilation, stride 2 on odd widths
+    Case("dw3_s1_groups", CONV, _dw(3, 3, 1, 1), (1, 3, 75, 70)),
+    Case("dw3_s2_groups", CONV, _dw(3, 3, 2, 1), (2, 3, 97, 90)),
+    Case("dw5_s3_groups", CONV, _dw(2, 5, 3, 2), (1, 2, 61, 131)),
+    Case("dw3_pad_beyond", CONV, _dw(3, 3, 1, 3), (1, 3, 5, 6)),
+    Case("dw7_s1_long_rows", CONV, _dw(2, 7, 1, 3), (1, 2, 9, 1100)),
+    Case(
+        "dw_mult3_dil2_s2",
+        CONV,
+        lambda: nn.Conv2d(2, 6, 3, stride=2, padding=2, dilation=2, groups=2),
+        (1, 2, 15, 21),
+    ),
+    Case("dw3_s2_odd_33", CONV, _dw(5, 3, 2, 0), (1, 5, 33, 33)),
+    # 1x1 planes at x86-64-v4: vectorised over channels (a partial block of 16), the one tap meeting the
+    # input, or none (dilation steps over it: the bias alone)
+    Case("dw3_1x1_nobias", CONV, _dw(40, 3, 1, 1, bias=False), (2, 40, 1, 1)),
+    Case("dw5_1x1_s2", CONV, _dw(19, 5, 2, 2), (1, 19, 1, 1)),
+    Case("dw2_1x1_dil2_no_tap", CONV, _dw(17, 2, 1, 1, d=2), (1, 17, 1, 1)),
     # max pool: resnet/shufflenet's 3x3 s2 p1, ceil_mode, odd sizes, ties/NaN/-inf, dilation (portable)
     Case("mp3_s2_p1", MAX, _mp(3, 2, 1), (1, 3, 13, 17)),
     Case("mp3_s2_p1_special", MAX, _mp(3, 2, 1), (1, 2, 9, 21), special=True),

@@ -187,10 +187,14 @@ def test_one_more_op_changes_vm_size_by_the_sections_delta(arch: arches.Arch, bu
     assert "aten::mul.out" not in one.report.per_op and two.report.per_op["aten::mul.out"] > 0
 
 
+STRING_MERGE_SLACK = 16  # bytes: a shared string tail, or the alignment padding after a grown section
+
+
 def test_a_kernel_change_moves_vm_size_by_the_sections_delta(arch: arches.Arch, builds: dict[str, Built]) -> None:
-    """mul's kernel gains a check. At -O3 that can change the compiler's inlining, so the kernel may grow or
-    shrink by more than the check: the figure is whatever the sections say, to the byte, and only mul (and
-    the linker's padding and unwind index) moved."""
+    """mul's kernel gains a check. That can change the compiler's inlining, so the kernel may grow or
+    shrink by more than the check: the figure is whatever the sections say, to the byte, and mul moved.
+    Nothing else moved beyond a few bytes: the linker's padding, and merged string sections, where ld
+    shares a string's tail between objects and the bytes go to the first object that lists them."""
     base, head = builds["two"], builds["grown"]
     sections_delta = sum(readelf_alloc(arch, head.binary)[0].values()) - sum(
         readelf_alloc(arch, base.binary)[0].values()
@@ -202,7 +206,8 @@ def test_a_kernel_change_moves_vm_size_by_the_sections_delta(arch: arches.Arch, 
         for k in {*head.report.per_op, *base.report.per_op}
         if head.report.per_op.get(k, 0) != base.report.per_op.get(k, 0)
     }
-    assert set(moved) <= {"aten::mul.out", size.LINKER} and "aten::mul.out" in moved, moved
+    assert "aten::mul.out" in moved, moved
+    assert all(abs(v) <= STRING_MERGE_SLACK for k, v in moved.items() if k != "aten::mul.out"), moved
     assert sum(moved.values()) == delta
     print(f"{arch.name}: vm {delta:+} bytes, file {head.report.file_size - base.report.file_size:+} bytes, {moved}")
 

@@ -340,26 +340,12 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
   const float* bias = bias_v.is_none() ? nullptr : bias_v.as_tensor->data_as<float>();
   float* y = out.data_as<float>();
   if (cin_g == 1 && g.groups > 1) {
-    // Depthwise (optimized/util/depthwise.h), each output channel from one
-    // input plane; with a channel multiplier, plane by plane.
-    if (cout_g == 1) {
-      if (depthwise_conv2d_f32(x, w, bias, y, g.n, g.c_in, g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw,
-                               g.dh, g.dw)) {
-        return Error();
-      }
-      return sb::kernels::convolution_out.fn(ctx, args);
+    // Depthwise (optimized/util/depthwise.h): each output channel from one input plane, cout_g per plane.
+    if (depthwise_conv2d_f32(x, w, bias, y, g.n, g.c_out, g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw,
+                             g.dh, g.dw, cout_g)) {
+      return Error();
     }
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t oc = 0; oc < g.c_out; ++oc) {
-        const float* plane = x + (n * g.c_in + oc / cout_g) * g.h * g.w;
-        if (!depthwise_conv2d_f32(plane, w + oc * g.kh * g.kw, bias ? bias + oc : nullptr,
-                                  y + (n * g.c_out + oc) * g.oh * g.ow, 1, 1, g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh,
-                                  g.sw, g.ph, g.pw, g.dh, g.dw)) {
-          return sb::kernels::convolution_out.fn(ctx, args);
-        }
-      }
-    }
-    return Error();
+    return sb::kernels::convolution_out.fn(ctx, args);
   }
   const int64_t k = cin_g * g.kh * g.kw;
   const int64_t n_cols = g.oh * g.ow;

@@ -1,19 +1,24 @@
-// Depthwise convolution, fp32 NCHW, vectorised over output width.
+// Depthwise convolution, fp32 NCHW.
 //
-// Each input row a channel plane needs is copied once into a stack ring of
-// kernel_h row slots, split by the width stride into `stride_w` phases
-// (phase p holds input columns base + p, base + p + s, ...) and padded with
-// zeros on both sides. Every tap (ki, kj) of an output row is then a
-// contiguous run of one slot's phase, so the inner loop is plain vector loads
-// and multiply-adds with no bounds checks: the zero padding is the border
-// region, rows above or below the input read a zero slot. Rows wider than the
-// ring allows are done in column tiles.
+// With AVX-512 (x86-64-v4) one path, depthwise_masked below: the input read
+// in place with lane masks standing for the padding, outputs in 16-lane items
+// of the input's own grid, tables of (item, tap) masks built once per call.
+//
+// Without it, vectorised over output width: each input row a channel plane
+// needs is copied once into a stack ring of kernel_h row slots, split by the
+// width stride into `stride_w` phases (phase p holds input columns base + p,
+// base + p + s, ...) and padded with zeros on both sides. Every tap (ki, kj)
+// of an output row is then a contiguous run of one slot's phase, so the inner
+// loop is plain vector loads and multiply-adds with no bounds checks: the zero
+// padding is the border region, rows above or below the input read a zero
+// slot. Rows wider than the ring allows are done in column tiles.
 //
 // Small planes (at most four vectors of outputs per row, the plane within the
 // scratch) go whole instead: the padded plane split by both strides, so each
 // tap is one vector run over the output plane laid on a grid a few columns
 // wider than the output (see depthwise_planes); short rows then fill whole
 // vectors and the per-row overhead goes. 3x3 and 5x5 have unrolled tap loops.
+// Tiny planes with many channels are vectorised over channels (depthwise_tiny).
 #include "optimized/util/depthwise.h"
 
 #include <cstring>
@@ -31,12 +36,14 @@
 namespace sb::optimized {
 namespace {
 
+constexpr int64_t kMaxTaps = 49;       // kernel_h * kernel_w (7x7)
+constexpr int64_t kMaxStep = 1 << 12;  // stride, dilation
+constexpr int64_t kMaxPad = int64_t{1} << 40;
+
+#if !defined(__AVX512F__)
 // Stack scratch per call, all told under 32 KiB: the row ring, the weight splats, the tap pointers.
 constexpr int64_t kRingBytes = 24 * 1024;
 constexpr int64_t kRingFloats = kRingBytes / static_cast<int64_t>(sizeof(float));
-constexpr int64_t kMaxTaps = 49;      // kernel_h * kernel_w (7x7); 49 splats are at most 3 KiB
-constexpr int64_t kMaxStep = 1 << 12;  // stride, dilation
-constexpr int64_t kMaxPad = int64_t{1} << 40;
 // Rows at most this wide (outputs) go through the whole-plane path when the plane fits the scratch.
 constexpr int64_t kPlaneMaxOutW = 4 * kLanes;
 constexpr int64_t kMaxStepPlane = 8;  // column stride on the whole-plane path
@@ -45,9 +52,7 @@ static_assert(kRingBytes + kMaxTaps * (kVectorBytes + sizeof(void*)) + 2 * kMaxT
 
 // a * b + c, fused where the target has it (the build's -std=c++17 does not contract).
 inline VecF fmadd(VecF a, VecF b, VecF c) {
-#if defined(__AVX512F__)
-  return (VecF)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
-#elif defined(__AVX__) && defined(__FMA__)
+#if defined(__AVX__) && defined(__FMA__)
   return (VecF)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
 #elif defined(__aarch64__)
   return (VecF)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);
@@ -60,20 +65,27 @@ int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
 // out[j] = bias + sum_t w[t] * tap[t][j] for j < n. Every tap run is readable up
 // to round_up(n, kLanes) (the slots' padding), so the tail loads whole vectors.
+// KT > 0: the tap loops unrolled for that many taps; KT == 0 (any count) keeps them rolled (code size).
 template <int64_t KT>
 void dw_row(float* out, int64_t n, const float* const* tap, const VecF* wv, int64_t taps_rt, VecF bv) {
   const int64_t taps = KT > 0 ? KT : taps_rt;
   int64_t j = 0;
   for (; j + 4 * kLanes <= n; j += 4 * kLanes) {
     VecF a0 = bv, a1 = bv, a2 = bv, a3 = bv;
-#pragma GCC unroll 64
-    for (int64_t t = 0; t < taps; ++t) {
+    const auto step = [&](int64_t t) {
       const float* p = tap[t] + j;
       const VecF w = wv[t];
       a0 = fmadd(w, load(p), a0);
       a1 = fmadd(w, load(p + kLanes), a1);
       a2 = fmadd(w, load(p + 2 * kLanes), a2);
       a3 = fmadd(w, load(p + 3 * kLanes), a3);
+    };
+    if constexpr (KT > 0) {
+#pragma GCC unroll 64
+      for (int64_t t = 0; t < taps; ++t) step(t);
+    } else {
+#pragma GCC unroll 1
+      for (int64_t t = 0; t < taps; ++t) step(t);
     }
     store(out + j, a0);
     store(out + j + kLanes, a1);
@@ -83,10 +95,16 @@ void dw_row(float* out, int64_t n, const float* const* tap, const VecF* wv, int6
   for (; j < n; j += kLanes) {
     VecF a0 = bv, a1 = {};
     int64_t t = 0;
+    const auto step = [&](int64_t u) {
+      a0 = fmadd(wv[u], load(tap[u] + j), a0);
+      a1 = fmadd(wv[u + 1], load(tap[u + 1] + j), a1);
+    };
+    if constexpr (KT > 0) {
 #pragma GCC unroll 64
-    for (; t + 2 <= taps; t += 2) {
-      a0 = fmadd(wv[t], load(tap[t] + j), a0);
-      a1 = fmadd(wv[t + 1], load(tap[t + 1] + j), a1);
+      for (; t + 2 <= taps; t += 2) step(t);
+    } else {
+#pragma GCC unroll 1
+      for (; t + 2 <= taps; t += 2) step(t);
     }
     if (t < taps) a0 = fmadd(wv[t], load(tap[t] + j), a0);
     a0 += a1;
@@ -348,12 +366,201 @@ __attribute__((noinline)) bool depthwise_rows(const float* input, const float* w
   return true;
 }
 
+#endif  // !__AVX512F__
+
+#if defined(__AVX512F__)
+// AVX-512: lane masks instead of padding, the input read in place. Output
+// (oh, ow) sits at position (y, x) = (oh * sh, ow * sw) of the input's own
+// grid (row pitch in_w), and tap (ki, kj) of it reads input position
+// (y + ki*dh - ph, x + kj*dw - pw): one fixed flat shift per tap. The
+// outputs go in "items" of 16 consecutive grid positions (spanning rows when
+// the output's grid rows fit the input's, else within a row); an item's
+// lanes at output positions are "kept" and, the positions being in output
+// order, are one run of consecutive outputs. Per item and tap the kept
+// lanes whose source lies inside the input form a mask, computed once per
+// group of items; per plane each item is then one masked load and one FMA
+// per tap with a lane in bounds, and the kept lanes, compressed, one masked
+// store. A strided convolution computes its skipped columns within an item
+// (sw lanes per output) but no skipped rows. Lanes masked off are neither
+// read nor faulted: nothing is copied and no padding is written.
+constexpr int64_t kMaskItems = 512;         // items per group
+constexpr int64_t kMaskEntries = 5120;      // (item, tap) pairs with a lane in bounds, per group
+constexpr int64_t kMaskMaxCoord = 1 << 14;  // every extent, offset and step, so indices fit int32
+constexpr int64_t kGroup = 4;               // planes computed together
+// The stack tables: entries, items (source, destination, end, keep mask, twin flag), tap offsets.
+static_assert(kMaskEntries * 4 + kMaskItems * 13 + kMaxTaps * 4 <= 32 * 1024, "depthwise scratch exceeds 32 KiB");
+
+__mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>(n <= 0 ? 0u : n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
+
+// v / d for small non-negative lanes (below 2^21): v + 0.5 is never within float rounding of a multiple of d.
+VecI div_small(VecI v, int64_t d) {
+  return __builtin_convertvector((__builtin_convertvector(v, VecF) + 0.5f) * (1.0f / static_cast<float>(d)), VecI);
+}
+
+__attribute__((noinline)) bool depthwise_masked(const float* input, const float* weight, const float* bias,
+                                                float* output, int64_t batch, int64_t channels, int64_t in_h,
+                                                int64_t in_w, int64_t out_h, int64_t out_w, int64_t kh, int64_t kw,
+                                                int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                                                int64_t dw, int64_t multiplier) {
+  for (int64_t v : {in_h, in_w, out_h * sh, out_w * sw, ph, pw, (kh - 1) * dh, (kw - 1) * dw}) {
+    if (v > kMaskMaxCoord) return false;
+  }
+  const int64_t taps = kh * kw;
+  if (taps > kMaskEntries / 16) return false;
+  if (in_h * in_w == 1 && out_h * out_w == 1 && multiplier == 1) {
+    // 1x1 planes: at most one tap meets the input; vectorised over channels instead.
+    int64_t t = -1;
+    if (ph % dh == 0 && ph / dh < kh && pw % dw == 0 && pw / dw < kw) t = ph / dh * kw + pw / dw;
+    const __m512i widx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                            _mm512_set1_epi32(static_cast<int>(taps)));
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c0 = 0; c0 < channels; c0 += 16) {
+        const __mmask16 m = first_lanes(channels - c0);
+        __m512 acc = bias != nullptr ? _mm512_maskz_loadu_ps(m, bias + c0) : _mm512_setzero_ps();
+        if (t >= 0) {
+          const __m512 wv = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, widx, weight + c0 * taps + t, 4);
+          acc = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, input + n * channels + c0), acc);
+        }
+        _mm512_mask_storeu_ps(output + n * channels + c0, m, acc);
+      }
+    }
+    return true;
+  }
+  const int64_t last_x = (out_w - 1) * sw;  // grid column of the last output column
+  const bool wrap = last_x < in_w;          // items may run on into the next grid row
+  int32_t off[kMaxTaps];                    // tap's input offset from the output's grid position
+  for (int64_t ki = 0; ki < kh; ++ki) {
+    for (int64_t kj = 0; kj < kw; ++kj) off[ki * kw + kj] = static_cast<int32_t>((ki * dh - ph) * in_w + kj * dw - pw);
+  }
+  int32_t item_src[kMaskItems], item_dst[kMaskItems];
+  uint16_t item_end[kMaskItems];  // one past the item's last entry
+  __mmask16 item_keep[kMaskItems];
+  bool item_twin[kMaskItems];
+  uint32_t entry[kMaskEntries];  // lane mask | tap << 16
+  const VecI iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  const int64_t plane_in = in_h * in_w, plane_out = out_h * out_w;
+  for (int64_t oh = 0, ow = 0; oh < out_h;) {
+    // A group of items from output (oh, ow) on, as many as the tables hold.
+    int64_t n_items = 0, n_entries = 0, prev_start = 0, cur_start = 0;
+    for (; oh < out_h && n_items < kMaskItems && n_entries + taps <= kMaskEntries; ++n_items) {
+      const int64_t y0 = oh * sh, x0 = ow * sw;
+      VecI x = static_cast<int32_t>(x0) + iota, y = VecI{} + static_cast<int32_t>(y0);
+      if (wrap) {
+        const VecI dy = div_small(x, in_w);
+        x -= dy * static_cast<int32_t>(in_w);
+        y += dy;
+      }
+      // Kept: an output's position (y on a multiple of sh below out_h * sh, x on one of sw up to last_x).
+      VecI ok = (x <= static_cast<int32_t>(last_x)) & (y < static_cast<int32_t>(out_h * sh));
+      if (sh > 1) ok &= y == div_small(y, sh) * static_cast<int32_t>(sh);
+      if (sw > 1) ok &= x == div_small(x, sw) * static_cast<int32_t>(sw);
+      const __mmask16 keep = _mm512_test_epi32_mask((__m512i)ok, (__m512i)ok);
+      item_keep[n_items] = keep;
+      item_src[n_items] = static_cast<int32_t>(y0 * in_w + x0);
+      item_dst[n_items] = static_cast<int32_t>(oh * out_w + ow);
+      ow += __builtin_popcount(keep);
+      oh += ow / out_w;
+      ow %= out_w;
+      for (int64_t ki = 0; ki < kh; ++ki) {
+        const __mmask16 row_ok = _mm512_mask_cmplt_epu32_mask(
+            keep, (__m512i)(y + static_cast<int32_t>(ki * dh - ph)), _mm512_set1_epi32(static_cast<int>(in_h)));
+        if (row_ok == 0) continue;
+        for (int64_t kj = 0; kj < kw; ++kj) {
+          const __mmask16 m = _mm512_mask_cmplt_epu32_mask(
+              row_ok, (__m512i)(x + static_cast<int32_t>(kj * dw - pw)), _mm512_set1_epi32(static_cast<int>(in_w)));
+          if (m != 0) entry[n_entries++] = m | static_cast<uint32_t>(ki * kw + kj) << 16;
+        }
+      }
+      // An item whose entries repeat the previous item's (not itself a twin) is its twin: it keeps no entries
+      // of its own, and the two go together through the entries, sharing each weight broadcast.
+      const int64_t len = n_entries - cur_start;
+      item_twin[n_items] = n_items > 0 && !item_twin[n_items - 1] && len == cur_start - prev_start &&
+                           std::memcmp(entry + prev_start, entry + cur_start, static_cast<size_t>(len) * 4) == 0;
+      if (item_twin[n_items]) {
+        n_entries = cur_start;
+      } else {
+        prev_start = cur_start;
+        cur_start = n_entries;
+      }
+      item_end[n_items] = static_cast<uint16_t>(n_entries);
+    }
+
+    // Four planes at a time: each entry's mask and offset serve all four. A last group of fewer repeats its
+    // first plane (the same values stored again).
+    // Output plane p = n * channels + c reads input plane p / multiplier (channels % multiplier == 0), its
+    // channel c and the multiplier phase kept as running counters (no divisions per plane).
+    const int64_t planes = batch * channels;
+    for (int64_t nc = 0, c = 0, phase = 0, in_plane = 0; nc < planes; nc += kGroup) {
+      const float* w[kGroup];
+      __m512 b[kGroup];
+      float* out[kGroup];
+      uintptr_t base[kGroup];  // address arithmetic in integers: a masked-off lane's may lie outside the plane
+      for (int64_t g = 0; g < kGroup; ++g) {
+        if (nc + g < planes) {
+          w[g] = weight + c * taps;
+          b[g] = _mm512_set1_ps(bias != nullptr ? bias[c] : 0.0f);
+          out[g] = output + (nc + g) * plane_out;
+          base[g] = reinterpret_cast<uintptr_t>(input + in_plane * plane_in);
+          if (++c == channels) c = 0;
+          if (++phase == multiplier) phase = 0, ++in_plane;
+        } else {
+          w[g] = w[0], b[g] = b[0], out[g] = out[0], base[g] = base[0];
+        }
+      }
+      int64_t e = 0;
+      for (int64_t it = 0; it < n_items;) {
+        const int64_t pair = it + 1 < n_items && item_twin[it + 1] ? 2 : 1;
+        const int64_t src0 = static_cast<int64_t>(item_src[it]) * 4;
+        const int64_t src1 = static_cast<int64_t>(item_src[it + pair - 1]) * 4;
+        __m512 a[kGroup], a1[kGroup];
+        for (int64_t g = 0; g < kGroup; ++g) a[g] = a1[g] = b[g];
+        const int64_t end = item_end[it];
+        if (pair == 2) {
+          for (; e < end; ++e) {
+            const uint32_t en = entry[e];
+            const __mmask16 m = static_cast<__mmask16>(en);
+            const int64_t t = en >> 16, o = static_cast<int64_t>(off[t]) * 4;
+            const uintptr_t at0 = static_cast<uintptr_t>(src0 + o), at1 = static_cast<uintptr_t>(src1 + o);
+            for (int64_t g = 0; g < kGroup; ++g) {
+              const __m512 wv = _mm512_set1_ps(w[g][t]);
+              a[g] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at0)), a[g]);
+              a1[g] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at1)), a1[g]);
+            }
+          }
+        } else {
+          for (; e < end; ++e) {
+            const uint32_t en = entry[e];
+            const __mmask16 m = static_cast<__mmask16>(en);
+            const int64_t t = en >> 16;
+            const uintptr_t at = static_cast<uintptr_t>(src0 + static_cast<int64_t>(off[t]) * 4);
+            for (int64_t g = 0; g < kGroup; ++g) {
+              a[g] = _mm512_fmadd_ps(_mm512_set1_ps(w[g][t]),
+                                     _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at)), a[g]);
+            }
+          }
+        }
+        for (int64_t q = 0; q < pair; ++q, ++it) {
+          const __mmask16 keep = item_keep[it];
+          const __mmask16 run = first_lanes(__builtin_popcount(keep));
+          for (int64_t g = 0; g < kGroup; ++g) {
+            const __m512 v = q == 0 ? a[g] : a1[g];
+            _mm512_mask_storeu_ps(out[g] + item_dst[it], run, keep != run ? _mm512_maskz_compress_ps(keep, v) : v);
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+#endif
+
 }  // namespace
 
 bool depthwise_conv2d_f32(const float* input, const float* weight, const float* bias, float* output, int64_t batch,
                           int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
                           int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
-                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w) {
+                          int64_t pad_w, int64_t dilation_h, int64_t dilation_w, int64_t multiplier) {
+  if (multiplier < 1 || channels % multiplier != 0) return false;
   if (batch < 0 || channels < 0 || in_h < 0 || in_w < 0 || out_h < 0 || out_w < 0) return false;
   if (kernel_h < 1 || kernel_w < 1 || kernel_h > kMaxTaps || kernel_w > kMaxTaps ||
       kernel_h * kernel_w > kMaxTaps) {
@@ -365,6 +572,23 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
   if (pad_h < 0 || pad_w < 0 || pad_h > kMaxPad || pad_w > kMaxPad) return false;
   if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
 
+#if defined(__AVX512F__)
+  // A geometry the masked path does not take goes to the caller's fallback.
+  return depthwise_masked(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
+                          stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, multiplier);
+#else
+  if (multiplier > 1) {  // plane by plane
+    for (int64_t p = 0; p < batch * channels; ++p) {
+      const int64_t c = p % channels;
+      if (!depthwise_conv2d_f32(input + p / multiplier * in_h * in_w, weight + c * kernel_h * kernel_w,
+                                bias != nullptr ? bias + c : nullptr, output + p * out_h * out_w, 1, 1, in_h, in_w,
+                                out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h,
+                                dilation_w, 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
   if (channels >= kLanes && in_h * in_w <= kTinyPixels && out_h * out_w <= kTinyPixels &&
       kernel_h * kernel_w <= kTinyTaps) {
     depthwise_tiny(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
@@ -378,9 +602,9 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
                      kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, layout);
     return true;
   }
-
   return depthwise_rows(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
                         stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w);
+#endif
 }
 
 }  // namespace sb::optimized
