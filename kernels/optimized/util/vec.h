@@ -66,9 +66,10 @@ inline VecF splat(float x) { return x - VecF{}; }
 inline VecF vmax(VecF a, VecF b) { return a > b ? a : b; }
 inline VecF vmin(VecF a, VecF b) { return a < b ? a : b; }
 
-// load_partial / store_partial for a loop's tail (0 <= n < kLanes) as masked
+// load_partial / store_partial for a loop's tail (0 <= n <= kLanes) as masked
 // moves where the target has them (AVX-512, AVX): no memcpy call, nothing
-// outside p[0, n) read or written; elsewhere the memcpy forms.
+// outside p[0, n) read or written, lanes from n on read as zero; elsewhere the
+// memcpy forms.
 #if defined(__AVX512F__)
 inline __mmask16 tail_mask(int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
 inline VecF load_first(const float* p, int64_t n) { return (VecF)_mm512_maskz_loadu_ps(tail_mask(n), p); }

@@ -1,7 +1,9 @@
-// Vectorised transcendental math on VecF (exp, sigmoid, tanh, GELU), written
-// with vector extensions only so it compiles for every target vec.h serves.
-// Accuracy: a few float ulps (about 2e-7 relative) over the whole range;
-// NaN propagates, +-inf give the limits ATen gives.
+// Vectorised transcendental math on VecF (exp, sigmoid, tanh, erf, GELU,
+// rsqrt), written with vector extensions (plus, under AVX guards, a reciprocal
+// estimate) so it compiles for every target vec.h serves. Accuracy: a few
+// float ulps (about 3e-7 relative) over the whole range, erf and exact GELU
+// 5e-7 absolute; NaN propagates, +-inf give the limits ATen gives. One
+// formula per function, no per-lane choice between two.
 #pragma once
 
 #include <cstdint>
