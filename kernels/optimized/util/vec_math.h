@@ -39,6 +39,21 @@ inline VecF round_small(VecF x) {
   return (x + magic) - magic;
 }
 
+// p * 2^n for an integral n in [-150, 128] given as a float (NaN: NaN): one
+// vscalefps with AVX-512 (which rounds subnormal results and overflows to inf
+// by itself), else two exponent-field factors so both ends come out right.
+inline VecF scale_pow2(VecF p, VecF fn) {
+#if defined(__AVX512F__)
+  // (the masked form: the plain one reads an undefined vector GCC warns about)
+  return (VecF)_mm512_mask_scalef_ps((__m512)p, static_cast<__mmask16>(0xffff), (__m512)p, (__m512)fn);
+#else
+  const VecI n = __builtin_convertvector(fn == fn ? fn : VecF{}, VecI);
+  const VecI n1 = n >> 1;
+  const VecF y = (p * as_float((n1 + 127) << 23)) * as_float((n - n1 + 127) << 23);
+  return fn == fn ? y : fn;
+#endif
+}
+
 // e^x. Range reduction x = n ln2 + r with |r| <= ln2/2 (ln2 split in two so
 // n * kLn2Hi is exact), a degree-7 polynomial for e^r, then a scaling by 2^n
 // done as two factors so results in the subnormal range and overflow to inf
@@ -47,11 +62,11 @@ inline VecF vexp(VecF x) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f;
   constexpr float kLn2Lo = -2.12194440e-4f;
-  // Clamp into a range where 2^n stays representable as two factors; NaN is
-  // replaced by 0 here (float-to-int of NaN is undefined) and restored below.
+  // Clamp into a range where 2^n stays representable as two factors (and
+  // +-inf reduce without inf - inf); NaN passes the clamp, and scale_pow2
+  // keeps it.
   VecF xc = x > splat(89.0f) ? splat(89.0f) : x;
   xc = xc < splat(-104.0f) ? splat(-104.0f) : xc;
-  xc = x == x ? xc : splat(0.0f);
   const VecF fn = round_small(xc * kLog2e);
   VecF r = xc - fn * kLn2Hi;
   r = r - fn * kLn2Lo;
@@ -64,26 +79,25 @@ inline VecF vexp(VecF x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const VecI n = __builtin_convertvector(fn, VecI);
-  const VecI n1 = n >> 1;
-  const VecI n2 = n - n1;
-  const VecF s1 = as_float((n1 + 127) << 23);
-  const VecF s2 = as_float((n2 + 127) << 23);
-  const VecF y = (p * s1) * s2;
-  return x == x ? y : x;
+  return scale_pow2(p, fn);
 }
 
 // e^z for z <= 0 (or NaN), flushed to 0 below -87 (where e^z leaves float's
-// normal range): the range reduction of vexp with one scaling and a degree-5
+// normal range; with AVX-512's scalef, subnormal down to -104, 0 below): the
+// range reduction of vexp with one scaling and a degree-5
 // polynomial fitted for relative error (2e-7 in float arithmetic) on
 // |r| <= ln2/2.
 inline VecF vexp_nonpos(VecF z) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f;
   constexpr float kLn2Lo = -2.12194440e-4f;
+#if defined(__AVX512F__)
+  const VecF zc = z < splat(-104.0f) ? splat(-104.0f) : z;  // scalef: 0 below
+#else
   const VecI low = z < splat(-87.0f);
   VecF zc = low ? splat(-87.0f) : z;
   zc = z == z ? zc : splat(0.0f);  // float-to-int of NaN is undefined
+#endif
   const VecF fn = round_small(zc * kLog2e);
   VecF r = zc - fn * kLn2Hi;
   r = r - fn * kLn2Lo;
@@ -93,8 +107,12 @@ inline VecF vexp_nonpos(VecF z) {
   p = p * r + 4.99988943e-1f;
   p = p * r + 9.99999702e-1f;
   p = p * r + 1.00000012f;
+#if defined(__AVX512F__)
+  return scale_pow2(p, fn);  // NaN stays NaN
+#else
   const VecF y = p * as_float((__builtin_convertvector(fn, VecI) + 127) << 23);  // 2^n, n in [-126, 0]
   return z == z ? (low ? VecF{} : y) : z;
+#endif
 }
 
 // 1 / d for d in [1, 2] (no zero, infinity or subnormal to care for): the
