@@ -122,19 +122,33 @@ CASES = [
     Case("mp3_s1_p1", MAX, _mp(3, 1, 1), (1, 2, 6, 35), special=True),
     Case("mp5_s3_p2", MAX, _mp(5, 3, 2), (1, 2, 16, 16)),
     Case("mp3_dil2", MAX, _mp(3, 1, 1, d=2), (1, 2, 9, 9)),
-    # rows wider than the whole-plane path takes (more than four vectors of outputs): the row ring
+    # wide rows (many vectors of columns); tall wide planes take several bands of output rows
     Case("mp3_s1_p1_wide", MAX, _mp(3, 1, 1), (1, 2, 5, 300), special=True),
     Case("mp3_s2_ceil_wide", MAX, _mp(3, 2, 1, ceil=True), (1, 1, 6, 301)),
+    Case("mp3_s2_p1_bands", MAX, _mp(3, 2, 1, ceil=True), (1, 2, 40, 301), special=True),
+    # tiny planes, many of them (squeezenet, densenet, efficientnet shapes), stride above kernel
+    Case("mp3_s2_ceil_sq", MAX, _mp(3, 2, 0, ceil=True), (1, 18, 23, 23), special=True),
+    Case("mp3_s2_ceil_sq11", MAX, _mp(3, 2, 0, ceil=True), (1, 33, 11, 11)),
+    Case("mp2_s3", MAX, _mp(2, 3, 0), (1, 3, 11, 14)),
     # avg pool: padding with/without count_include_pad, ceil_mode, divisor_override (portable)
     Case("ap2_s2", AVG, _ap(2, 2, 0), (1, 3, 8, 10)),
     Case("ap3_s1_p1_incl", AVG, _ap(3, 1, 1), (1, 2, 7, 19)),
     Case("ap3_s2_p1_excl", AVG, _ap(3, 2, 1, include=False), (2, 2, 9, 11)),
     Case("ap3_s2_p1_ceil_incl", AVG, _ap(3, 2, 1, ceil=True), (1, 2, 10, 38)),
     Case("ap3_s2_p1_ceil_excl", AVG, _ap(3, 2, 1, ceil=True, include=False), (1, 2, 10, 12)),
+    Case("ap3_s2_p1_bands", AVG, _ap(3, 2, 1, ceil=True, include=False), (1, 2, 75, 301)),
+    Case("ap2_s1_bands", AVG, _ap(2, 1, 0), (1, 1, 30, 700)),
     Case("ap3_div5", AVG, _ap(3, 2, 1, div=5), (1, 2, 7, 7)),
     # adaptive average pool and mean
     Case("ada_5x7_to_3x2", ADA, lambda: nn.AdaptiveAvgPool2d((3, 2)), (1, 3, 5, 7)),
     Case("ada_13x9_to_4x5", ADA, lambda: nn.AdaptiveAvgPool2d((4, 5)), (2, 2, 13, 9)),
+    # mean over H, W: many planes (blocks of 16 and a partial one), counts below, at and above a vector
+    Case("mean_hw_1", MEAN, lambda: _Fn(lambda x: x.mean((2, 3), keepdim=True)), (1, 75, 1, 1)),
+    Case("mean_hw_4", MEAN, lambda: _Fn(lambda x: x.mean((2, 3), keepdim=True)), (2, 37, 2, 2)),
+    Case("mean_hw_16", MEAN, lambda: _Fn(lambda x: x.mean((2, 3), keepdim=True)), (1, 40, 4, 4)),
+    Case("mean_hw_49", MEAN, lambda: _Fn(lambda x: x.mean((2, 3), keepdim=True)), (1, 35, 7, 7)),
+    Case("mean_hw_64", MEAN, lambda: _Fn(lambda x: x.mean((-1, -2))), (1, 17, 8, 8)),
+    Case("mean_hw_3", MEAN, lambda: _Fn(lambda x: x.mean((2, 3), keepdim=True)), (1, 21, 1, 3)),
     Case("mean_hw_keepdim", MEAN, lambda: _Fn(lambda x: x.mean((2, 3), keepdim=True)), (2, 5, 7, 9)),
     Case("mean_hw", MEAN, lambda: _Fn(lambda x: x.mean((-1, -2))), (1, 6, 14, 14)),
     Case("mean_last", MEAN, lambda: _Fn(lambda x: x.mean(-1)), (3, 4, 37)),

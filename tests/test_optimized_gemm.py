@@ -5,10 +5,11 @@ delegate) and run by ExecuTorch's own runtime for the reference; the program, it
 reference are cached under the build cache (keyed by the case and the torch/executorch versions),
 so only the first run exports. The cases walk every path of the kernels: tile edges in M, N and K
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
-bands read through row offsets (stride 1; strides 2-4 in phases on AVX2 and below), im2col
-panels with padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide
-tiles, addmm's beta/alpha/broadcasts, depthwise convolutions (optimized/util/depthwise.h) and the
-ones handed to the portable kernel (1-D, transposed, double).
+bands read through row offsets and stored through the column map (stride 1; strides 2-4 in phases:
+rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps), im2col panels with
+padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide tiles, addmm's
+beta/alpha/broadcasts, depthwise convolutions (optimized/util/depthwise.h) and the ones handed to
+the portable kernel (1-D, transposed, double).
 """
 
 from __future__ import annotations
@@ -104,6 +105,9 @@ CASES = [
         "conv_groups4", conv(8, 12, (5, 3), stride=(3, 1), padding=(1, 2), dilation=(1, 3), groups=4), ((1, 8, 7, 13),)
     ),
     Case("conv_tall_kernel", conv(2, 17, (4, 1)), ((1, 2, 40, 3),)),
+    Case("conv_s2_few_channels", conv(3, 4, 3, stride=2, padding=1), ((1, 3, 20, 21),)),
+    Case("conv_s2_short_rows", conv(3, 8, 3, stride=2, padding=1), ((2, 3, 9, 10),)),
+    Case("conv_s1_short_rows", conv(5, 9, 3, padding=1), ((1, 5, 7, 3),)),
     # stride 1 in bands: padded rows read in place through row offsets
     Case("conv_band_dilated", conv(6, 11, 3, padding=2, dilation=2), ((2, 6, 20, 24),)),
     Case("conv_band_many_bands", conv(8, 24, 3, padding=1), ((1, 8, 40, 40),)),
@@ -111,6 +115,13 @@ CASES = [
     Case("conv_band_too_deep", conv(100, 20, 3, padding=1), ((1, 100, 12, 40),)),
     Case("conv_band_s2_wide", conv(3, 16, 3, stride=2, padding=1), ((1, 3, 48, 64),)),
     Case("conv_band_s3_dilated", conv(5, 7, 5, stride=3, padding=4, dilation=2), ((1, 5, 50, 60),)),
+    # bands stored through the column map: rows a whole number of tiles wide (tiled row by row),
+    # rows of a few lanes (several pieces per vector), padding wider than a vector (a vector of no
+    # kept lane), more output channels than a tile's rows
+    Case("conv_band_rows_64", conv(3, 10, 3, padding=1), ((1, 3, 9, 64),)),
+    Case("conv_band_s2_even_lanes", conv(4, 6, 3, stride=2, dilation=2), ((1, 4, 13, 38),)),
+    Case("conv_band_rows_5", conv(6, 19, (1, 2), padding=(0, 1)), ((1, 6, 13, 4),)),
+    Case("conv_band_wide_pad", conv(2, 9, (1, 19), padding=(0, 9)), ((1, 2, 5, 80),)),
     # 1x1 stride 1: the input planes multiplied in place
     Case("conv_pointwise", conv(24, 8, 1), ((1, 24, 10, 10),)),
     Case("conv_pointwise_batch", conv(5, 7, 1, bias=False), ((3, 5, 6, 9),)),
@@ -128,6 +139,9 @@ CASES = [
     Case("mm_wide_n", lambda: Fn(_mm), ((8, 5), (5, 130))),
     Case("mm_k_one", lambda: Fn(_mm), ((6, 1), (1, 9))),
     Case("mm_k_zero", lambda: Fn(_mm), ((3, 0), (0, 4))),
+    Case("mm_rows_2_three_vectors", lambda: Fn(_mm), ((2, 8), (8, 48))),
+    Case("mm_rows_3_n_40_deep", lambda: Fn(_mm), ((3, 700), (700, 40))),
+    Case("mm_rows_15_n_5", lambda: Fn(_mm), ((15, 9), (9, 5))),
     Case("linear_1_row", lambda: nn.Linear(24, 10), ((1, 24),)),
     Case("linear_rows_5", lambda: nn.Linear(300, 47), ((5, 300),)),
     Case("linear_rows_24_768", lambda: nn.Linear(768, 96), ((24, 768),)),

@@ -3,7 +3,8 @@
 // the matching columns (ATen's windows); each window row is a contiguous run
 // summed with vectors, a window spanning whole rows one run. Everything else
 // goes to the portable kernel.
-#include "optimized/util/pool_rows.h"
+#include "optimized/util/reduce_block.h"
+#include "util/pool.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 
@@ -15,13 +16,6 @@ namespace sb::optimized {
 namespace {
 
 constexpr char kOp[] = "aten::_adaptive_avg_pool2d.out";
-
-// floor(o * in / out) and ceil((o + 1) * in / out) without forming o * in
-// (in = q * out + r; o, r < out <= 2^24 and q <= in keep every product in range).
-int64_t window_start(int64_t o, int64_t out, int64_t in) { return o * (in / out) + o * (in % out) / out; }
-int64_t window_end(int64_t o, int64_t out, int64_t in) {
-  return (o + 1) * (in / out) + ((o + 1) * (in % out) + out - 1) / out;
-}
 
 Error adaptive_avg_pool_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
@@ -41,9 +35,7 @@ Error adaptive_avg_pool_impl(KernelContext& ctx, Args args) {
   const int64_t oh_size = output_size[0];
   const int64_t ow_size = output_size[1];
   int64_t sizes[kMaxDims];
-  for (int32_t d = 0; d < self.dim - 2; ++d) sizes[d] = self.sizes[d];
-  sizes[self.dim - 2] = oh_size;
-  sizes[self.dim - 1] = ow_size;
+  kernels::pooled_sizes(self, oh_size, ow_size, sizes);
   Error err = kernels::resize_output(kOp, out, sizes, self.dim);
   if (!err.ok()) return err;
 
@@ -53,11 +45,11 @@ Error adaptive_avg_pool_impl(KernelContext& ctx, Args args) {
   for (int64_t p = 0; p < planes; ++p) {
     const float* plane = x + p * h * w;
     for (int64_t oh = 0; oh < oh_size; ++oh) {
-      const int64_t h0 = window_start(oh, oh_size, h);
-      const int64_t h1 = window_end(oh, oh_size, h);
+      const int64_t h0 = kernels::adaptive_start(oh, oh_size, h);
+      const int64_t h1 = kernels::adaptive_end(oh, oh_size, h);
       for (int64_t ow = 0; ow < ow_size; ++ow) {
-        const int64_t w0 = window_start(ow, ow_size, w);
-        const int64_t w1 = window_end(ow, ow_size, w);
+        const int64_t w0 = kernels::adaptive_start(ow, ow_size, w);
+        const int64_t w1 = kernels::adaptive_end(ow, ow_size, w);
         float sum = 0.0f;
         if (w0 == 0 && w1 == w) {
           sum = sum_f32(plane + h0 * w, (h1 - h0) * w);

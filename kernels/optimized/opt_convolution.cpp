@@ -37,23 +37,45 @@ struct Run {
   int64_t d, oy, ox, len;
 };
 
-void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
-  const Im2col& s = *static_cast<const Im2col*>(ctx);
-  Run runs[kGemmNR];
+// The panel's columns j0 .. j0 + nr - 1 as runs along output rows; their count.
+int64_t panel_runs(const Im2col& s, int64_t j0, int64_t nr, Run* runs) {
   int64_t nruns = 0;
   for (int64_t d = 0, oy = j0 / s.ow, ox = j0 % s.ow; d < nr; ++oy, ox = 0) {
     const int64_t len = s.ow - ox < nr - d ? s.ow - ox : nr - d;
     runs[nruns++] = Run{d, oy, ox, len};
     d += len;
   }
-  const int64_t taps = s.kh * s.kw;
-  int64_t ic = k0 / taps;
-  int64_t ky = (k0 % taps) / s.kw;
-  int64_t kx = k0 % s.kw;
-  for (int64_t p = 0; p < kc; ++p, dst += width) {
-    const float* plane = s.x + ic * s.h * s.w;
-    const int64_t iy_k = ky * s.dh - s.ph;
-    const int64_t ix_k = kx * s.dw - s.pw;
+  return nruns;
+}
+
+// Walks the K rows (ic, ky, kx) of the implicit B from row k0.
+struct TapCursor {
+  const Im2col& s;
+  int64_t ic, ky, kx;
+  TapCursor(const Im2col& src, int64_t k0)
+      : s(src), ic(k0 / (src.kh * src.kw)), ky((k0 % (src.kh * src.kw)) / src.kw), kx(k0 % src.kw) {}
+  const float* plane() const { return s.x + ic * s.h * s.w; }
+  int64_t iy_k() const { return ky * s.dh - s.ph; }  // input row of output row 0
+  int64_t ix_k() const { return kx * s.dw - s.pw; }  // input column of output column 0
+  void next() {
+    if (++kx == s.kw) {
+      kx = 0;
+      if (++ky == s.kh) {
+        ky = 0;
+        ++ic;
+      }
+    }
+  }
+};
+
+void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
+  const Im2col& s = *static_cast<const Im2col*>(ctx);
+  Run runs[kGemmNR];
+  const int64_t nruns = panel_runs(s, j0, nr, runs);
+  for (TapCursor t(s, k0); kc > 0; --kc, t.next(), dst += width) {
+    const float* plane = t.plane();
+    const int64_t iy_k = t.iy_k();
+    const int64_t ix_k = t.ix_k();
     for (int64_t r = 0; r < nruns; ++r) {
       const Run& run = runs[r];
       float* d = dst + run.d;
@@ -81,13 +103,6 @@ void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
       }
     }
     if (width > nr) zero_floats(dst + nr, width - nr);
-    if (++kx == s.kw) {
-      kx = 0;
-      if (++ky == s.kh) {
-        ky = 0;
-        ++ic;
-      }
-    }
   }
 }
 
@@ -97,7 +112,7 @@ void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
 // so each panel row costs one masked load (stride 2: two, and a permute
 // that keeps the even columns) and one store per 16 columns. Masked-off
 // lanes are neither read nor faulted.
-constexpr int64_t kMaskedMaxKw = 16;
+constexpr int64_t kMaskedMaxKw = 8;
 constexpr int64_t kChunks = kGemmNR / 16;
 
 // Bits [lo, hi) of a mask of `lanes` (<= 32) bits, the bounds clamped to it.
@@ -111,12 +126,7 @@ template <int S>
 void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
   const Im2col& s = *static_cast<const Im2col*>(ctx);
   Run runs[kGemmNR];
-  int64_t nruns = 0;
-  for (int64_t d = 0, oy = j0 / s.ow, ox = j0 % s.ow; d < nr; ++oy, ox = 0) {
-    const int64_t len = s.ow - ox < nr - d ? s.ow - ox : nr - d;
-    runs[nruns++] = Run{d, oy, ox, len};
-    d += len;
-  }
+  const int64_t nruns = panel_runs(s, j0, nr, runs);
   // load[r][kx][chunk][h]: lanes of input vector h (of S) the chunk reads.
   __mmask16 load[kGemmNR][kMaskedMaxKw][kChunks][S];
   __mmask16 keep[kGemmNR][kChunks];  // lanes of the chunk inside the run
@@ -138,16 +148,43 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
       }
     }
   }
+  // Short runs (rows of up to 8 outputs: each run read by one input vector)
+  // go two to a vector: lanes [0, a) from run r's vector, the rest from run
+  // r + 1's, one two-source permute (index pidx[r / 2]) and one store.
+  bool pairs = nruns > 1;
+  for (int64_t r = 0; r < nruns; ++r) pairs = pairs && runs[r].len <= 8;
+  uint8_t pidx[kGemmNR / 2][16];
+  __mmask16 pkeep[kGemmNR / 2];
+  if (pairs) {
+    for (int64_t r = 0; r < nruns; r += 2) {
+      const int64_t a = runs[r].len, b = r + 1 < nruns ? runs[r + 1].len : 0;
+      for (int64_t l = 0; l < 16; ++l) pidx[r / 2][l] = static_cast<uint8_t>(l < a ? S * l : 16 + S * (l - a));
+      pkeep[r / 2] = static_cast<__mmask16>((1u << (a + b)) - 1u);
+    }
+  }
   const __m512i evens = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  const int64_t taps = s.kh * s.kw;
-  int64_t ic = k0 / taps;
-  int64_t ky = (k0 % taps) / s.kw;
-  int64_t kx = k0 % s.kw;
-  for (int64_t p = 0; p < kc; ++p, dst += width) {
-    const float* plane = s.x + ic * s.h * s.w;
-    const int64_t iy_k = ky * s.dh - s.ph;
-    const int64_t ix_k = kx * s.dw - s.pw;
-    for (int64_t r = 0; r < nruns; ++r) {
+  for (TapCursor t(s, k0); kc > 0; --kc, t.next(), dst += width) {
+    const float* plane = t.plane();
+    const int64_t iy_k = t.iy_k();
+    const int64_t ix_k = t.ix_k();
+    // Run r's first input vector at this tap (address arithmetic in
+    // integers: the first lanes may lie left of the row, masked off).
+    const auto first_vector = [&](int64_t r) {
+      const Run& run = runs[r];
+      const int64_t iy = run.oy * s.sh + iy_k;
+      const __mmask16 m = iy >= 0 && iy < s.h ? load[r][t.kx][0][0] : 0;
+      const uintptr_t at = reinterpret_cast<uintptr_t>(plane) +
+                           static_cast<uintptr_t>((iy * s.w + run.ox * S + ix_k) * static_cast<int64_t>(sizeof(float)));
+      return _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(at));
+    };
+    for (int64_t r = 0; pairs && r < nruns; r += 2) {
+      const __m512 va = first_vector(r);
+      const __m512 vb = r + 1 < nruns ? first_vector(r + 1) : _mm512_setzero_ps();
+      const __m128i idx8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pidx[r / 2]));
+      const __m512i idx = _mm512_maskz_cvtepu8_epi32(0xFFFF, idx8);
+      _mm512_mask_storeu_ps(dst + runs[r].d, pkeep[r / 2], _mm512_permutex2var_ps(va, idx, vb));
+    }
+    for (int64_t r = 0; !pairs && r < nruns; ++r) {
       const Run& run = runs[r];
       float* d = dst + run.d;
       const int64_t iy = run.oy * s.sh + iy_k;
@@ -157,9 +194,9 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
                             static_cast<uintptr_t>((iy * s.w + run.ox * S + ix_k) * static_cast<int64_t>(sizeof(float)));
       for (int64_t c = 0; c < kChunks && c * 16 < run.len; ++c) {
         const uintptr_t at = src + static_cast<uintptr_t>(c * 64 * S);
-        __m512 v = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][0] : 0, reinterpret_cast<const void*>(at));
+        __m512 v = _mm512_maskz_loadu_ps(row_in ? load[r][t.kx][c][0] : 0, reinterpret_cast<const void*>(at));
         if constexpr (S == 2) {
-          const __m512 hi = _mm512_maskz_loadu_ps(row_in ? load[r][kx][c][1] : 0, reinterpret_cast<const void*>(at + 64));
+          const __m512 hi = _mm512_maskz_loadu_ps(row_in ? load[r][t.kx][c][1] : 0, reinterpret_cast<const void*>(at + 64));
           v = _mm512_permutex2var_ps(v, evens, hi);
         }
         if (keep[r][c] == 0xFFFF) {
@@ -170,13 +207,6 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
       }
     }
     if (width > nr) zero_floats(dst + nr, width - nr);
-    if (++kx == s.kw) {
-      kx = 0;
-      if (++ky == s.kh) {
-        ky = 0;
-        ++ic;
-      }
-    }
   }
 }
 #endif
@@ -189,12 +219,27 @@ void pack_im2col_masked(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int
 // (ic, ky, kx) is one phase shifted by (ky * dh) / s rows and (kx * dw) / s
 // columns, so the GEMM runs over output positions in phase-width
 // coordinates (oy * wq + ox; the ox >= ow columns are computed and dropped),
-// reading B in place through a table of row offsets; the band's result goes
-// out row by row. The band, its result and the table share kBandBytes +
-// 4 * kMaxBandK bytes of stack.
-constexpr int64_t kBandBytes = 26 * 1024;
+// reading B in place through a table of row offsets and storing straight
+// into the output rows (the GEMM's column map drops the padding columns).
+// The band and the table take kBandBytes + 4 * kMaxBandK bytes of stack
+// (27 KiB: with the GEMM's frames, under 32 KiB).
+constexpr int64_t kBandBytes = 23 * 1024;
 constexpr int64_t kMaxBandK = 1024;
 constexpr int64_t kMaxBandStride = 4;
+
+// dst[t] = src[2 * t] for t < n (reads src[0 .. 2n - 2] only): two loads
+// and one even-lane shuffle per vector.
+void gather_even(float* dst, const float* src, int64_t n) {
+  VecI evens;
+  for (int64_t l = 0; l < kLanes; ++l) evens[l] = static_cast<int32_t>(2 * l);
+  for (int64_t t = 0; t < n; t += kLanes, src += 2 * kLanes) {
+    const int64_t cnt = n - t < kLanes ? n - t : kLanes;
+    const int64_t need = 2 * cnt - 1;  // floats read
+    const VecF lo = need >= kLanes ? load(src) : load_n(src, need);
+    const VecF hi = need > kLanes ? load_n(src + kLanes, need - kLanes) : VecF{};
+    store_n(dst + t, __builtin_shuffle(lo, hi, evens), cnt);
+  }
+}
 
 __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const float* xg, const float* a,
                                            int64_t cin_g, int64_t cout_g, const float* row_bias, float* c) {
@@ -221,18 +266,19 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
   const int64_t wp = g.w + 2 * g.pw;
   const int64_t wq = (wp + st - 1) / st;
   if (wq * 4 > g.ow * 5) return false;  // the dropped columns would cost more than a quarter more FMAs
-  // Strided bands gather their phases lane by lane; measured, they beat the
-  // AVX-512 masked im2col panels nowhere, the portable ones on rows of 16+.
-#if defined(__AVX512F__)
-  if (st > 1) return false;
-#else
+  // Strided bands (stride 2: even lanes shuffled out of two loads; wider:
+  // lane by lane) against im2col panels, measured: they lose on rows under
+  // 16; with AVX-512's masked panels also on rows of whole 16-lane chunks
+  // unless the kernel has 25+ taps (im2col's K per column grows with it).
   if (st > 1 && g.ow < 16) return false;
+#if defined(__AVX512F__)
+  if (st > 1 && g.ow % 16 == 0 && g.kh * g.kw < 25) return false;
 #endif
   const int64_t ext = (g.kh - 1) * g.dh / st;
   const int64_t k = cin_g * g.kh * g.kw;
   const int64_t slack = kGemmNR + (g.kw - 1) * g.dw / st;  // the last tile's over-read
   const int64_t planes = cin_g * nrp * ncp;
-  const int64_t per_row = (planes + cout_g) * wq;
+  const int64_t per_row = planes * wq;
   const int64_t fixed = planes * ext * wq + slack;
   if (k > kMaxBandK || fixed + per_row > kFloats) return false;
   int64_t rows = (kFloats - fixed) / per_row;
@@ -245,21 +291,17 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
     const int64_t rb = g.oh - oy0 < rows ? g.oh - oy0 : rows;
     const int64_t brq = rb + ext;  // band rows per phase
     float* band = buf;
-    float* result = buf + planes * brq * wq + slack;
     if (st == 1) {
-      // One phase: rows of [pw zeros, the input row, pw zeros], pointers walked.
-      float* d = band;
+      // One phase: rows of [pw zeros, the input row, pw zeros]. The band is
+      // zeroed in one pass of whole vectors, then the input rows copied in
+      // (cheaper than three short runs per row).
+      zero_floats(band, planes * brq * wq);
+      const int64_t r0 = g.ph - oy0 > 0 ? g.ph - oy0 : 0;             // first band row inside the input
+      const int64_t r1 = g.h + g.ph - oy0 < brq ? g.h + g.ph - oy0 : brq;  // past the last
       for (int64_t ic = 0; ic < cin_g; ++ic) {
-        const float* plane = xg + ic * g.h * g.w;
-        for (int64_t r = 0, iy = oy0 - g.ph; r < brq; ++r, ++iy, d += wq) {
-          if (iy < 0 || iy >= g.h) {
-            zero_floats(d, wq);
-          } else {
-            zero_floats(d, g.pw);
-            copy_floats(d + g.pw, plane + iy * g.w, g.w);
-            zero_floats(d + g.pw + g.w, wq - g.pw - g.w);
-          }
-        }
+        const float* src = xg + (ic * g.h + oy0 - g.ph + r0) * g.w;
+        float* d = band + (ic * brq + r0) * wq + g.pw;
+        for (int64_t r = r0; r < r1; ++r, src += g.w, d += wq) copy_floats(d, src, g.w);
       }
     }
     for (int64_t ic = 0; ic < (st == 1 ? 0 : cin_g); ++ic) {
@@ -282,7 +324,11 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
             lo = lo > wq ? wq : lo;
             hi = hi > wq ? wq : hi < lo ? lo : hi;
             zero_floats(d, lo);
-            for (int64_t q = lo; q < hi; ++q) d[q] = row[q * st + shift];
+            if (st == 2) {
+              gather_even(d + lo, row + 2 * lo + shift, hi - lo);
+            } else {
+              for (int64_t q = lo; q < hi; ++q) d[q] = row[q * st + shift];
+            }
             zero_floats(d + hi, wq - hi);
           }
         }
@@ -304,12 +350,10 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
         if ((yr += dh_r) >= st) yr -= st, ++yq;
       }
     }
-    GemmBias gb;
-    gb.row = row_bias;
-    gemm_f32_offsets(cout_g, rb * wq, k, a, k, band, offs, result, rb * wq, gb);
-    for (int64_t oc = 0; oc < cout_g; ++oc) {
-      for (int64_t r = 0; r < rb; ++r) copy_floats(c + (oc * g.oh + oy0 + r) * g.ow, result + (oc * rb + r) * wq, g.ow);
-    }
+    ColumnMap map;
+    map.period = wq;
+    map.valid = g.ow;
+    gemm_f32_offsets(cout_g, rb * wq, k, a, k, band, offs, c + oy0 * g.ow, g.oh * g.ow, row_bias, map);
   }
   return true;
 }

@@ -1,19 +1,18 @@
 // aten::max_pool2d_with_indices.out, optimized: fp32, default dim order,
-// dilation 1, vectorised over output width. Each input row a window row needs
-// is split by the stride into -inf padded phases (optimized/util/pool_rows.h),
-// so every tap is a contiguous vector load. ATen's rule per output: start at
-// -inf with the index of the first in-bound tap, then taps in row-major order
-// replace it when greater or NaN (padding, -inf, never does). Everything else
-// goes to the portable kernel.
+// dilation 1, stride 1 or 2 along rows. ATen's rule per output: start at -inf
+// with the index of the first in-bound tap, then taps in row-major order
+// replace it when greater or NaN (padding, -inf, never does); that is, the
+// greatest value at its first position, or the last NaN. Taken down the
+// window's rows first (vectors of input columns), then along them
+// (optimized/util/pool_rows.h's bands), with a tie rule giving that winner in
+// any order.
+// Everything else goes to the portable kernel.
 #include <cstring>
 #include <limits>
-#include <utility>
 
 #include "optimized/util/pool_rows.h"
 #include "optimized/util/vec.h"
 #include "sb/kernel.h"
-#include "util/pool.h"
-#include "util/shape.h"
 
 namespace sb::kernels {
 extern const KernelDef max_pool2d_with_indices_out;
@@ -23,168 +22,103 @@ namespace sb::optimized {
 namespace {
 
 constexpr char kOp[] = "aten::max_pool2d_with_indices.out";
-constexpr int64_t kRowBytes = 24 * 1024;  // stack rows per call
-constexpr int64_t kRowFloats = kRowBytes / static_cast<int64_t>(sizeof(float));
-constexpr int64_t kMaxKernel = 16;  // window rows and columns on the fast path
-// Whole-plane path scratch: the phases and the value grid (10 KiB of floats), three int32 index grids
-// (12 KiB).
-constexpr int64_t kPlaneFloats = 2560;
-constexpr int64_t kPlaneGrid = 1024;
 typedef int64_t VecL __attribute__((vector_size(2 * kVectorBytes)));
 
-template <size_t... I>
-constexpr VecI iota_scaled(int32_t s, std::index_sequence<I...>) {
-  return VecI{static_cast<int32_t>(I * s)...};
+VecI load_i(const float* p) {
+  VecI v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
 
-// The stack rows of one output row: input row ih in slot ih % kh, tap kj at col_off[kj].
-struct WindowRows {
-  const float* rows;
-  int64_t row_len, kh, kw;
-  const int64_t* col_off;
-  int64_t ih_lo, ih_hi, w;
-};
+// Takes x where it beats best (greater, or NaN), with its plane index: ATen's rule for taps
+// visited in row-major order.
+void take(VecF x, VecI x_at, VecF& best, VecI& best_at) {
+  const VecI t = (x > best) | (x != x);
+  best = t ? x : best;
+  best_at = t ? x_at : best_at;
+}
 
-// V vectors of outputs starting at phase element j (input column `col0` for tap kj = 0 of the
-// first); `left` outputs remain in the row (the last vector may be partial).
-template <int V>
-void max_block(const WindowRows& wr, int64_t j, int64_t col0, VecI lane_cols, int64_t s, float* y, int64_t* yi,
-               int64_t left) {
-  const float ninf = -std::numeric_limits<float>::infinity();
-  VecI cols[V], best_at[V];
-  VecF best[V];
-#pragma GCC unroll 4
-  for (int v = 0; v < V; ++v) {
-    cols[v] = lane_cols + static_cast<int32_t>(col0 + v * kLanes * s);
-    best_at[v] = (cols[v] < 0 ? VecI{} : cols[v]) + static_cast<int32_t>(wr.ih_lo * wr.w);
-    best[v] = splat(ninf);
-  }
-  for (int64_t ih = wr.ih_lo; ih < wr.ih_hi; ++ih) {
-    const float* r = wr.rows + (ih % wr.kh) * wr.row_len + j;
-    const int32_t row_at = static_cast<int32_t>(ih * wr.w);
-    for (int64_t kj = 0; kj < wr.kw; ++kj) {
-      const float* rk = r + wr.col_off[kj];
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) {
-        const VecF x = load(rk + v * kLanes);
-        const VecI take = (x > best[v]) | (x != x);
-        best[v] = take ? x : best[v];
-        best_at[v] = take ? cols[v] + (row_at + static_cast<int32_t>(kj)) : best_at[v];
-      }
-    }
-  }
-#pragma GCC unroll 4
-  for (int v = 0; v < V; ++v) {
-    const int64_t lanes = left - v * kLanes < kLanes ? left - v * kLanes : kLanes;
-    const VecL wide = __builtin_convertvector(best_at[v], VecL);
-    if (lanes == kLanes) {
-      store(y + v * kLanes, best[v]);
-      std::memcpy(yi + v * kLanes, &wide, sizeof wide);
-    } else if (lanes > 0) {
-      store_partial(y + v * kLanes, best[v], lanes);
-      std::memcpy(yi + v * kLanes, &wide, static_cast<size_t>(lanes) * sizeof(int64_t));
-    }
+// The same winner as ATen's row-major scan whatever the order taps come in: greater; equal and
+// earlier; NaN over a number, or a later NaN (ATen keeps the last NaN). Padding is -inf at kPadAt.
+constexpr int32_t kPadAt = 0x7fffffff;
+void take_any_order(VecF x, VecI x_at, VecF& best, VecI& best_at) {
+  const VecI x_nan = x != x;
+  const VecI t = (x > best) | ((x == best) & (x_at < best_at)) | (x_nan & ((best == best) | (x_at > best_at)));
+  best = t ? x : best;
+  best_at = t ? x_at : best_at;
+}
+
+// m outputs and their indices; `whole`: a whole vector may be written (lanes past m land on
+// outputs written later, in row-major order).
+void store_out(float* y, int64_t* yi, VecF v, VecI at, int64_t m, bool whole) {
+  const VecL wide = __builtin_convertvector(at, VecL);
+  if (whole) {
+    store(y, v);
+    std::memcpy(yi, &wide, sizeof wide);
+  } else {
+    store_partial(y, v, m);
+    std::memcpy(yi, &wide, static_cast<size_t>(m) * sizeof(int64_t));
   }
 }
 
-// Rows of any width: a ring of kh input rows split into -inf padded column phases, column tiles.
-__attribute__((noinline)) void max_pool_rows(const kernels::PoolGeometry& g, int64_t tile_max, const float* x,
-                                             float* y, int64_t* yi) {
-  const int64_t s = g.sw;
-  const int64_t m_max = (g.kw - 1) / s;
-  const int64_t tile = g.ow < tile_max ? g.ow : tile_max;
-  const int64_t phase_len = ((tile + kLanes - 1) / kLanes * kLanes + m_max + kLanes - 1) / kLanes * kLanes;
-  const int64_t row_len = s * phase_len;
-  const float ninf = -std::numeric_limits<float>::infinity();
-  const VecI lane_cols = iota_scaled(static_cast<int32_t>(s), std::make_index_sequence<kLanes>{});
-  float rows[kRowFloats];
-  int64_t col_off[kMaxKernel];
-  for (int64_t kj = 0; kj < g.kw; ++kj) col_off[kj] = (kj % s) * phase_len + kj / s;
-
+// The band path (optimized/util/pool_rows.h): down the window's rows by the plain rule, along
+// them by the any-order rule; values and their plane indices in two phase arrays.
+__attribute__((noinline)) void max_pool_bands(const PoolBands& b, const float* x, float* y, int64_t* yi) {
+  const kernels::PoolGeometry g = b.g;
+  const int64_t shift = b.shift, len = b.len, row_len = b.row_len, band = b.band;
+  int64_t tap_off[kPoolMaxKernel];
+  for (int64_t kj = 0; kj < g.kw; ++kj) tap_off[kj] = b.tap_off[kj];
+  float vals[kPoolScratchFloats / 2];
+  float ats[kPoolScratchFloats / 2];
+  pad_band_rows(vals, b, splat(-std::numeric_limits<float>::infinity()));
+  pad_band_rows(ats, b, (VecF)(VecI{} + kPadAt));
+  VecI lanes;
+  for (int64_t i = 0; i < kLanes; ++i) lanes[i] = static_cast<int32_t>(i);
+  const int64_t total = g.planes * g.h * g.w;
+  const int64_t y_total = g.planes * g.oh * g.ow;
   for (int64_t p = 0; p < g.planes; ++p) {
-    const float* plane = x + p * g.h * g.w;
-    for (int64_t ow0 = 0; ow0 < g.ow; ow0 += tile) {
-      const int64_t n = g.ow - ow0 < tile ? g.ow - ow0 : tile;
-      const int64_t base = ow0 * s - g.pw;
-      // Window rows are consecutive (dilation 1), so the kh rows of one output row have
-      // distinct slots ih % kh; a row stays in its slot for the output rows that share it.
-      int64_t slot_row[kMaxKernel];
-      for (int64_t k = 0; k < g.kh; ++k) slot_row[k] = -1;
-      for (int64_t oh = 0; oh < g.oh; ++oh) {
+    const int64_t plane = p * g.h * g.w;
+    for (int64_t ob = 0; ob < g.oh; ob += band) {
+      const int64_t oe = g.oh - ob < band ? g.oh : ob + band;
+      for (int64_t oh = ob; oh < oe; ++oh) {
         const int64_t h0 = oh * g.sh - g.ph;
         const int64_t ih_lo = h0 < 0 ? 0 : h0;
-        const int64_t ih_hi = h0 + g.kh < g.h ? h0 + g.kh : g.h;  // >= ih_lo + 1 (dilation 1, pad <= kernel / 2)
-        float* yrow = y + (p * g.oh + oh) * g.ow;
-        int64_t* irow = yi + (p * g.oh + oh) * g.ow;
-        for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
-          const int64_t k = ih % g.kh;
-          if (slot_row[k] != ih) {
-            fill_phase_row(rows + k * row_len, plane + ih * g.w, g.w, base, s, phase_len, ninf);
-            slot_row[k] = ih;
+        const int64_t ih_hi = h0 + g.kh < g.h ? h0 + g.kh : g.h;  // > ih_lo: pad <= kernel / 2
+        for (int64_t c = 0; c < g.w; c += g.sw * kLanes) {
+          // Down the rows for the kLanes columns from col (past the row: other rows' values, in
+          // lanes not kept).
+          auto down = [&](int64_t col, VecF& v, VecI& v_at) {
+            const bool inside = plane + (ih_hi - 1) * g.w + col + kLanes <= total;
+            auto row = [&](int64_t ih) {
+              const int64_t at = plane + ih * g.w + col;
+              return inside || total - at >= kLanes ? load(x + at) : load_upto(x + at, total - at);
+            };
+            v = row(ih_lo);
+            v_at = lanes + static_cast<int32_t>(ih_lo * g.w + col);
+            for (int64_t ih = ih_lo + 1; ih < ih_hi; ++ih) take(row(ih), lanes + static_cast<int32_t>(ih * g.w + col), v, v_at);
+          };
+          VecF b0 = {}, b1 = {};
+          VecI a0 = {}, a1 = {};
+          down(c, b0, a0);
+          if (shift == 1 && c + kLanes < g.w) down(c + kLanes, b1, a1);
+          put_phases(g.w, g.pw, shift, len, c, vals + (oh - ob) * row_len, b0, b1, ats + (oh - ob) * row_len, (VecF)a0,
+                     (VecF)a1);
+        }
+      }
+      for (int64_t oh = ob; oh < oe; ++oh) {
+        const float* rv = vals + (oh - ob) * row_len;
+        const float* ra = ats + (oh - ob) * row_len;
+        const int64_t at = (p * g.oh + oh) * g.ow;
+        for (int64_t j = 0; j < g.ow; j += kLanes) {
+          VecF best = load(rv + j);
+          VecI best_at = load_i(ra + j);
+          for (int64_t kj = 1; kj < g.kw; ++kj) {
+            take_any_order(load(rv + tap_off[kj] + j), load_i(ra + tap_off[kj] + j), best, best_at);
           }
+          // Lanes past the row land on outputs written later (row-major order).
+          const int64_t m = g.ow - j < kLanes ? g.ow - j : kLanes;
+          store_out(y + at + j, yi + at + j, best, best_at, m, at + j + kLanes <= y_total);
         }
-        const WindowRows wr{rows, row_len, g.kh, g.kw, col_off, ih_lo, ih_hi, g.w};
-        // Four vectors at a time: each is a serial chain of compares, so independent ones interleave.
-        const int64_t n_vec = (n + kLanes - 1) / kLanes * kLanes;
-        int64_t j = 0;
-        for (; j + 4 * kLanes <= n_vec; j += 4 * kLanes) {
-          max_block<4>(wr, j, base + j * s, lane_cols, s, yrow + ow0 + j, irow + ow0 + j, n - j);
-        }
-        for (; j < n_vec; j += kLanes) {
-          max_block<1>(wr, j, base + j * s, lane_cols, s, yrow + ow0 + j, irow + ow0 + j, n - j);
-        }
-      }
-    }
-  }
-}
-
-// Small planes (see PlaneGrid): every tap one vector run over the output plane's grid. Per grid
-// lane: `at0`, the plane index of the first in-bound tap (ATen's starting index), and `at`, of tap
-// (0, 0) (ki * w + kj added per tap); the winners go to `vals`/`idx`, then the kept columns out.
-__attribute__((noinline)) void max_pool_planes(const kernels::PoolGeometry& g, const PlaneGrid& pg, const float* x,
-                                               float* y, int64_t* yi) {
-  float xin[kPlaneFloats];
-  int32_t at0[kPlaneGrid], at[kPlaneGrid], idx[kPlaneGrid];
-  float* vals = xin + pg.in_floats;
-  const float ninf = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < pg.in_floats; ++i) xin[i] = ninf;
-  for (int64_t o = 0; o < pg.grid; ++o) {
-    const int64_t oh = o / pg.wq, ow = o % pg.wq;
-    const int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-    at[o] = static_cast<int32_t>(h0 * g.w + w0);
-    at0[o] = static_cast<int32_t>((h0 < 0 ? 0 : h0) * g.w + (w0 < 0 ? 0 : w0));
-  }
-  int64_t off[kMaxKernel * kMaxKernel];
-  int32_t tap_at[kMaxKernel * kMaxKernel];
-  const int64_t taps = g.kh * g.kw;
-  for (int64_t ki = 0; ki < g.kh; ++ki) {
-    for (int64_t kj = 0; kj < g.kw; ++kj) {
-      off[ki * g.kw + kj] = pg.tap_offset(ki, kj);
-      tap_at[ki * g.kw + kj] = static_cast<int32_t>(ki * g.w + kj);
-    }
-  }
-  for (int64_t p = 0; p < g.planes; ++p) {
-    fill_plane(xin, pg, x + p * g.h * g.w, g.h, g.w, g.ph, g.pw);
-    for (int64_t j = 0; j < pg.grid; j += kLanes) {
-      VecF best = splat(ninf);
-      VecI best_at, base;
-      std::memcpy(&best_at, at0 + j, sizeof best_at);
-      std::memcpy(&base, at + j, sizeof base);
-      for (int64_t t = 0; t < taps; ++t) {
-        const VecF v = load(xin + off[t] + j);
-        const VecI take = (v > best) | (v != v);
-        best = take ? v : best;
-        best_at = take ? base + tap_at[t] : best_at;
-      }
-      store(vals + j, best);
-      std::memcpy(idx + j, &best_at, sizeof best_at);
-    }
-    float* yp = y + p * g.oh * g.ow;
-    int64_t* ip = yi + p * g.oh * g.ow;
-    for (int64_t oh = 0; oh < g.oh; ++oh) {
-      for (int64_t ow = 0; ow < g.ow; ++ow) {
-        yp[oh * g.ow + ow] = vals[oh * pg.wq + ow];
-        ip[oh * g.ow + ow] = idx[oh * pg.wq + ow];
       }
     }
   }
@@ -198,33 +132,13 @@ Error max_pool_impl(KernelContext& ctx, Args args) {
       !in.is_default_dim_order() || !out.is_default_dim_order() || !indices.is_default_dim_order()) {
     return kernels::max_pool2d_with_indices_out.fn(ctx, args);
   }
-  kernels::PoolGeometry g{};
-  Error err = kernels::pool_geometry(kOp, in, args[1]->as_int_list, args[2]->as_int_list, args[3]->as_int_list,
-                                     args[4]->as_int_list, args[5]->as_bool, &g);
+  PoolBands plan;
+  bool fast = false;
+  Tensor* outs[] = {&out, &indices};
+  const Error err = plan_pool_bands(kOp, in, args, true, 2, outs, &plan, &fast);
   if (!err.ok()) return err;
-  const int64_t s = g.sw;
-  const int64_t phase_max = g.kh <= kMaxKernel && s <= kRowFloats ? kRowFloats / g.kh / s / kLanes * kLanes : 0;
-  const int64_t m_max = (g.kw - 1) / s;
-  const int64_t tile_max = (phase_max - m_max) / kLanes * kLanes;
-  if (g.dh != 1 || g.dw != 1 || g.kw > kMaxKernel || tile_max < kLanes || g.w > (int64_t{1} << 24) ||
-      g.h > (int64_t{1} << 24) || g.h * g.w > (int64_t{1} << 30)) {
-    return kernels::max_pool2d_with_indices_out.fn(ctx, args);
-  }
-  int64_t sizes[kMaxDims];
-  kernels::pool_out_sizes(in, g, sizes);
-  if (!(err = kernels::resize_output(kOp, out, sizes, in.dim)).ok()) return err;
-  if (!(err = kernels::resize_output(kOp, indices, sizes, in.dim)).ok()) return err;
-
-  const float* x = in.data_as<float>();
-  float* y = out.data_as<float>();
-  int64_t* yi = indices.data_as<int64_t>();
-  PlaneGrid pg;
-  if (g.ow <= 4 * kLanes && plane_grid(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, 1, 1, kPlaneFloats, 1, &pg) &&
-      pg.grid <= kPlaneGrid) {
-    max_pool_planes(g, pg, x, y, yi);
-  } else {
-    max_pool_rows(g, tile_max, x, y, yi);
-  }
+  if (!fast) return kernels::max_pool2d_with_indices_out.fn(ctx, args);
+  max_pool_bands(plan, in.data_as<float>(), out.data_as<float>(), indices.data_as<int64_t>());
   return Error();
 }
 

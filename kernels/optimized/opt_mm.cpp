@@ -1,8 +1,7 @@
 // aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out): fp32 on the
-// packed GEMM, every other dtype (and every error) through the portable kernel.
+// packed GEMM (optimized/util/gemm.h's matmul_f32), every other dtype (and
+// every error) through the portable kernel.
 #include "optimized/util/gemm.h"
-#include "sb/kernel.h"
-#include "util/matmul.h"
 
 namespace sb::kernels {
 extern const KernelDef mm_out;
@@ -13,20 +12,7 @@ namespace {
 
 constexpr char kOp[] = "aten::mm.out";
 
-Error mm_out_impl(KernelContext& ctx, Args args) {
-  const Tensor& a = *args[0]->as_tensor;
-  const Tensor& b = *args[1]->as_tensor;
-  const Tensor& out = *args[2]->as_tensor;
-  if (a.dim != 2 || b.dim != 2 || a.sizes[1] != b.sizes[0] || out.dtype != ScalarType::kFloat) {
-    return sb::kernels::mm_out.fn(ctx, args);
-  }
-  const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1];
-  const int64_t sizes[] = {m, n};
-  Error err = kernels::check_product(kOp, a, b, out, sizes, 2);
-  if (!err.ok()) return err;
-  gemm_f32(m, n, k, a.data_as<float>(), k, b.data_as<float>(), n, out.data_as<float>(), n);
-  return Error();
-}
+Error mm_out_impl(KernelContext& ctx, Args args) { return matmul_f32(kOp, ctx, args, sb::kernels::mm_out, 2); }
 
 }  // namespace
 

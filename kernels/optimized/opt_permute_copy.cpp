@@ -1,11 +1,11 @@
 // aten::permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out)
 //
-// Fast path: a batched transpose of the two innermost dims (dims = [0, .., r-1,
-// r-2]) of a 4-byte dtype, as linear layers' weight permutes and attention's
-// key transposes are; it moves 8×8 blocks so both sides stream through cache
-// lines. Everything else is the portable kernel's.
-#include <cstring>
-
+// A strided copy (util/copy_fast.h) validated as the portable kernel does: a
+// swap of the two innermost dims (linear layers' weight permutes, attention's
+// key transposes, NCHW <-> NHWC) moves 8x8 blocks, any other permutation
+// (attention's head split [0, 2, 1, 3]) contiguous rows. A permutation it
+// refuses goes to the portable kernel for its message.
+#include "optimized/util/copy_fast.h"
 #include "sb/kernel.h"
 #include "sb/tensor.h"
 
@@ -16,53 +16,30 @@ extern const KernelDef permute_copy_out;
 namespace sb::optimized {
 namespace {
 
-constexpr int64_t kBlock = 8;
-
-bool swaps_innermost_pair(const Tensor& self, Span<const int64_t> dims) {
-  const int32_t rank = self.dim;
-  if (rank < 2 || static_cast<int32_t>(dims.size()) != rank) return false;
-  for (int32_t i = 0; i < rank - 2; ++i) {
-    if (dims[i] != i && dims[i] != i - rank) return false;
-  }
-  const bool last_two = (dims[rank - 2] == rank - 1 || dims[rank - 2] == -1) &&
-                        (dims[rank - 1] == rank - 2 || dims[rank - 1] == -2);
-  return last_two;
-}
-
-// out[b][c][r] = in[b][r][c] for `batches` matrices of rows×cols 4-byte elements.
-void transpose_batches(const uint32_t* in, uint32_t* out, int64_t batches, int64_t rows, int64_t cols) {
-  for (int64_t b = 0; b < batches; ++b) {
-    const uint32_t* src = in + b * rows * cols;
-    uint32_t* dst = out + b * rows * cols;
-    for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
-      const int64_t r1 = r0 + kBlock < rows ? r0 + kBlock : rows;
-      for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
-        const int64_t c1 = c0 + kBlock < cols ? c0 + kBlock : cols;
-        for (int64_t c = c0; c < c1; ++c) {
-          for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
-        }
-      }
-    }
-  }
-}
-
+// Out's dim i steps through self as self's dim dims[i] does.
 Error opt_permute_copy_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const int64_t> dims = args[1]->as_int_list;
   Tensor& out = *args[2]->as_tensor;
-  const bool fast = swaps_innermost_pair(self, dims) && element_size(self.dtype) == 4 && out.dtype == self.dtype &&
-                    out.dim == self.dim && out.data != self.data;
-  if (!fast) return kernels::permute_copy_out.fn(ctx, args);
+  if (static_cast<int32_t>(dims.size()) != self.dim || out.dtype != self.dtype) {
+    return kernels::permute_copy_out.fn(ctx, args);
+  }
+  int64_t strides[kMaxDims];
+  row_major_strides(self.sizes, self.dim, strides);
   int64_t sizes[kMaxDims];
-  for (int32_t i = 0; i < self.dim; ++i) sizes[i] = self.sizes[i];
-  sizes[self.dim - 2] = self.sizes[self.dim - 1];
-  sizes[self.dim - 1] = self.sizes[self.dim - 2];
+  int64_t from[kMaxDims];
+  uint32_t seen = 0;
+  for (int32_t i = 0; i < self.dim; ++i) {
+    const int64_t d = dims[i] < 0 ? dims[i] + self.dim : dims[i];
+    if (d < 0 || d >= self.dim || (seen >> d & 1) != 0) return kernels::permute_copy_out.fn(ctx, args);
+    seen |= 1u << d;
+    sizes[i] = self.sizes[d];
+    from[i] = strides[d];
+  }
   Error err = resize(out, sizes, self.dim);
   if (!err.ok()) return Error::make(err.code(), "aten::permute_copy.out: %s", err.message());
-  const int64_t rows = self.sizes[self.dim - 2];
-  const int64_t cols = self.sizes[self.dim - 1];
-  const int64_t batches = rows * cols == 0 ? 0 : self.numel() / (rows * cols);
-  transpose_batches(self.data_as<const uint32_t>(), out.data_as<uint32_t>(), batches, rows, cols);
+  if (out.data == self.data) return kernels::permute_copy_out.fn(ctx, args);
+  copy_to_contiguous(self.data, from, out.data, sizes, self.dim, element_size(self.dtype));
   return Error();
 }
 

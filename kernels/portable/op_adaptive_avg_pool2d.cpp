@@ -15,21 +15,6 @@ namespace {
 
 constexpr char kOp[] = "aten::_adaptive_avg_pool2d.out";
 
-// o * in_size may exceed int64 for sizes a program can claim, and 32-bit
-// targets have no 128-bit integers: with in_size = q * out_size + r,
-// o * in_size / out_size = o * q + o * r / out_size, where o, r < out_size <= 2^24
-// (plausible_geometry) keep o * r, and in_size <= 2^40 (a tensor's extent) keeps o * q, in range.
-int64_t window_start(int64_t o, int64_t out_size, int64_t in_size) {
-  const int64_t q = in_size / out_size;
-  const int64_t r = in_size % out_size;
-  return o * q + o * r / out_size;
-}
-int64_t window_end(int64_t o, int64_t out_size, int64_t in_size) {  // ceil((o + 1) * in_size / out_size)
-  const int64_t q = in_size / out_size;
-  const int64_t r = in_size % out_size;
-  return (o + 1) * q + ((o + 1) * r + out_size - 1) / out_size;
-}
-
 Error adaptive_avg_pool2d_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const int64_t> output_size = args[1]->as_int_list;
@@ -51,9 +36,7 @@ Error adaptive_avg_pool2d_impl(KernelContext& /*ctx*/, Args args) {
   const int64_t oh_size = output_size[0];
   const int64_t ow_size = output_size[1];
   int64_t sizes[kMaxDims];
-  for (int32_t d = 0; d < self.dim - 2; ++d) sizes[d] = self.sizes[d];
-  sizes[self.dim - 2] = oh_size;
-  sizes[self.dim - 1] = ow_size;
+  pooled_sizes(self, oh_size, ow_size, sizes);
   if (!(err = resize_output(kOp, out, sizes, self.dim)).ok()) return err;
 
   const int64_t planes = size_product(self, 0, self.dim - 2);
@@ -66,11 +49,11 @@ Error adaptive_avg_pool2d_impl(KernelContext& /*ctx*/, Args args) {
     for (int64_t p = 0; p < planes; ++p) {
       const T* plane = x + xi.plane(p);
       for (int64_t oh = 0; oh < oh_size; ++oh) {
-        const int64_t h0 = window_start(oh, oh_size, h);
-        const int64_t h1 = window_end(oh, oh_size, h);
+        const int64_t h0 = adaptive_start(oh, oh_size, h);
+        const int64_t h1 = adaptive_end(oh, oh_size, h);
         for (int64_t ow = 0; ow < ow_size; ++ow) {
-          const int64_t w0 = window_start(ow, ow_size, w);
-          const int64_t w1 = window_end(ow, ow_size, w);
+          const int64_t w0 = adaptive_start(ow, ow_size, w);
+          const int64_t w1 = adaptive_end(ow, ow_size, w);
           compute_t<T> sum = 0;
           for (int64_t ih = h0; ih < h1; ++ih) {
             for (int64_t iw = w0; iw < w1; ++iw) sum = arith::add(sum, static_cast<compute_t<T>>(plane[ih * xi.h + iw * xi.w]));

@@ -1,121 +1,214 @@
 #include "optimized/util/gemm.h"
 
-#include <cstring>
-#include <array>
-#include <utility>
+#include "util/matmul.h"
 
 namespace sb::optimized {
 namespace {
 
-// C tile at `c` (MR rows of up to NV * kLanes columns, `nvalid` of them real)
-// = A rows x B panel over kc, then the epilogue: the bias on the first K
-// block, C's previous partial sum on later ones.
-// With OFF, B's row p starts at b + offs[p] instead of b + p * ldb.
-template <int MR, int NV, bool OFF>
-void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs, float* c,
-          int64_t ldc, int64_t nvalid, bool first, const float* row_bias, const float* col_bias) {
+// Few rows (the token-by-token GEMMs of recurrent and transformer models):
+// wider tiles keep more independent accumulators in flight.
+constexpr int kSmallMR = kGemmMR / 2;
+constexpr int kSmallNV = kGemmNV * 2;
+constexpr int kMaxAcc = kGemmMR * kGemmNV;  // accumulators of the largest tile
+// Masked vector moves (else load_mask/store_mask go lane by lane: kept out of the tiles).
+#if defined(__AVX512F__) || defined(__AVX2__)
+constexpr bool kMaskedMoves = true;
+#else
+constexpr bool kMaskedMoves = false;
+#endif
+
+// Where a tile's vector v goes in a C row: count[v] masked stores, piece o
+// writing the lanes of mask[v][o] at row + off[v][o] + lane (so that a run of
+// lanes can land anywhere: the column map's output rows). `whole`: one
+// full, unmasked store per vector at row + v * kLanes (the common case,
+// kept free of the plan's loads); `prefix`: one masked store per vector
+// there (a GEMM's last column tile).
+struct StorePlan {
+  bool whole;
+  bool prefix;  // one piece per vector, at row + v * kLanes
+  int32_t count[kSmallNV];
+  int64_t off[kSmallNV][kLanes];
+  uint32_t mask[kSmallNV][kLanes];
+};
+
+// What the tile does with its accumulators.
+struct TileStore {
+  float* c;  // row 0 of the row block
+  int64_t ldc;
+  const StorePlan* plan;
+  bool first;             // the first K block: add the bias, else C's partial sum
+  const float* row_bias;  // per row of the block, or null
+  const float* col_bias;  // per tile column (plans of one piece per vector), or null
+};
+
+// C rows = acc rows (+ C unless first) through the plan: the tiles' shared
+// slow path (column maps, partial vectors), kept out of line.
+__attribute__((noinline, noclone)) void store_planned(const VecF* acc, int mr, int nv, float* c, int64_t ldc,
+                                                      const StorePlan& plan, bool first) {
+  for (int i = 0; i < mr; ++i) {
+    float* row = c + i * ldc;
+    for (int v = 0; v < nv; ++v, ++acc) {
+      for (int32_t o = 0; o < plan.count[v]; ++o) {
+        float* at = shifted(row, plan.off[v][o]);
+        const uint32_t mk = plan.mask[v][o];
+        store_mask(at, first ? *acc : *acc + load_mask(at, mk), mk);
+      }
+    }
+  }
+}
+
+// The register tile: acc[MR x NV vectors] = A rows x B over kc, then C =
+// acc + (bias | C) through the store plan. B's row p starts at
+// b + p * ldb + offs[p * ostep]: a plain matrix (ostep 0, offs -> 0) or rows
+// anywhere (ldb 0, ostep 1).
+template <int MR, int NV>
+void tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs, int64_t ostep,
+          const TileStore* st) {
+  static_assert(MR * NV <= kMaxAcc, "tile exceeds the register budget");
   VecF acc[MR][NV];
-#pragma GCC unroll 16
+#pragma GCC unroll 8
   for (int i = 0; i < MR; ++i) {
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = VecF{};
   }
-  for (int64_t p = 0; p < kc; ++p) {
+  // One K loop, two address streams: B's rows by offset (ldb 0), or by stride.
+  const auto step = [&](int64_t p, const float* brow) __attribute__((always_inline)) {
     VecF bv[NV];
-    const float* brow = OFF ? b + offs[p] : b;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) bv[v] = load(brow + v * kLanes);
-    if (!OFF) b += ldb;
-#pragma GCC unroll 16
+#pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
       const VecF ai = splat(a[i * lda + p]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = gemm_fma(ai, bv[v], acc[i][v]);
     }
+  };
+  if (ostep) {
+    for (int64_t p = 0; p < kc; ++p) step(p, b + offs[p]);
+  } else {
+    for (int64_t p = 0; p < kc; ++p, b += ldb) step(p, b);
   }
-  const bool full = nvalid == NV * kLanes;
-  VecF cb[NV] = {};
-  const bool add_col = first && col_bias != nullptr;
-  if (add_col) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const int64_t cnt = nvalid - v * kLanes;
-      cb[v] = cnt >= kLanes ? load(col_bias + v * kLanes) : cnt > 0 ? load_partial(col_bias + v * kLanes, cnt) : VecF{};
-    }
-  }
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) {
-    float* row = c + i * ldc;
-    if (first) {
-      if (row_bias) {
-        const VecF rb = splat(row_bias[i]);
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[i][v] += rb;
-      }
-      if (add_col) {
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[i][v] += cb[v];
-      }
-    }
-    if (full) {
+  // The record's fields in registers: C's stores may not alias them.
+  float* const c = st->c;
+  const int64_t ldc = st->ldc;
+  const StorePlan& plan = *st->plan;
+  const bool first = st->first;
+  if (first) {  // acc += row bias + column bias
+    const float* const col_bias = st->col_bias;
+    VecF cb[NV] = {};
+    if (col_bias) {
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) {
-        if (!first) acc[i][v] += load(row + v * kLanes);
-        store(row + v * kLanes, acc[i][v]);
-      }
-    } else {
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) {
-        const int64_t cnt = nvalid - v * kLanes;
-        if (cnt >= kLanes) {
-          if (!first) acc[i][v] += load(row + v * kLanes);
-          store(row + v * kLanes, acc[i][v]);
-        } else if (cnt > 0) {
-          if (!first) acc[i][v] += load_partial(row + v * kLanes, cnt);
-          store_partial(row + v * kLanes, acc[i][v], cnt);
+        if (plan.whole) {
+          cb[v] = load(col_bias + v * kLanes);
+        } else if (plan.count[v] > 0) {
+          cb[v] = load_mask(col_bias + plan.off[v][0], plan.mask[v][0]);
         }
       }
     }
+    const float* const row_bias = st->row_bias;
+    float rbs[MR] = {};
+    if (row_bias) {
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i) rbs[i] = row_bias[i];
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      const VecF rb = splat(rbs[i]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] += rb + cb[v];
+    }
   }
+  if (plan.whole) {
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      float* row = c + i * ldc;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) store(row + v * kLanes, first ? acc[i][v] : acc[i][v] + load(row + v * kLanes));
+    }
+    return;
+  }
+  if (kMaskedMoves && plan.prefix) {  // the last column tile: masked stores from the registers
+    uint32_t mk[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) mk[v] = plan.count[v] > 0 ? plan.mask[v][0] : 0u;
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      float* row = c + i * ldc;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        float* at = row + v * kLanes;
+        store_mask(at, first ? acc[i][v] : acc[i][v] + load_mask(at, mk[v]), mk[v]);
+      }
+    }
+    return;
+  }
+  alignas(64) VecF spill[MR * NV];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) spill[i * NV + v] = acc[i][v];
+  }
+  store_planned(spill, MR, NV, c, ldc, plan, first);
 }
 
-using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const int32_t*, float*, int64_t,
-                        int64_t, bool, const float*, const float*);
+using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const int32_t*, int64_t,
+                        const TileStore*);
 
-// tile_fn<NVMAX, MRMAX>(nv, mr): tile<mr, nv> for 1 <= nv <= NVMAX, 1 <= mr <= MRMAX.
-template <int NV, bool OFF, size_t... M>
-constexpr std::array<TileFn, sizeof...(M)> tile_row(std::index_sequence<M...>) {
-  return {&tile<static_cast<int>(M + 1), NV, OFF>...};
-}
+struct TileKind {
+  TileFn fn;
+  int mr;
+};
 
-template <int MRMAX, bool OFF, size_t... V>
-constexpr std::array<std::array<TileFn, MRMAX>, sizeof...(V)> tile_grid(std::index_sequence<V...>) {
-  return {tile_row<static_cast<int>(V + 1), OFF>(std::make_index_sequence<MRMAX>{})...};
-}
+// Tiles by vectors (1, 2, 4), each a ladder of row counts: full row blocks
+// take the first, the remainder the next ones down (8: 4 + 2 + 1 covers 7).
+constexpr int kLevels = 4;
+constexpr int kMidMR = kSmallMR > 2 ? kSmallMR : 2;
+constexpr TileKind kTiles[3][kLevels] = {
+    {{&tile<kGemmMR, 1>, kGemmMR}, {&tile<kMidMR, 1>, kMidMR}, {&tile<2, 1>, 2}, {&tile<1, 1>, 1}},
+    {{&tile<kGemmMR, 2>, kGemmMR}, {&tile<kMidMR, 2>, kMidMR}, {&tile<2, 2>, 2}, {&tile<1, 2>, 1}},
+    {{&tile<kMidMR, kSmallNV>, kMidMR}, {&tile<kMidMR, kSmallNV>, kMidMR}, {&tile<2, kSmallNV>, 2},
+     {&tile<1, kSmallNV>, 1}},
+};
+static_assert(kMidMR * kSmallNV <= kMaxAcc, "few-row tile exceeds the register budget");
 
-template <int NVMAX, int MRMAX, bool OFF = false>
-TileFn tile_fn(int64_t nv, int64_t mr) {
-  static constexpr auto grid = tile_grid<MRMAX, OFF>(std::make_index_sequence<NVMAX>{});
-  return grid[nv - 1][mr - 1];
-}
-
-// Rows of the panel run over M in MR blocks, the last one smaller.
-template <int NVMAX, int MR, bool OFF = false>
-void run_rows(int64_t m, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, const int32_t* offs,
-              float* c, int64_t ldc, int64_t nvalid, int64_t nv, bool first, const float* row_bias,
-              const float* col_bias) {
-  const TileFn full = tile_fn<NVMAX, MR, OFF>(nv, MR);
+// The row blocks of one column tile of nv (1, 2, 4) vectors, down the ladder.
+// (C's record comes as fields, not a struct to copy: a copy reads back the
+// caller's fresh scalar stores as one vector, a store-forwarding stall.)
+void run_rows(int64_t m, int64_t nv, int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
+              const int32_t* offs, int64_t ostep, float* c, int64_t ldc, const StorePlan* plan, bool first,
+              const float* row_bias, const float* col_bias) {
+  const TileKind* kinds = kTiles[nv > 2 ? 2 : nv - 1];
+  TileStore st;
+  st.ldc = ldc;
+  st.plan = plan;
+  st.first = first;
+  st.col_bias = col_bias;
   int64_t i = 0;
-  for (; i + MR <= m; i += MR) {
-    full(kc, a + i * lda, lda, b, ldb, offs, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr,
-         col_bias);
-  }
-  if (i < m) {
-    const TileFn edge = tile_fn<NVMAX, MR, OFF>(nv, m - i);
-    edge(kc, a + i * lda, lda, b, ldb, offs, c + i * ldc, ldc, nvalid, first, row_bias ? row_bias + i : nullptr,
-         col_bias);
+  for (int l = 0; l < kLevels; ++l) {
+    const TileFn fn = kinds[l].fn;
+    const int mr = kinds[l].mr;
+    for (; m - i >= mr; i += mr) {
+      st.c = c + i * ldc;
+      st.row_bias = row_bias ? row_bias + i : nullptr;
+      fn(kc, a + i * lda, lda, b, ldb, offs, ostep, &st);
+    }
   }
 }
+
+// The plan of a tile whose lanes [0, nr) go to C columns [0, nr).
+void plain_plan(int64_t nr, int64_t nv, StorePlan* plan) {
+  plan->whole = nr == nv * kLanes;
+  plan->prefix = true;
+  for (int64_t v = 0; v < nv; ++v) {
+    const int64_t cnt = nr - v * kLanes < kLanes ? nr - v * kLanes : kLanes;
+    plan->count[v] = 1;
+    plan->off[v][0] = v * kLanes;
+    plan->mask[v][0] = lane_mask(cnt);
+  }
+}
+
+constexpr int32_t kNoOffset[1] = {0};
 
 struct DirectSource {
   const float* b;
@@ -133,29 +226,28 @@ void pack_direct(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
   }
 }
 
-// The shared driver: column tiles of NV vectors (the last one as few
-// vectors as it needs), K blocks that fit the scratch, row blocks of MR.
-// `direct` (may be null) gives B in place for tiles of whole vectors.
-template <int NV, int MR>
-void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const DirectSource* direct,
-           PanelPacker packer, float* c, int64_t ldc, GemmBias bias) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = (bias.row ? bias.row[i] : 0.0f) + (bias.col ? bias.col[j] : 0.0f);
-    }
-    return;
+// The shared driver: column tiles of nv_max vectors (the last ones as few
+// vectors as they need), K blocks that fit the scratch, row blocks down the
+// ladder. `direct` (may be null) gives B in place for tiles of whole
+// vectors; the others are packed into `panel` (kGemmScratchBytes, null when
+// no tile needs it).
+__attribute__((noinline)) void drive_tiles(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                           const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
+                                           GemmBias bias, int64_t nv_max, float* panel) {
+  const int64_t tile_nr = nv_max * kLanes;
+  const int64_t kc_max = kGemmScratchBytes / (tile_nr * static_cast<int64_t>(sizeof(float)));
+  int64_t kc_step = k;  // K blocks of equal length, as few as fit
+  if (k > kc_max) {
+    const int64_t kblocks = (k + kc_max - 1) / kc_max;
+    kc_step = (k + kblocks - 1) / kblocks;
   }
-  constexpr int64_t kNR = NV * kLanes;
-  constexpr int64_t kKC = kGemmScratchBytes / (kNR * static_cast<int64_t>(sizeof(float)));
-  alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
-  const int64_t kblocks = (k + kKC - 1) / kKC;
-  const int64_t kc_step = (k + kblocks - 1) / kblocks;
-  for (int64_t j = 0; j < n; j += kNR) {
-    const int64_t nr = n - j < kNR ? n - j : kNR;
-    const int64_t nv = (nr + kLanes - 1) / kLanes;
+  for (int64_t j = 0, nr; j < n; j += nr) {
+    nr = n - j < tile_nr ? n - j : tile_nr;
+    int64_t nv = (nr + kLanes - 1) / kLanes;
+    if (nv == 3) nr = (nv = 2) * kLanes;  // 2 vectors, then 1: no 3-vector tile
     const int64_t width = nv * kLanes;
-    const float* col_bias = bias.col ? bias.col + j : nullptr;
+    StorePlan plan;
+    plain_plan(nr, nv, &plan);
     for (int64_t p = 0; p < k; p += kc_step) {
       const int64_t kc = k - p < kc_step ? k - p : kc_step;
       const float* b;
@@ -168,41 +260,117 @@ void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const D
         b = panel;
         ldb = width;
       }
-      run_rows<NV, MR>(m, kc, a + p, lda, b, ldb, nullptr, c + j, ldc, nr, nv, p == 0, bias.row, col_bias);
+      run_rows(m, nv, kc, a + p, lda, b, ldb, kNoOffset, 0, c + j, ldc, &plan, p == 0, bias.row,
+               bias.col ? bias.col + j : nullptr);
     }
   }
 }
 
-// Few rows (the token-by-token GEMMs of recurrent and transformer models):
-// wider tiles keep more independent accumulators in flight.
-constexpr int kSmallMR = kGemmMR / 2;
-constexpr int kSmallNV = kGemmNV * 2;
+// The panel in its own frame, so that GEMMs reading B in place keep their
+// stack (the tiles' spill and store records) near the caller's hot lines.
+__attribute__((noinline)) void drive_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                            const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
+                                            GemmBias bias, int64_t nv_max) {
+  alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
+  drive_tiles(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max, panel);
+}
+
+__attribute__((noinline)) void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                     const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
+                                     GemmBias bias, int64_t nv_max) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = (bias.row ? bias.row[i] : 0.0f) + (bias.col ? bias.col[j] : 0.0f);
+    }
+    return;
+  }
+  if (direct && n % kLanes == 0) {  // every tile of whole vectors
+    drive_tiles(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max, nullptr);
+  } else {
+    drive_packed(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max);
+  }
+}
+
+int64_t tile_vectors(int64_t m) { return m <= kSmallMR ? kSmallNV : kGemmNV; }
 
 }  // namespace
 
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, GemmBias bias) {
   const DirectSource src{b, ldb};
-  if (m <= kSmallMR) {
-    drive<kSmallNV, kSmallMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
-  } else {
-    drive<kGemmNV, kGemmMR>(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias);
-  }
-}
-
-void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                      const int32_t* offsets, float* c, int64_t ldc, GemmBias bias) {
-  if (m <= 0 || n <= 0) return;
-  for (int64_t j = 0; j < n; j += kGemmNR) {
-    const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
-    run_rows<kGemmNV, kGemmMR, true>(m, k, a, lda, b + j, 0, offsets, c + j, ldc, nr, kGemmNV, true, bias.row,
-                                     bias.col ? bias.col + j : nullptr);
-  }
+  drive(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias, tile_vectors(m));
 }
 
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
                      int64_t ldc, GemmBias bias) {
-  drive<kGemmNV, kGemmMR>(m, n, k, a, lda, nullptr, packer, c, ldc, bias);
+  drive(m, n, k, a, lda, nullptr, packer, c, ldc, bias, kGemmNV);  // panels at most kGemmNR wide
+}
+
+void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                      const int32_t* offsets, float* c, int64_t ldc, const float* row_bias, ColumnMap map) {
+  if (m <= 0 || n <= 0) return;
+  const int64_t period = map.period < 1 ? 1 : map.period;
+  const int64_t valid = map.valid < period ? map.valid : period;
+  StorePlan plan;
+  if (valid < period && valid % kGemmNR == 0) {
+    // Kept runs of whole tiles: tiles along each run, plain stores.
+    plain_plan(kGemmNR, kGemmNV, &plan);
+    for (int64_t q = 0; q * period < n; ++q) {
+      for (int64_t x = 0; x < valid && q * period + x < n; x += kGemmNR) {
+        run_rows(m, kGemmNV, k, a, lda, b + q * period + x, 0, offsets, 1, c + q * valid + x, ldc, &plan, true,
+                 row_bias, nullptr);
+      }
+    }
+    return;
+  }
+  for (int64_t j = 0; j < n; j += kGemmNR) {
+    const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
+    const int64_t nv = (nr + kLanes - 1) / kLanes;
+    // Tile lane l is column j + l = q * period + x: kept when x < valid, at
+    // q * valid + x. Runs of kept lanes, cut at vector bounds, one piece each.
+    plan.whole = plan.prefix = false;
+    for (int64_t v = 0; v < nv; ++v) plan.count[v] = 0;
+    int64_t q = j / period, x = j - q * period;  // lane l's column, walked
+    for (int64_t l = 0; l < nr;) {
+      if (x >= valid) {
+        l += period - x;
+        x = 0;
+        ++q;
+        continue;
+      }
+      const int64_t v = l / kLanes;
+      int64_t len = valid - x;
+      len = len < nr - l ? len : nr - l;
+      len = len < (v + 1) * kLanes - l ? len : (v + 1) * kLanes - l;
+      const int64_t lane = l - v * kLanes;
+      plan.off[v][plan.count[v]] = q * valid + x - lane;
+      plan.mask[v][plan.count[v]++] = lane_mask(lane + len) & ~lane_mask(lane);
+      l += len;
+      x += len;
+    }
+    run_rows(m, nv, k, a, lda, b + j, 0, offsets, 1, c, ldc, &plan, true, row_bias, nullptr);
+  }
+}
+
+Error matmul_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& fallback, int32_t rank) {
+  const Tensor& a = *args[0]->as_tensor;
+  const Tensor& b = *args[1]->as_tensor;
+  const Tensor& out = *args[2]->as_tensor;
+  const int32_t r = rank - 2;  // the matrix dims' first index
+  if (a.dim != rank || b.dim != rank || (r == 1 && a.sizes[0] != b.sizes[0]) || a.sizes[r + 1] != b.sizes[r] ||
+      out.dtype != ScalarType::kFloat) {
+    return fallback.fn(ctx, args);
+  }
+  const int64_t batch = r == 1 ? a.sizes[0] : 1, m = a.sizes[r], k = a.sizes[r + 1], n = b.sizes[r + 1];
+  const int64_t sizes[] = {batch, m, n};
+  Error err = kernels::check_product(op, a, b, out, sizes + 1 - r, rank);
+  if (!err.ok()) return err;
+  const float* pa = a.data_as<float>();
+  const float* pb = b.data_as<float>();
+  float* pc = out.data_as<float>();
+  for (int64_t i = 0; i < batch; ++i) gemm_f32(m, n, k, pa + i * m * k, k, pb + i * k * n, n, pc + i * m * n, n);
+  return Error();
 }
 
 }  // namespace sb::optimized

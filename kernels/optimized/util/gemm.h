@@ -1,18 +1,24 @@
 // fp32 GEMM for the optimized kernels: C[M x N] = A[M x K] * B[K x N] (+ bias),
 // all row-major with leading dimensions, no heap.
 //
-// Register-blocked micro-kernels (kGemmMR rows of A broadcast against
-// kGemmNV vectors of B columns) written with the vector extensions of
-// optimized/util/vec.h. The columns are walked tile by tile (kGemmNR wide);
-// each tile's B panel (at most kGemmKC rows) is read straight from B when B
-// is a row-major matrix, or packed into a fixed stack buffer of
-// kGemmScratchBytes by a PanelPacker (convolution packs its im2col panels
-// this way; zero padding happens while packing). A is read in place.
+// Register-blocked micro-kernels (up to kGemmMR rows of A broadcast against
+// 1, 2 or 4 vectors of B columns) written with the vector extensions of
+// optimized/util/vec.h: one K loop per tile shape, M's remainder taken by a
+// ladder of smaller row counts, N's last tile by lane masks, so a handful
+// of shapes serves every size. The columns are walked tile by tile; each
+// tile's B panel (at most kGemmKC rows) is read straight from B when B is a
+// row-major matrix, through a table of row offsets (convolution's shifted
+// input rows), or packed into a fixed stack buffer of kGemmScratchBytes by a
+// PanelPacker (convolution's im2col panels; zero padding happens while
+// packing). A is read in place. C is stored from the registers (masked on
+// the last tile), or through a column map (convolution's padded rows into
+// the output rows) by one shared out-of-line store.
 #pragma once
 
 #include <cstdint>
 
 #include "optimized/util/vec.h"
+#include "sb/kernel.h"
 
 #if defined(__AVX512F__) || defined(__AVX2__) || (defined(__AVX__) && defined(__FMA__))
 #include <immintrin.h>
@@ -34,8 +40,9 @@ constexpr int kGemmNV = 2;
 constexpr int64_t kGemmNR = kGemmNV * kLanes;
 
 // Stack scratch per GEMM call (one packed B panel): kGemmKC rows of kGemmNR
-// floats. 24 KiB, so that a panel packer's own tables (convolution: about 5
-// KiB) keep a kernel call within 32 KiB of scratch.
+// floats. 24 KiB, so that with a panel packer's own tables (convolution:
+// about 3.5 KiB) and the tiles' frames (a store plan, a 1 KiB accumulator
+// spill) a kernel call stays within 32 KiB of stack.
 constexpr int64_t kGemmScratchBytes = 24 * 1024;
 constexpr int64_t kGemmKC = kGemmScratchBytes / (kGemmNR * static_cast<int64_t>(sizeof(float)));
 
@@ -53,21 +60,37 @@ struct GemmBias {
   const float* col = nullptr;  // N values, or null
 };
 
+// Where column j of C goes: j = q * period + x lands at q * valid + x when
+// x < valid, and nowhere otherwise (convolution's padded-width rows written
+// straight into the output rows). The default keeps every column in place.
+struct ColumnMap {
+  int64_t period = INT64_MAX;
+  int64_t valid = INT64_MAX;
+};
+
 // C = A * B + bias, B a row-major matrix with leading dimension ldb.
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, GemmBias bias = {});
 
-// C = A * B + bias, B given by panels the packer writes.
+// C = A * B + bias, B given by panels the packer writes (at most kGemmNR
+// columns wide).
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
                      int64_t ldc, GemmBias bias = {});
 
 // C = A * B + bias where B's row p is b + offsets[p] .. (a row-major B whose
-// rows sit anywhere: convolution's shifted input rows). Every tile reads
-// whole kGemmNR-column rows: b + offsets[p] + j must be readable for every
-// j < n rounded up to kGemmNR (columns past n are computed, not stored).
-// No K blocking: the caller keeps k small enough for B to stay in cache.
+// rows sit anywhere: convolution's shifted input rows), C's columns placed
+// by `map`. Every tile reads whole kGemmNR-column rows: b + offsets[p] + j
+// must be readable for every j < n rounded up to kGemmNR (columns past n are
+// computed, not stored). No K blocking: the caller keeps k small enough for
+// B to stay in cache. bias.col is not supported here.
 void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                      const int32_t* offsets, float* c, int64_t ldc, GemmBias bias = {});
+                      const int32_t* offsets, float* c, int64_t ldc, const float* row_bias, ColumnMap map);
+
+// aten::mm.out (rank 2) and aten::bmm.out (rank 3: batches back to back):
+// args (self, mat2, out) fp32 on gemm_f32; other ranks, dtypes and shapes
+// that do not chain go to `fallback` (the portable kernel), whose checks
+// then speak; out's shape and dtype checked as util/matmul.h does.
+Error matmul_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& fallback, int32_t rank);
 
 // a * b + c, fused where the target has FMA (the build's -std=c++17 does not
 // contract a * b + c by itself).
@@ -83,27 +106,72 @@ inline VecF gemm_fma(VecF a, VecF b, VecF c) {
 #endif
 }
 
+// Lane masks as bits (lane l = bit l): the first n (0 .. kLanes) lanes.
+inline uint32_t lane_mask(int64_t n) { return (uint32_t{1} << n) - 1u; }
+
+// p + off floats as an address only: with a mask, lanes before the row's
+// start may be named but are never touched.
+inline float* shifted(float* p, int64_t off) {
+  return reinterpret_cast<float*>(reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(off * 4));
+}
+
+// The lanes of `mask` at p (the rest read as zero / are left alone); lanes
+// outside the mask are neither read nor written, even where p + lane is
+// outside any object.
+inline VecF load_mask(const float* p, uint32_t mask) {
+#if defined(__AVX512F__)
+  return (VecF)_mm512_maskz_loadu_ps(static_cast<__mmask16>(mask), p);
+#elif defined(__AVX2__)
+  const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(mask)), bits), bits);
+  return (VecF)_mm256_maskload_ps(p, m);
+#else
+  if (mask == lane_mask(kLanes)) return load(p);
+  VecF v = {};
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  for (int64_t l = 0; l < kLanes; ++l) {
+    if ((mask >> l) & 1u) v[l] = *reinterpret_cast<const float*>(at + static_cast<uintptr_t>(l * 4));
+  }
+  return v;
+#endif
+}
+
+inline void store_mask(float* p, VecF v, uint32_t mask) {
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>(mask), (__m512)v);
+#elif defined(__AVX2__)
+  const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(mask)), bits), bits);
+  _mm256_maskstore_ps(p, m, (__m256)v);
+#else
+  if (mask == lane_mask(kLanes)) {
+    store(p, v);
+    return;
+  }
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  for (int64_t l = 0; l < kLanes; ++l) {
+    if ((mask >> l) & 1u) *reinterpret_cast<float*>(at + static_cast<uintptr_t>(l * 4)) = v[l];
+  }
+#endif
+}
+
+// The first n (1 .. kLanes) lanes at p: the rest read as zero and nothing
+// past p[n-1] is read or written.
+inline VecF load_n(const float* p, int64_t n) { return load_mask(p, lane_mask(n)); }
+inline void store_n(float* p, VecF v, int64_t n) { store_mask(p, v, lane_mask(n)); }
+
 // dst[0 .. n) = src[0 .. n) / = 0, for the short runs panel packers move:
-// whole vectors, then one masked (AVX-512, AVX2) or scalar tail; nothing
-// outside [0, n) is read or written. (On AVX-512 every step is a masked
-// move, so the compiler cannot turn the loop into a memcpy/memset call,
-// which costs more than these runs of a few vectors.)
+// whole vectors, then one masked (AVX-512, AVX2) or partial tail; nothing
+// outside [0, n) is read or written. (Masked moves keep the compiler from
+// turning the loop into a memcpy/memset call, which costs more than these
+// runs of a few vectors.)
 inline void copy_floats(float* dst, const float* src, int64_t n) {
   for (int64_t i = 0; i < n; i += kLanes) {
     if (n - i >= kLanes) {
       store(dst + i, load(src + i));
-      continue;
+    } else {
+      store_n(dst + i, load_n(src + i, n - i), n - i);
     }
-#if defined(__AVX512F__)
-    const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(dst + i, mask, _mm512_maskz_loadu_ps(mask, src + i));
-#elif defined(__AVX2__)
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm256_maskstore_ps(dst + i, mask, _mm256_maskload_ps(src + i, mask));
-#else
-    for (int64_t t = i; t < n; ++t) dst[t] = src[t];
-#endif
   }
 }
 
@@ -111,17 +179,9 @@ inline void zero_floats(float* dst, int64_t n) {
   for (int64_t i = 0; i < n; i += kLanes) {
     if (n - i >= kLanes) {
       store(dst + i, VecF{});
-      continue;
+    } else {
+      store_n(dst + i, VecF{}, n - i);
     }
-#if defined(__AVX512F__)
-    _mm512_mask_storeu_ps(dst + i, static_cast<__mmask16>((1u << (n - i)) - 1u), _mm512_setzero_ps());
-#elif defined(__AVX2__)
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm256_maskstore_ps(dst + i, mask, _mm256_setzero_ps());
-#else
-    for (int64_t t = i; t < n; ++t) dst[t] = 0.0f;
-#endif
   }
 }
 

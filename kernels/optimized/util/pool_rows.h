@@ -3,6 +3,11 @@
 
 #include <cstdint>
 
+#include "optimized/util/vec.h"
+#include "optimized/util/vec_reduce.h"
+#include "sb/kernel.h"
+#include "util/pool.h"
+
 namespace sb::optimized {
 
 // One input row into `s` stride phases of `phase_len` floats each: phase p,
@@ -13,37 +18,60 @@ namespace sb::optimized {
 void fill_phase_row(float* dst, const float* src, int64_t in_w, int64_t base, int64_t s, int64_t phase_len, float pad,
                     int64_t phase_stride = 0);
 
-// Sum of p[0..n), vectorised (several accumulators).
-float sum_f32(const float* p, int64_t n);
+// ---- 2-D pooling by bands of output rows (avg and max pool) ----
 
-}  // namespace sb::optimized
+constexpr int64_t kPoolScratchBytes = 24 * 1024;  // stack scratch of one pooling call
+constexpr int64_t kPoolScratchFloats = kPoolScratchBytes / static_cast<int64_t>(sizeof(float));
+constexpr int64_t kPoolMaxKernel = 16;  // window rows and columns on the fast path
 
-namespace sb::optimized {
-
-// A whole input plane in scratch, padded and split by the strides into row and
-// column phases: padded row R, column C (input ih = R - pad_h, iw = C - pad_w)
-// lives in phase ((R % sh) * sw + C % sw) at (R / sh) * wq + C / sw. A window
-// tap (ki, kj) of output (oh, ow) is then element (oh * wq + ow) of the run
-// starting at tap_offset(ki, kj): every tap is one contiguous run over the
-// output plane laid on a wq-wide grid (columns ow >= out_w are discarded).
-struct PlaneGrid {
-  int64_t sh, sw, hq, wq, phase;  // phase = hq * wq floats
-  int64_t in_floats;              // the phases plus read slack (a row and a vector)
-  int64_t grid;                   // out_h * wq rounded up to whole vectors
-  int64_t tap_offset(int64_t r, int64_t c) const {  // r = ki * dh, c = kj * dw
-    return ((r % sh) * sw + c % sw) * phase + (r / sh) * wq + c / sw;
-  }
+// The fast path of a pool over fp32 planes (dilation 1, stride 1 or 2 along rows): per band of
+// output rows, first down each output row's window rows (whole vectors of input columns), the
+// results split into stride phases (band rows of `row_len` floats: s phases of `len`; column c
+// at phase (c + pw) % s, element (c + pw) / s; the other positions padding), then along each
+// output row: tap kj is the contiguous run at tap_off[kj]. A row's phases are read a band after
+// they are written (a vector load overlapping part of a store not yet in the cache waits).
+struct PoolBands {
+  kernels::PoolGeometry g;
+  int64_t shift;  // s - 1: divisions by s are shifts
+  int64_t len, row_len, band;
+  int64_t tap_off[kPoolMaxKernel];
 };
 
-// The layout for this geometry; false when it needs more than `max_floats` for
-// the phases plus `grid_arrays` grid-sized arrays, or a step above 8.
-bool plane_grid(int64_t out_h, int64_t out_w, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
-                int64_t max_floats, int64_t grid_arrays, PlaneGrid* g);
+// The avg and max pool kernels' shared prologue: pool_geometry's checks (an invalid window is
+// its error), then `*fast`: whether the band path takes this geometry with `arrays` scratch
+// arrays of band rows in kPoolScratchFloats; if so, `outs` are resized.
+Error plan_pool_bands(const char* op, const Tensor& in, Args args, bool has_dilation, int64_t arrays,
+                      Span<Tensor* const> outs, PoolBands* plan, bool* fast);
 
-// Writes the input plane's elements into their phase positions; the padding
-// positions are not touched (the caller fills the scratch with the pad value
-// once: they are the same for every plane).
-void fill_plane(float* xin, const PlaneGrid& g, const float* plane, int64_t in_h, int64_t in_w, int64_t pad_h,
-                int64_t pad_w);
+// The kLanes floats from p where only `left` (< kLanes, maybe <= 0) may be read: the rest zero.
+// Out of line: the end of a tensor is rare.
+VecF load_upto(const float* p, int64_t left);
+
+// Sets a band row's phase positions to `pad` (every one: the columns' are written over).
+inline void pad_band_rows(float* rows, const PoolBands& b, VecF pad) {
+  for (int64_t i = 0; i < b.band * b.row_len; i += kLanes) store(rows + i, pad);
+}
+
+// Columns [c, c + s * kLanes) of one band row into its phases (w, pw, shift, len as in PoolBands,
+// passed as values the compiler keeps in registers): b0 holds the kLanes from c, b1 the next
+// (stride 2); likewise a0, a1 into row2's when that is not null (the winners' indices, as float
+// bits). Lanes of columns past the row keep what the phases hold (padding).
+inline void put_phases(int64_t w, int64_t pw, int64_t shift, int64_t len, int64_t c, float* row, VecF b0, VecF b1,
+                       float* row2 = nullptr, VecF a0 = VecF{}, VecF a1 = VecF{}) {
+  for (int64_t q = 0; q <= shift; ++q) {
+    const int64_t col = c + q;  // the first column of this pick
+    if (col >= w) break;
+    const int64_t at = ((col + pw) & shift) * len + ((col + pw) >> shift);
+    const VecI keep = first_lanes((w - col + shift) >> shift);
+    float* d = row + at;
+    const VecF v = shift == 0 ? b0 : (q == 0 ? even_lanes(b0, b1) : odd_lanes(b0, b1));
+    store(d, keep ? v : load(d));
+    if (row2 != nullptr) {
+      float* d2 = row2 + at;
+      const VecF a = shift == 0 ? a0 : (q == 0 ? even_lanes(a0, a1) : odd_lanes(a0, a1));
+      store(d2, keep ? a : load(d2));
+    }
+  }
+}
 
 }  // namespace sb::optimized

@@ -1,84 +1,124 @@
 #include "optimized/util/reduce_block.h"
 
 #include "optimized/util/vec.h"
+#include "optimized/util/vec_reduce.h"
 
 namespace sb::optimized {
 
 bool reduction_block(const Tensor& in, Span<const int64_t> dims, ReductionBlock* block) {
-  bool reduced[kMaxDims] = {};
+  uint32_t reduced = dims.size() == 0 ? ~0u : 0u;
   for (int64_t d : dims) {
     const int64_t at = d < 0 ? d + in.dim : d;
     if (at < 0 || at >= in.dim) return false;
-    reduced[at] = true;
+    reduced |= 1u << at;
   }
-  if (dims.size() == 0) {
-    for (int32_t d = 0; d < in.dim; ++d) reduced[d] = true;
-  }
-  int32_t first = -1;
-  int32_t last = -1;
-  for (int32_t d = 0; d < in.dim; ++d) {
-    if (!reduced[d] || in.sizes[d] == 1) continue;
-    if (first < 0) first = d;
-    last = d;
-  }
+  // Size-1 dims fold into nothing; the others, in order: kept (outer), reduced (count), kept (inner).
   ReductionBlock b;
-  if (first < 0) {  // only size-1 dims reduced: each output element folds one input element
-    b.inner = in.numel();
-    *block = b;
-    return true;
-  }
+  int part = 0;
   for (int32_t d = 0; d < in.dim; ++d) {
-    if (d < first) {
-      b.outer *= in.sizes[d];
-    } else if (d > last) {
-      b.inner *= in.sizes[d];
-    } else if (!reduced[d] && in.sizes[d] != 1) {
-      return false;  // a kept dim inside the reduced range: not one block
+    const int64_t n = in.sizes[d];
+    if (n == 1) continue;
+    if ((reduced >> d) & 1u) {
+      if (part == 2) return false;  // a kept dim inside the reduced range: not one block
+      part = 1;
+      b.count *= n;
+    } else if (part == 0) {
+      b.outer *= n;
     } else {
-      b.count *= in.sizes[d];
+      part = 2;
+      b.inner *= n;
     }
   }
   *block = b;
   return true;
 }
 
-namespace {
-
-float sum_row(const float* x, int64_t n) {
+float sum_f32(const float* p, int64_t n) {
   // Four independent accumulators hide the add latency.
   VecF acc[4] = {};
   int64_t r = 0;
   for (; r + 4 * kLanes <= n; r += 4 * kLanes) {
-    for (int k = 0; k < 4; ++k) acc[k] += load(x + r + k * kLanes);
+    for (int k = 0; k < 4; ++k) acc[k] += load(p + r + k * kLanes);
   }
-  for (; r + kLanes <= n; r += kLanes) acc[0] += load(x + r);
-  if (r < n) acc[1] += load_partial(x + r, n - r);
+  for (; r + kLanes <= n; r += kLanes) acc[0] += load(p + r);
+  if (r < n) acc[1] += load_partial(p + r, n - r);
   return reduce_add((acc[0] + acc[1]) + (acc[2] + acc[3]));
+}
+
+namespace {
+
+// Lane l of the result: the sum of rows l of the block at p (`rows` <= kLanes rows of `count`
+// contiguous floats, the rest zero). Partial sums go in vectors whose concatenation holds each row's
+// m partials side by side (m a power of two <= kLanes), then pairwise sums of even and odd lanes
+// halve m until one vector holds one sum per row.
+VecF block_sums(const float* p, int64_t rows, int64_t count) {
+  VecF v[kLanes];
+  int64_t m = kLanes;
+  if (count > 0 && count < kLanes && kLanes % count == 0) {  // count vectors hold the block
+    m = count;
+#pragma GCC unroll 1
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t left = rows * count - i * kLanes;
+      v[i] = left >= kLanes ? load(p + i * kLanes) : (left > 0 ? load_partial(p + i * kLanes, left) : VecF{});
+    }
+  } else {
+    // Row r's vectors: whole ones, then the last kLanes floats with the lanes already summed masked
+    // (a row shorter than a vector: its floats alone).
+    const VecI tail = ~first_lanes(kLanes - count % kLanes);
+#pragma GCC unroll 1
+    for (int64_t r = 0; r < kLanes; ++r) {
+      VecF a = {}, b = {};
+      const float* q = p + r * count;
+      if (r >= rows) {
+        // past the block: zero
+      } else if (count < kLanes) {
+        a = load_partial(q, count);
+      } else {
+        int64_t i = 0;
+        for (; i + 2 * kLanes <= count; i += 2 * kLanes) {
+          a += load(q + i);
+          b += load(q + i + kLanes);
+        }
+        if (i + kLanes <= count) a += load(q + i);
+        if (count % kLanes != 0) b += tail ? load(q + count - kLanes) : VecF{};
+      }
+      v[r] = a + b;
+    }
+  }
+  for (; m > 1; m /= 2) {
+#pragma GCC unroll 1
+    for (int64_t i = 0; i < m / 2; ++i) v[i] = even_lanes(v[2 * i], v[2 * i + 1]) + odd_lanes(v[2 * i], v[2 * i + 1]);
+  }
+  return v[0];
 }
 
 }  // namespace
 
-void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float scale) {
+void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float divisor) {
   const int64_t inner = block.inner;
   const int64_t count = block.count;
+  if (inner == 1) {
+    // One sum per row: kLanes rows at a time.
+    for (int64_t o = 0; o < block.outer; o += kLanes) {
+      const int64_t rows = block.outer - o < kLanes ? block.outer - o : kLanes;
+      store_first(out + o, block_sums(in + o * count, rows, count) / divisor, rows, false);
+    }
+    return;
+  }
   for (int64_t o = 0; o < block.outer; ++o) {
     const float* base = in + o * count * inner;
     float* y = out + o * inner;
-    if (inner == 1) {
-      y[0] = sum_row(base, count) * scale;
-      continue;
-    }
     int64_t i = 0;
     for (; i + kLanes <= inner; i += kLanes) {
       VecF acc = {};
       for (int64_t r = 0; r < count; ++r) acc += load(base + r * inner + i);
-      store(y + i, acc * scale);
+      store(y + i, acc / divisor);
     }
     if (i < inner) {
       const int64_t rest = inner - i;
       VecF acc = {};
       for (int64_t r = 0; r < count; ++r) acc += load_partial(base + r * inner + i, rest);
-      store_partial(y + i, acc * scale, rest);
+      store_partial(y + i, acc / divisor, rest);
     }
   }
 }

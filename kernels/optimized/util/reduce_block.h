@@ -22,8 +22,11 @@ struct ReductionBlock {
 // the caller has validated them (as the portable kernel's plan does).
 bool reduction_block(const Tensor& in, Span<const int64_t> dims, ReductionBlock* block);
 
-// out[o, i] = scale * sum over r of in[o, r, i], vectorised over i (or over r
-// when inner is 1). out holds outer × inner elements.
-void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float scale);
+// out[o, i] = (sum over r of in[o, r, i]) / divisor, vectorised over i (when inner is 1: over
+// kLanes rows at a time, or along r). out holds outer × inner elements.
+void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float divisor);
+
+// Sum of p[0..n), vectorised (several accumulators).
+float sum_f32(const float* p, int64_t n);
 
 }  // namespace sb::optimized

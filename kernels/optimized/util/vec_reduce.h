@@ -1,11 +1,13 @@
 // Row reductions on VecF for the normalisation kernels (softmax, layer norm):
 // max, sum, and sums of functions of the elements, with float lanes flushed
-// into a double every kFlushBlock elements so long rows keep their accuracy.
+// into a double every kFlushBlock elements so long rows keep their accuracy;
+// lane masks and even/odd lane picks (stride-2 rows, pairwise sums).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "optimized/util/vec.h"
 
@@ -54,6 +56,41 @@ inline VecI first_lanes(int64_t m) {
   VecI idx;
   for (int64_t i = 0; i < kLanes; ++i) idx[i] = static_cast<int32_t>(i);
   return idx < static_cast<int32_t>(m);
+}
+
+// The first n lanes of v to p (n <= kLanes); `room`: p[0..kLanes) may be read and written (the
+// other lanes are written back unchanged), else only p[0..n) is touched.
+inline void store_first(float* p, VecF v, int64_t n, bool room) {
+  if (n >= kLanes) {
+    store(p, v);
+  } else if (room) {
+    store(p, first_lanes(n) ? v : load(p));
+  } else {
+    store_partial(p, v, n);
+  }
+}
+
+namespace detail {
+template <size_t... I>
+VecF pick(VecF a, VecF b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, static_cast<int>(I)...);
+}
+template <size_t... I>
+constexpr std::index_sequence<2 * I...> evens(std::index_sequence<I...>) {
+  return {};
+}
+template <size_t... I>
+constexpr std::index_sequence<(2 * I + 1)...> odds(std::index_sequence<I...>) {
+  return {};
+}
+}  // namespace detail
+
+// The even (odd) elements of the 2 * kLanes floats a:b, in order.
+inline VecF even_lanes(VecF a, VecF b) {
+  return detail::pick(a, b, detail::evens(std::make_index_sequence<kLanes>{}));
+}
+inline VecF odd_lanes(VecF a, VecF b) {
+  return detail::pick(a, b, detail::odds(std::make_index_sequence<kLanes>{}));
 }
 
 // max over x[0..n), n >= 1, comparisons as `a > b ? a : b` (a NaN is kept or

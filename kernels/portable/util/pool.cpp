@@ -54,10 +54,10 @@ Error pool_geometry(const char* op, const Tensor& in, Span<const int64_t> kernel
   return Error();
 }
 
-void pool_out_sizes(const Tensor& in, const PoolGeometry& g, int64_t* sizes) {
+void pooled_sizes(const Tensor& in, int64_t oh, int64_t ow, int64_t* sizes) {
   for (int32_t d = 0; d < in.dim - 2; ++d) sizes[d] = in.sizes[d];
-  sizes[in.dim - 2] = g.oh;
-  sizes[in.dim - 1] = g.ow;
+  sizes[in.dim - 2] = oh;
+  sizes[in.dim - 1] = ow;
 }
 
 PlaneIndex::PlaneIndex(const Tensor& t) : lead_(t.dim == 4 ? 2 : 1) {
