@@ -6,6 +6,7 @@
 // formula per function, no per-lane choice between two.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -39,6 +40,23 @@ inline VecF round_small(VecF x) {
   return (x + magic) - magic;
 }
 
+// c[0] + x (c[1] + x (c[2] + ...)): a polynomial by Horner's rule, its
+// coefficients from the constant term up.
+template <size_t N>
+inline VecF poly(VecF x, const float (&c)[N]) {
+  VecF p = splat(c[N - 1]);
+  for (size_t i = N - 1; i-- > 0;) p = p * x + c[i];
+  return p;
+}
+
+// x = n ln2 + r with |r| <= ln2/2, ln2 split in two so n * hi is exact: n
+// (as a float) returned, r in *r. NaN gives NaN for both.
+inline VecF reduce_ln2(VecF x, VecF* r) {
+  const VecF fn = round_small(x * 1.44269504088896341f);
+  *r = (x - fn * 0.693359375f) - fn * -2.12194440e-4f;
+  return fn;
+}
+
 // p * 2^n for an integral n in [-150, 128] given as a float (NaN: NaN): one
 // vscalefps with AVX-512 (which rounds subnormal results and overflows to inf
 // by itself), else two exponent-field factors so both ends come out right.
@@ -55,30 +73,20 @@ inline VecF scale_pow2(VecF p, VecF fn) {
 }
 
 // e^x. Range reduction x = n ln2 + r with |r| <= ln2/2 (ln2 split in two so
-// n * kLn2Hi is exact), a degree-7 polynomial for e^r, then a scaling by 2^n
+// n * ln2_hi is exact), a degree-7 polynomial for e^r, then a scaling by 2^n
 // done as two factors so results in the subnormal range and overflow to inf
 // come out right.
 inline VecF vexp(VecF x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
   // Clamp into a range where 2^n stays representable as two factors (and
   // +-inf reduce without inf - inf); NaN passes the clamp, and scale_pow2
   // keeps it.
   VecF xc = x > splat(89.0f) ? splat(89.0f) : x;
   xc = xc < splat(-104.0f) ? splat(-104.0f) : xc;
-  const VecF fn = round_small(xc * kLog2e);
-  VecF r = xc - fn * kLn2Hi;
-  r = r - fn * kLn2Lo;
+  VecF r;
+  const VecF fn = reduce_ln2(xc, &r);
   // Taylor to degree 7: truncation below 1e-8 on |r| <= 0.347.
-  VecF p = splat(1.0f / 5040.0f);
-  p = p * r + (1.0f / 720.0f);
-  p = p * r + (1.0f / 120.0f);
-  p = p * r + (1.0f / 24.0f);
-  p = p * r + (1.0f / 6.0f);
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  static constexpr float kP[] = {1.0f, 1.0f, 0.5f, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040};
+  const VecF p = poly(r, kP);
   return scale_pow2(p, fn);
 }
 
@@ -88,9 +96,6 @@ inline VecF vexp(VecF x) {
 // polynomial fitted for relative error (2e-7 in float arithmetic) on
 // |r| <= ln2/2.
 inline VecF vexp_nonpos(VecF z) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
 #if defined(__AVX512F__)
   const VecF zc = z < splat(-104.0f) ? splat(-104.0f) : z;  // scalef: 0 below
 #else
@@ -98,15 +103,10 @@ inline VecF vexp_nonpos(VecF z) {
   VecF zc = low ? splat(-87.0f) : z;
   zc = z == z ? zc : splat(0.0f);  // float-to-int of NaN is undefined
 #endif
-  const VecF fn = round_small(zc * kLog2e);
-  VecF r = zc - fn * kLn2Hi;
-  r = r - fn * kLn2Lo;
-  VecF p = splat(8.29871278e-3f);
-  p = p * r + 4.19154465e-2f;
-  p = p * r + 1.66675596e-1f;
-  p = p * r + 4.99988943e-1f;
-  p = p * r + 9.99999702e-1f;
-  p = p * r + 1.00000012f;
+  VecF r;
+  const VecF fn = reduce_ln2(zc, &r);
+  static constexpr float kP[] = {1.00000012f, 9.99999702e-1f, 4.99988943e-1f, 1.66675596e-1f, 4.19154465e-2f, 8.29871278e-3f};
+  const VecF p = poly(r, kP);
 #if defined(__AVX512F__)
   return scale_pow2(p, fn);  // NaN stays NaN
 #else
@@ -145,21 +145,13 @@ inline VecF vsigmoid(VecF x) {
 // with e^r - 1 = r + r^2 q(r) (no constant term to cancel). Below -20 the
 // result is -1 in float; NaN propagates.
 inline VecF vexpm1_neg(VecF x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
   VecF xc = x < splat(-20.0f) ? splat(-20.0f) : x;
   xc = x == x ? xc : splat(0.0f);  // float-to-int of NaN is undefined
-  const VecF fn = round_small(xc * kLog2e);
-  VecF r = xc - fn * kLn2Hi;
-  r = r - fn * kLn2Lo;
-  VecF q = splat(1.0f / 40320.0f);  // Taylor to degree 8 of e^r - 1
-  q = q * r + (1.0f / 5040.0f);
-  q = q * r + (1.0f / 720.0f);
-  q = q * r + (1.0f / 120.0f);
-  q = q * r + (1.0f / 24.0f);
-  q = q * r + (1.0f / 6.0f);
-  q = q * r + 0.5f;
+  VecF r;
+  const VecF fn = reduce_ln2(xc, &r);
+  // Taylor to degree 8 of e^r - 1 = r + r^2 q(r).
+  static constexpr float kQ[] = {0.5f, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040, 1.0f / 40320};
+  const VecF q = poly(r, kQ);
   const VecF em = r + (r * r) * q;
   const VecF scale = as_float((__builtin_convertvector(fn, VecI) + 127) << 23);  // 2^n, n in [-29, 0]
   const VecF y = scale * em + (scale - 1.0f);
@@ -181,18 +173,10 @@ inline VecF vtanh(VecF x) {
 inline VecF verf(VecF z) {
   const VecF c = z < splat(-3.9f) ? splat(-3.9f) : (z > splat(3.9f) ? splat(3.9f) : z);
   const VecF u = c * c;
-  VecF p = splat(1.98149246e-6f);
-  p = p * u + 2.85303075e-4f;
-  p = p * u + 3.91166843e-3f;
-  p = p * u + 5.31783365e-2f;
-  p = p * u + 1.94202662e-1f;
-  p = p * u + 1.12837899f;
-  VecF q = splat(3.74069932e-5f);
-  q = q * u + 1.19286485e-3f;
-  q = q * u + 1.52596310e-2f;
-  q = q * u + 1.15614079e-1f;
-  q = q * u + 5.05439222e-1f;
-  q = q * u + 1.0f;
+  static constexpr float kP[] = {1.12837899f, 1.94202662e-1f, 5.31783365e-2f, 3.91166843e-3f, 2.85303075e-4f, 1.98149246e-6f};
+  const VecF p = poly(u, kP);
+  static constexpr float kQ[] = {1.0f, 5.05439222e-1f, 1.15614079e-1f, 1.52596310e-2f, 1.19286485e-3f, 3.74069932e-5f};
+  const VecF q = poly(u, kQ);
   const VecF e = c * p / q;
   return vabs(c) >= splat(3.9f) ? copy_sign(splat(1.0f), c) : e;
 }
