@@ -14,7 +14,7 @@ namespace {
 
 constexpr char kOp[] = "aten::add.Scalar_out";
 
-SB_PLANNING Error opt_add_Scalar_out_impl(KernelContext& ctx, Args args) {
+Error opt_add_Scalar_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[3]->as_tensor;
   float alpha = 0.0f;

@@ -15,7 +15,7 @@ namespace {
 
 constexpr char kOp[] = "aten::clamp.out";
 
-SB_PLANNING Error opt_clamp_out_impl(KernelContext& ctx, Args args) {
+Error opt_clamp_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Value& min = *args[1];
   const Value& max = *args[2];

@@ -14,7 +14,7 @@ namespace {
 
 constexpr char kOp[] = "aten::div.Scalar_out";
 
-SB_PLANNING Error opt_div_Scalar_out_impl(KernelContext& ctx, Args args) {
+Error opt_div_Scalar_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[2]->as_tensor;
   if (!numeric_scalar(*args[1]) || !prepare_unary_f32(kOp, self, out)) return kernels::div_Scalar_out.fn(ctx, args);

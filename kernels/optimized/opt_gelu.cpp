@@ -16,11 +16,11 @@ namespace {
 
 constexpr char kOp[] = "aten::gelu.out";
 
-SB_PLANNING bool equals(Span<const char> s, const char* literal) {
+bool equals(Span<const char> s, const char* literal) {
   return s.size() == strlen(literal) && memcmp(s.data(), literal, s.size()) == 0;
 }
 
-SB_PLANNING Error opt_gelu_out_impl(KernelContext& ctx, Args args) {
+Error opt_gelu_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Span<const char> approximate = args[1]->as_string;
   Tensor& out = *args[2]->as_tensor;

@@ -17,7 +17,7 @@ namespace {
 constexpr char kOp[] = "aten::hardtanh.out";
 constexpr const char* kCalls[] = {"aten::clamp.out"};
 
-SB_PLANNING Error opt_hardtanh_out_impl(KernelContext& ctx, Args args) {
+Error opt_hardtanh_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[3]->as_tensor;
   if (!plain_bound(*args[1]) || !plain_bound(*args[2]) || !prepare_unary_f32("aten::clamp.out", self, out)) {

@@ -23,7 +23,7 @@ constexpr int64_t kChannelBlock = 1024;
 
 // check_optional_param's success condition for a Float parameter of
 // `channels` elements (checked inline: the fast path builds no Error values).
-SB_PLANNING bool float_param(const Value& v, int64_t channels) {
+bool float_param(const Value& v, int64_t channels) {
   return v.is_none() || (v.as_tensor->dtype == ScalarType::kFloat && v.as_tensor->numel() == channels);
 }
 
@@ -104,7 +104,7 @@ __attribute__((noinline)) void batch_norm(const float* x, float* y, int64_t oute
   }
 }
 
-SB_PLANNING Error opt_batch_norm_out_impl(KernelContext& ctx, Args args) {
+Error opt_batch_norm_out_impl(KernelContext& ctx, Args args) {
   const Tensor& input = *args[0]->as_tensor;
   Tensor& out = *args[7]->as_tensor;
   const auto& portable = kernels::_native_batch_norm_legit_no_training_out;

@@ -20,14 +20,14 @@ namespace {
 
 constexpr char kOp[] = "aten::native_layer_norm.out";
 
-SB_PLANNING bool float_param(const Value& v) { return v.is_none() || v.as_tensor->dtype == ScalarType::kFloat; }
+bool float_param(const Value& v) { return v.is_none() || v.as_tensor->dtype == ScalarType::kFloat; }
 
 // check_optional_param's success condition for a Float parameter (the types
 // are checked already), inline: the fast path builds no Error values.
-SB_PLANNING bool param_fits(const Value& v, int64_t numel) { return v.is_none() || v.as_tensor->numel() == numel; }
+bool param_fits(const Value& v, int64_t numel) { return v.is_none() || v.as_tensor->numel() == numel; }
 
 // resize_output's success for `t` when it already has `sizes`.
-SB_PLANNING bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
+bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
   if (t.dim != rank) return false;
   for (int32_t d = 0; d < rank; ++d) {
     if (t.sizes[d] != sizes[d]) return false;
@@ -100,7 +100,7 @@ __attribute__((noinline)) void layer_norm_rows(const float* x, float* y, int64_t
   }
 }
 
-SB_PLANNING Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
+Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
   const Tensor& input = *args[0]->as_tensor;
   const Span<const int64_t> shape = args[1]->as_int_list;
   Tensor& out = *args[5]->as_tensor;

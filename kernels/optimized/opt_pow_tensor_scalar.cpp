@@ -26,7 +26,7 @@ void reciprocal_f32(const float* x, float* y, int64_t n) {
   binary_f32(plan, &one, x, y, BinaryOp::kDiv);
 }
 
-SB_PLANNING Error opt_pow_Tensor_Scalar_out_impl(KernelContext& ctx, Args args) {
+Error opt_pow_Tensor_Scalar_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   const Value& exponent = *args[1];
   Tensor& out = *args[2]->as_tensor;

@@ -15,7 +15,7 @@ namespace {
 
 constexpr char kOp[] = "aten::relu.out";
 
-SB_PLANNING Error opt_relu_out_impl(KernelContext& ctx, Args args) {
+Error opt_relu_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[1]->as_tensor;
   if (!prepare_unary_f32(kOp, self, out)) return kernels::relu_out.fn(ctx, args);

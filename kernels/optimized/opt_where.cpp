@@ -28,7 +28,7 @@ struct Plan {
 };
 
 // The broadcast shape of the operands into sizes/rank; false when they do not broadcast.
-SB_PLANNING bool broadcast_all(const Tensor* const* in, int64_t* sizes, int32_t* rank) {
+bool broadcast_all(const Tensor* const* in, int64_t* sizes, int32_t* rank) {
   int32_t r = 0;
   for (int k = 0; k < kOperands; ++k) r = in[k]->dim > r ? in[k]->dim : r;
   for (int32_t d = 0; d < r; ++d) {
@@ -46,7 +46,7 @@ SB_PLANNING bool broadcast_all(const Tensor* const* in, int64_t* sizes, int32_t*
   return true;
 }
 
-SB_PLANNING void plan_where(const Tensor* const* in, const Tensor& out, Plan* plan) {
+void plan_where(const Tensor* const* in, const Tensor& out, Plan* plan) {
   int64_t st[kOperands][kMaxDims];
   for (int k = 0; k < kOperands; ++k) {
     int64_t step = 1;
@@ -97,7 +97,7 @@ __attribute__((noinline)) void run(const uint8_t* c, int64_t sc, const float* a,
   }
 }
 
-SB_PLANNING Error opt_where_self_out_impl(KernelContext& ctx, Args args) {
+Error opt_where_self_out_impl(KernelContext& ctx, Args args) {
   const Tensor& cond = *args[0]->as_tensor;
   const Tensor& self = *args[1]->as_tensor;
   const Tensor& other = *args[2]->as_tensor;

@@ -10,7 +10,7 @@ namespace {
 
 // Plans out = f(a, b) for tensors in the contiguous dim order whose shapes
 // the caller has validated: out has the broadcast shape of a and b.
-SB_PLANNING void plan_binary(const Tensor& a, const Tensor& b, const Tensor& out, BinaryPlan* plan) {
+void plan_binary(const Tensor& a, const Tensor& b, const Tensor& out, BinaryPlan* plan) {
   int64_t sa[kMaxDims];
   int64_t sb[kMaxDims];
   int64_t step_a = 1;
@@ -47,7 +47,7 @@ SB_PLANNING void plan_binary(const Tensor& a, const Tensor& b, const Tensor& out
 // Whether out already has the broadcast shape of a and b (then it needs no
 // resize); false also when they do not broadcast (the portable helper then
 // reports that).
-SB_PLANNING bool has_broadcast_shape(const Tensor& a, const Tensor& b, const Tensor& out) {
+bool has_broadcast_shape(const Tensor& a, const Tensor& b, const Tensor& out) {
   const int32_t rank = a.dim > b.dim ? a.dim : b.dim;
   if (out.dim != rank) return false;
   for (int32_t d = 0; d < rank; ++d) {
@@ -103,7 +103,7 @@ using RunFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int
 
 }  // namespace
 
-SB_PLANNING void binary_f32(const BinaryPlan& plan, const float* a, const float* b, float* out, BinaryOp op, float k) {
+void binary_f32(const BinaryPlan& plan, const float* a, const float* b, float* out, BinaryOp op, float k) {
   const RunFn f = op == BinaryOp::kAxpy ? run<BinaryOp::kAxpy> : op == BinaryOp::kMul ? run<BinaryOp::kMul>
                                                                                        : run<BinaryOp::kDiv>;
   const int32_t inner = plan.rank - 1;  // -1: one element
@@ -143,14 +143,14 @@ void binary_scalar_f32(const float* x, float c, float* y, int64_t n, BinaryOp op
   binary_f32(plan, x, &c, y, op, k);
 }
 
-SB_PLANNING bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out) {
+bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out) {
   if (in.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
   // An out that has the shape already needs no resize (static or dynamic, the
   // resize would change nothing); skipping the call skips its Error values.
   return same_shape(in, out) || kernels::resize_output_like(op, out, in).ok();
 }
 
-SB_PLANNING bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan) {
+bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan) {
   if (a.dtype != ScalarType::kFloat || b.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
   // The common calls first, checked in a few comparisons: each operand either
   // has out's shape (then, by the layout policy, its dim order too) or is a

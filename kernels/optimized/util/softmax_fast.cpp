@@ -14,7 +14,7 @@ namespace sb::optimized {
 // args: (self, dim, half_to_float, out). The portable kernel's checks, in its
 // order; false sends the call to the portable kernel (other dtypes, a 0-d or
 // empty self, half_to_float, or any failed check, which it then reports).
-SB_PLANNING bool prepare_softmax_f32(const char* op, Args args, SoftmaxShape* shape) {
+bool prepare_softmax_f32(const char* op, Args args, SoftmaxShape* shape) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[3]->as_tensor;
   if (self.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat || self.dim == 0 || args[2]->as_bool) {
@@ -49,7 +49,7 @@ void row(const float* x, float* y, int64_t n, bool log) {
 }
 
 // `w` (<= kLanes) adjacent columns of a dim with stride `inner`.
-SB_PLANNING void columns(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool log) {
+void columns(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool log) {
   VecF m = load_first(x, w);
   for (int64_t k = 1; k < n; ++k) m = vmax(m, load_first(x + k * inner, w));
   typedef double VecD __attribute__((vector_size(2 * kVectorBytes)));  // kLanes doubles

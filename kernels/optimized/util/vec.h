@@ -14,16 +14,6 @@
 #include <immintrin.h>
 #endif
 
-// Marks per-call planning and validation code in the optimized kernels (shape
-// checks, broadcast folding): compiled for size although its file compiles
-// -O3, since it runs once per call while the loops it sets up take the time.
-// GCC only (other compilers compile it as the file).
-#if defined(__GNUC__) && !defined(__clang__)
-#define SB_PLANNING __attribute__((optimize("Os")))
-#else
-#define SB_PLANNING
-#endif
-
 namespace sb::optimized {
 
 #if defined(__AVX512F__)
