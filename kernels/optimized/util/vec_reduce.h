@@ -58,18 +58,6 @@ inline VecI first_lanes(int64_t m) {
   return idx < static_cast<int32_t>(m);
 }
 
-// The first n lanes of v to p (n <= kLanes); `room`: p[0..kLanes) may be read and written (the
-// other lanes are written back unchanged), else only p[0..n) is touched.
-inline void store_first(float* p, VecF v, int64_t n, bool room) {
-  if (n >= kLanes) {
-    store(p, v);
-  } else if (room) {
-    store(p, first_lanes(n) ? v : load(p));
-  } else {
-    store_partial(p, v, n);
-  }
-}
-
 namespace detail {
 template <size_t... I>
 VecF pick(VecF a, VecF b, std::index_sequence<I...>) {
