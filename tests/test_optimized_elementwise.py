@@ -69,6 +69,8 @@ def binary_cases() -> list[Case]:
         "outer": ((3, 1), (1, 19)),
         "middle": ((2, 1, 33), (2, 4, 33)),
         "same_long": ((67,), (67,)),
+        "per_channel_long": ((2, 3, 67), (3, 1)),
+        "row_lhs_long": ((83,), (3, 83)),
     }
     for op, fn in (
         ("aten::add.out", torch.add),
@@ -109,6 +111,9 @@ def unary_cases() -> list[Case]:
         c("aten::gelu.out", "wide", torch.nn.functional.gelu, wide),
         c("aten::gelu.out", "specials", torch.nn.functional.gelu, specials(70)),
         c("aten::gelu.out", "tanh_wide", lambda x: torch.nn.functional.gelu(x, approximate="tanh"), wide),
+        c("aten::gelu.out", "tanh_specials", lambda x: torch.nn.functional.gelu(x, approximate="tanh"), specials(70)),
+        c("aten::sigmoid.out", "tails", torch.sigmoid, s((67,), 7, low=-95, high=-80)),
+        c("aten::tanh.out", "tiny", torch.tanh, s((67,), 8, low=-1e-3, high=1e-3)),
         c("aten::exp.out", "wide", torch.exp, s((5, 41), 5, low=-110, high=95)),
         c("aten::exp.out", "specials", torch.exp, specials(70)),
         c("aten::rsqrt.out", "wide", torch.rsqrt, s((67,), 6, low=1e-3, high=1e4)),
@@ -133,9 +138,13 @@ def norm_cases() -> list[Case]:
     return [
         c(bn, "planes", batch_norm, s((2, 19, 5, 7)), *stats(19)),
         c(bn, "3d", batch_norm, s((3, 21, 37)), *stats(21)),
+        c(bn, "2d", batch_norm, s((5, 37)), *stats(37)),
+        # More channels than one block of per-channel factors (1024).
+        c(bn, "many_channels", batch_norm, s((1, 1100, 3)), *stats(1100)),
         c(ln, "long_rows", lambda x, w, b: torch.nn.functional.layer_norm(x, (67,), w, b), s((3, 67)), s((67,), 1),
           s((67,), 2)),
         c(ln, "two_dims", lambda x: torch.nn.functional.layer_norm(x, (5, 7), eps=1e-3), s((2, 3, 5, 7))),
+        c(ln, "weight_only", lambda x, w: torch.nn.functional.layer_norm(x, (37,), w), s((4, 37)), s((37,), 1)),
         c(ln, "all_outputs", lambda x, w, b: aten.native_layer_norm(x, [40], w, b, 1e-5), s((3, 40)), s((40,), 1),
           s((40,), 2)),
     ]  # fmt: skip
@@ -163,6 +172,7 @@ def where_cases() -> list[Case]:
         c(op, "scalar_self", torch.where, s((4, 37)) > 0, s((), 1), s((4, 37), 2)),
         c(op, "row_cond", torch.where, s((37,)) > 0, s((5, 37), 1), s((5, 1), 2)),
         c(op, "all_broadcast", torch.where, s((3, 1, 1)) > 0, s((1, 4, 1), 1), s((1, 1, 21), 2)),
+        c(op, "long_rows", torch.where, s((3, 1)) > 0, s((3, 53), 1), s((53,), 2)),
     ]  # fmt: skip
 
 
@@ -174,7 +184,15 @@ def eager_cases() -> list[Case]:
     ones (a channels-last input beside default-order parameters or a 0-d operand), and computes a
     layer norm of rows far from zero as E[x^2] - mean^2 in float, which cancels (NaN rows)."""
     stats = (s((19,), 1), s((19,), 2, low=0.5, high=2), s((19,), 3), s((19,), 4))
+    many = (s((1030,), 1), s((1030,), 2, low=0.5, high=2), s((1030,), 3), s((1030,), 4))
     return [
+        c(
+            "aten::_native_batch_norm_legit_no_training.out",
+            "cl_many_channels",
+            lambda x, m, v, w, b: torch.nn.functional.batch_norm(x, m, v, w, b, eps=1e-3),
+            cl(s((1, 1030, 2, 3))),
+            *many,
+        ),
         c(
             "aten::_native_batch_norm_legit_no_training.out",
             "cl",

@@ -16,14 +16,7 @@ namespace {
 constexpr char kOp[] = "aten::div.out";
 
 Error opt_div_out_impl(KernelContext& ctx, Args args) {
-  const Tensor& a = *args[0]->as_tensor;
-  const Tensor& b = *args[1]->as_tensor;
-  Tensor& out = *args[2]->as_tensor;
-  BinaryPlan plan;
-  if (!prepare_binary_f32(kOp, a, b, out, &plan)) return kernels::div_out.fn(ctx, args);
-  map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), out.data_as<float>(),
-                 [](VecF x, VecF y) { return x / y; });
-  return Error();
+  return binary_out_f32(kOp, ctx, args, kernels::div_out, BinaryOp::kDiv);
 }
 
 }  // namespace

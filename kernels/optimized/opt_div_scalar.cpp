@@ -14,15 +14,12 @@ namespace {
 
 constexpr char kOp[] = "aten::div.Scalar_out";
 
-// An int or double Scalar: a Float tensor keeps its dtype with either.
-bool numeric(const Value& s) { return s.tag == Tag::kInt || s.tag == Tag::kDouble; }
-
 Error opt_div_Scalar_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[2]->as_tensor;
-  if (!numeric(*args[1]) || !prepare_unary_f32(kOp, self, out)) return kernels::div_Scalar_out.fn(ctx, args);
+  if (!numeric_scalar(*args[1]) || !prepare_unary_f32(kOp, self, out)) return kernels::div_Scalar_out.fn(ctx, args);
   const float s = kernels::scalar_to<float>(*args[1]);
-  map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [s](VecF x) { return x / s; });
+  binary_scalar_f32(self.data_as<float>(), s, out.data_as<float>(), out.numel(), BinaryOp::kDiv);
   return Error();
 }
 

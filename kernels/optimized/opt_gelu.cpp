@@ -1,7 +1,7 @@
 // aten::gelu.out: the float fast path of kernels/portable/op_gelu.cpp; everything else goes
 // to the portable kernel.
 #include "optimized/util/binary_fast.h"
-#include "optimized/util/vec_math.h"
+#include "optimized/util/unary_fast.h"
 #include <cstring>
 #include "sb/kernel.h"
 #include "util/elementwise.h"
@@ -29,9 +29,9 @@ Error opt_gelu_out_impl(KernelContext& ctx, Args args) {
     return kernels::gelu_out.fn(ctx, args);
   }
   if (exact) {
-    map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) { return vgelu_erf(x); });
+    gelu_erf_f32(self.data_as<float>(), out.data_as<float>(), out.numel());
   } else {
-    map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) { return vgelu_tanh(x); });
+    gelu_tanh_f32(self.data_as<float>(), out.data_as<float>(), out.numel());
   }
   return Error();
 }

@@ -4,8 +4,6 @@
 // layout and along the channels when they are innermost (channels-last);
 // everything else goes to the portable kernel. Like portable, it writes out0
 // only.
-#include <cmath>
-
 #include "optimized/util/vec.h"
 #include "optimized/util/vec_math.h"
 #include "sb/kernel.h"
@@ -20,8 +18,7 @@ namespace {
 
 constexpr char kOp[] = "aten::_native_batch_norm_legit_no_training.out";
 
-// Channels whose scale and shift one block of the channels-last loop keeps on
-// the stack: 3 arrays of floats, 12 KiB.
+// Channels whose factors one block keeps on the stack: 3 arrays of floats, 12 KiB.
 constexpr int64_t kChannelBlock = 1024;
 
 // check_optional_param's success condition for a Float parameter of
@@ -35,54 +32,74 @@ struct Params {
   const float* b;
   const float* mean;
   const float* var;
-  double eps;
-  // The portable kernel's per-channel factors: invstd rounded to float, times weight.
-  float scale(int64_t c) const {
-    const float invstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var[c]) + eps));
-    return invstd * (w != nullptr ? w[c] : 1.0f);
-  }
-  float shift(int64_t c) const { return b != nullptr ? b[c] : 0.0f; }
+  float eps;
 };
 
-// Contiguous layout: channel c's elements are `inner` contiguous floats at
-// (o * channels + c) * inner.
-void planes(const float* x, float* y, int64_t outer, int64_t channels, int64_t inner, const Params& p) {
-  for (int64_t c = 0; c < channels; ++c) {
-    const float m = p.mean[c];
-    const float s = p.scale(c);
-    const float t = p.shift(c);
-    const VecF vm = splat(m);
-    const VecF vs = splat(s);
-    const VecF vt = splat(t);
-    for (int64_t o = 0; o < outer; ++o) {
-      const int64_t base = (o * channels + c) * inner;
-      const float* src = x + base;
-      float* dst = y + base;
-      int64_t i = 0;
-      for (; i + kLanes <= inner; i += kLanes) store(dst + i, (load(src + i) - vm) * vs + vt);
-      for (; i < inner; ++i) dst[i] = (src[i] - m) * s + t;
-    }
+// Channel c0 + c's mean m[c], scale s[c] = weight / sqrt(var + eps) and shift
+// t[c] = bias for c < nc (nc <= kChannelBlock), a vector of channels at a time
+// (vrsqrt: a few ulp from the portable kernel's double-precision division).
+void factors(const Params& p, int64_t c0, int64_t nc, float* m, float* s, float* t) {
+  const VecF eps = splat(p.eps);
+  for (int64_t c = 0; c < nc; c += kLanes) {
+    const int64_t k = nc - c < kLanes ? nc - c : kLanes;
+    const VecF w = p.w != nullptr ? load_first(p.w + c0 + c, k) : splat(1.0f);
+    const VecF b = p.b != nullptr ? load_first(p.b + c0 + c, k) : VecF{};
+    // The padding lanes of var read as 0: rsqrt(eps) there, never stored.
+    store_first(s + c, vrsqrt(load_first(p.var + c0 + c, k) + eps) * w, k);
+    store_first(t + c, b, k);
+    store_first(m + c, load_first(p.mean + c0 + c, k), k);
   }
 }
 
-// Channels innermost: `outer` rows of `channels` contiguous floats.
-void rows(const float* x, float* y, int64_t outer, int64_t channels, const Params& p) {
+// y[i] = (x[i] - m) * s + t over n contiguous floats (one channel's plane).
+void plane(const float* x, float* y, int64_t n, float m, float s, float t) {
+  const VecF vm = splat(m);
+  const VecF vs = splat(s);
+  const VecF vt = splat(t);
+  int64_t i = 0;
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    const VecF r0 = (load(x + i) - vm) * vs + vt;
+    const VecF r1 = (load(x + i + kLanes) - vm) * vs + vt;
+    store(y + i, r0);
+    store(y + i + kLanes, r1);
+  }
+  if (i + kLanes <= n) {
+    store(y + i, (load(x + i) - vm) * vs + vt);
+    i += kLanes;
+  }
+  if (i < n) store_first(y + i, (load_first(x + i, n - i) - vm) * vs + vt, n - i);
+}
+
+// The contiguous layout ([outer, channels, inner]: channel c's elements are
+// `inner` contiguous floats at (o * channels + c) * inner), vectorised along
+// the planes; with inner 1 (channels innermost, as channels-last has them:
+// `outer` rows of `channels` contiguous floats), along the channels.
+__attribute__((noinline)) void batch_norm(const float* x, float* y, int64_t outer, int64_t channels, int64_t inner,
+                                          const Params& p) {
   float m[kChannelBlock];
   float s[kChannelBlock];
   float t[kChannelBlock];
   for (int64_t c0 = 0; c0 < channels; c0 += kChannelBlock) {
     const int64_t nc = channels - c0 < kChannelBlock ? channels - c0 : kChannelBlock;
-    for (int64_t c = 0; c < nc; ++c) {
-      m[c] = p.mean[c0 + c];
-      s[c] = p.scale(c0 + c);
-      t[c] = p.shift(c0 + c);
+    factors(p, c0, nc, m, s, t);
+    if (inner != 1) {
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t c = 0; c < nc; ++c) {
+          const int64_t base = (o * channels + c0 + c) * inner;
+          plane(x + base, y + base, inner, m[c], s[c], t[c]);
+        }
+      }
+      continue;
     }
     for (int64_t o = 0; o < outer; ++o) {
       const float* src = x + o * channels + c0;
       float* dst = y + o * channels + c0;
       int64_t c = 0;
       for (; c + kLanes <= nc; c += kLanes) store(dst + c, (load(src + c) - load(m + c)) * load(s + c) + load(t + c));
-      for (; c < nc; ++c) dst[c] = (src[c] - m[c]) * s[c] + t[c];
+      if (c < nc) {
+        const int64_t k = nc - c;
+        store_first(dst + c, (load_first(src + c, k) - load(m + c)) * load(s + c) + load(t + c), k);
+      }
     }
   }
 }
@@ -107,15 +124,11 @@ Error opt_batch_norm_out_impl(KernelContext& ctx, Args args) {
   const Params p{args[1]->is_none() ? nullptr : args[1]->as_tensor->data_as<float>(),
                  args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<float>(),
                  args[3]->as_tensor->data_as<float>(), args[4]->as_tensor->data_as<float>(),
-                 args[6]->scalar_as_double()};
+                 static_cast<float>(args[6]->scalar_as_double())};
   const int64_t numel = out.numel();
   if (numel == 0) return Error();
-  if (contiguous) {
-    const int64_t inner = kernels::size_product(input, 2, input.dim);
-    planes(input.data_as<float>(), out.data_as<float>(), numel / (channels * inner), channels, inner, p);
-  } else {
-    rows(input.data_as<float>(), out.data_as<float>(), numel / channels, channels, p);
-  }
+  const int64_t inner = contiguous ? kernels::size_product(input, 2, input.dim) : 1;
+  batch_norm(input.data_as<float>(), out.data_as<float>(), numel / (channels * inner), channels, inner, p);
   return Error();
 }
 

@@ -42,24 +42,61 @@ struct Mean {
   float lo;
 };
 
-template <bool W, bool B>
-void normalize_row(const float* x, float* y, int64_t n, Mean mean, float rstd, const float* w, const float* b) {
+// y = ((x - mean) * rstd) * w + b over one row. A missing weight or bias is a
+// vector of ones or zeros that does not advance (step 0): one loop for all
+// four cases.
+void normalize_row(const float* x, float* y, int64_t n, Mean mean, float rstd, const float* w, int64_t sw,
+                   const float* b, int64_t sb) {
   const VecF vh = splat(mean.hi);
   const VecF vl = splat(mean.lo);
   const VecF vr = splat(rstd);
-  auto f = [&](int64_t i, VecF v) {
-    v = ((v - vh) - vl) * vr;
-    if constexpr (W) v = v * load(w + i);
-    if constexpr (B) v = v + load(b + i);
-    return v;
-  };
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) store(y + i, f(i, load(x + i)));
-  for (; i < n; ++i) {
-    float v = ((x[i] - mean.hi) - mean.lo) * rstd;
-    if constexpr (W) v = v * w[i];
-    if constexpr (B) v = v + b[i];
-    y[i] = v;
+  for (; i + kLanes <= n; i += kLanes, w += sw, b += sb) {
+    store(y + i, ((load(x + i) - vh) - vl) * vr * load(w) + load(b));
+  }
+  if (i < n) {
+    const int64_t m = n - i;
+    const VecF vw = sw != 0 ? load_first(w, m) : load(w);
+    const VecF vb = sb != 0 ? load_first(b, m) : load(b);
+    store_first(y + i, ((load_first(x + i, m) - vh) - vl) * vr * vw + vb, m);
+  }
+}
+
+// Each of `rows` rows of `cols` floats: mean, variance, the normalised row;
+// mean and rstd stored when mean_out / rstd_out are given.
+__attribute__((noinline)) void layer_norm_rows(const float* x, float* y, int64_t rows, int64_t cols, double eps,
+                                               const float* w, const float* b, float* mean_out, float* rstd_out) {
+  float ones[kLanes];
+  float zeros[kLanes];
+  store(ones, splat(1.0f));
+  store(zeros, VecF{});
+  const double inv_cols = 1.0 / static_cast<double>(cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * cols;
+    // Sums of x - pivot (the row's first element, when finite): small terms
+    // whatever the row's offset, so float lanes lose little.
+    const float pivot = cols > 0 && row[0] - row[0] == 0.0f ? row[0] : 0.0f;
+    const VecF vp = splat(pivot);
+    const double shifted = row_sum(row, nullptr, cols, [vp](VecF v) { return v - vp; });
+    const double mean = static_cast<double>(pivot) + shifted * inv_cols;
+    const float hi = static_cast<float>(mean);
+    const Mean m{hi, static_cast<float>(mean - static_cast<double>(hi))};
+    const VecF vh = splat(m.hi);
+    const VecF vl = splat(m.lo);
+    const double var = row_sum(row, nullptr, cols, [vh, vl](VecF v) {
+                         const VecF d = (v - vh) - vl;
+                         return d * d;
+                       }) *
+                       inv_cols;
+    // rstd in float (a correctly rounded root and quotient, an ulp from
+    // portable's double ones): a shorter latency chain per row.
+    const float s = 1.0f / std::sqrt(static_cast<float>(var + eps));
+    normalize_row(row, y + r * cols, cols, m, s, w != nullptr ? w : ones, w != nullptr ? kLanes : 0,
+                  b != nullptr ? b : zeros, b != nullptr ? kLanes : 0);
+    if (mean_out != nullptr) {
+      mean_out[r] = hi;
+      rstd_out[r] = s;
+    }
   }
 }
 
@@ -92,45 +129,10 @@ Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
       (has_shape(rstd_out, stat_sizes, input.dim) || kernels::resize_output(kOp, rstd_out, stat_sizes, input.dim).ok()) &&
       mean_out.dtype == out.dtype && rstd_out.dtype == out.dtype;
 
-  const double eps = args[4]->scalar_as_double();
-  const float* w = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<float>();
-  const float* b = args[3]->is_none() ? nullptr : args[3]->as_tensor->data_as<float>();
-  const float* x = input.data_as<float>();
-  float* y = out.data_as<float>();
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* row = x + r * cols;
-    // Sums of x - pivot (the row's first element, when finite): small terms
-    // whatever the row's offset, so float lanes lose little.
-    const float pivot = cols > 0 && row[0] - row[0] == 0.0f ? row[0] : 0.0f;
-    const VecF vp = splat(pivot);
-    const double shifted = row_sum(row, nullptr, cols, [vp](VecF v) { return v - vp; });
-    const double mean = static_cast<double>(pivot) + shifted / static_cast<double>(cols);
-    const float hi = static_cast<float>(mean);
-    const Mean m{hi, static_cast<float>(mean - static_cast<double>(hi))};
-    const VecF vh = splat(m.hi);
-    const VecF vl = splat(m.lo);
-    const double var = row_sum(row, nullptr, cols, [vh, vl](VecF v) {
-                         const VecF d = (v - vh) - vl;
-                         return d * d;
-                       }) /
-                       static_cast<double>(cols);
-    const double rstd = 1.0 / std::sqrt(var + eps);
-    const float s = static_cast<float>(rstd);
-    float* dst = y + r * cols;
-    if (w != nullptr && b != nullptr) {
-      normalize_row<true, true>(row, dst, cols, m, s, w, b);
-    } else if (w != nullptr) {
-      normalize_row<true, false>(row, dst, cols, m, s, w, b);
-    } else if (b != nullptr) {
-      normalize_row<false, true>(row, dst, cols, m, s, w, b);
-    } else {
-      normalize_row<false, false>(row, dst, cols, m, s, w, b);
-    }
-    if (stats) {
-      mean_out.data_as<float>()[r] = hi;
-      rstd_out.data_as<float>()[r] = s;
-    }
-  }
+  layer_norm_rows(input.data_as<float>(), out.data_as<float>(), rows, cols, args[4]->scalar_as_double(),
+                  args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<float>(),
+                  args[3]->is_none() ? nullptr : args[3]->as_tensor->data_as<float>(),
+                  stats ? mean_out.data_as<float>() : nullptr, stats ? rstd_out.data_as<float>() : nullptr);
   return Error();
 }
 

@@ -3,7 +3,7 @@
 // computes without pow (1, 2, 3, -1, -2, -0.5: products, a reciprocal, rsqrt);
 // everything else goes to the portable kernel. GPT-2's GELU is x + 0.044715 x^3.
 #include "optimized/util/binary_fast.h"
-#include "optimized/util/vec_math.h"
+#include "optimized/util/unary_fast.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 
@@ -15,6 +15,16 @@ namespace sb::optimized {
 namespace {
 
 constexpr char kOp[] = "aten::pow.Tensor_Scalar_out";
+
+// y = 1 / x: the binary division with a broadcast 1 as the dividend.
+void reciprocal_f32(const float* x, float* y, int64_t n) {
+  const float one = 1.0f;
+  BinaryPlan plan;
+  plan.rank = 1;
+  plan.sizes[0] = n;
+  plan.stride_b[0] = 1;
+  binary_f32(plan, &one, x, y, BinaryOp::kDiv);
+}
 
 Error opt_pow_Tensor_Scalar_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
@@ -29,18 +39,24 @@ Error opt_pow_Tensor_Scalar_out_impl(KernelContext& ctx, Args args) {
   const float* x = self.data_as<float>();
   float* y = out.data_as<float>();
   const int64_t n = out.numel();
-  if (e == 1.0) {
-    map_unary_f32(x, y, n, [](VecF v) { return v; });
-  } else if (e == 2.0) {
-    map_unary_f32(x, y, n, [](VecF v) { return v * v; });
-  } else if (e == 3.0) {
-    map_unary_f32(x, y, n, [](VecF v) { return v * v * v; });
+  // Products and quotients through the binary loops (x^3 as (x * x) * x,
+  // x^-2 as 1 / (x * x), as a single expression would round them), -0.5 as
+  // rsqrt.out's loop.
+  if (e == -0.5) {
+    rsqrt_f32(x, y, n);
+  } else if (e == 1.0) {
+    binary_scalar_f32(x, 1.0f, y, n, BinaryOp::kMul);
   } else if (e == -1.0) {
-    map_unary_f32(x, y, n, [](VecF v) { return splat(1.0f) / v; });
-  } else if (e == -2.0) {
-    map_unary_f32(x, y, n, [](VecF v) { return splat(1.0f) / (v * v); });
+    reciprocal_f32(x, y, n);
   } else {
-    map_unary_f32(x, y, n, [](VecF v) { return vrsqrt(v); });
+    BinaryPlan same;
+    same.rank = 1;
+    same.sizes[0] = n;
+    same.stride_a[0] = 1;
+    same.stride_b[0] = 1;
+    binary_f32(same, x, x, y, BinaryOp::kMul);                     // x^2
+    if (e == 3.0) binary_f32(same, y, x, y, BinaryOp::kMul);       // x^2 * x
+    if (e == -2.0) reciprocal_f32(y, y, n);                        // 1 / x^2
   }
   return Error();
 }

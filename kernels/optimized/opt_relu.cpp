@@ -1,7 +1,7 @@
 // aten::relu.out: the float fast path of kernels/portable/op_relu.cpp; everything else goes
 // to the portable kernel.
 #include "optimized/util/binary_fast.h"
-#include "optimized/util/vec_math.h"
+#include "optimized/util/clamp_fast.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/promote.h"
@@ -19,9 +19,9 @@ Error opt_relu_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[1]->as_tensor;
   if (!prepare_unary_f32(kOp, self, out)) return kernels::relu_out.fn(ctx, args);
-  map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) {
-    return x < splat(0.0f) ? splat(0.0f) : x;  // NaN passes through
-  });
+  // max(x, 0) as a clamp from below (NaN passes through, -0.0 stays): the
+  // loop clamp and hardtanh share.
+  clamp_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), true, 0.0f, false, 0.0f);
   return Error();
 }
 

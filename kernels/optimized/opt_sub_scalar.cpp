@@ -14,19 +14,16 @@ namespace {
 
 constexpr char kOp[] = "aten::sub.Scalar_out";
 
-// An int or double Scalar: a Float tensor keeps its dtype with either.
-bool numeric(const Value& s) { return s.tag == Tag::kInt || s.tag == Tag::kDouble; }
-
 Error opt_sub_Scalar_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[3]->as_tensor;
   float alpha = 0.0f;
-  if (!numeric(*args[1]) || !numeric(*args[2]) || !kernels::extract_scalar<float>(*args[2], &alpha) ||
+  if (!numeric_scalar(*args[1]) || !numeric_scalar(*args[2]) || !kernels::extract_scalar<float>(*args[2], &alpha) ||
       !prepare_unary_f32(kOp, self, out)) {
     return kernels::sub_Scalar_out.fn(ctx, args);
   }
   const float c = alpha * kernels::scalar_to<float>(*args[1]);  // the portable order: alpha * other, then subtract
-  map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [c](VecF x) { return x - c; });
+  binary_scalar_f32(self.data_as<float>(), c, out.data_as<float>(), out.numel(), BinaryOp::kAxpy, -1.0f);
   return Error();
 }
 

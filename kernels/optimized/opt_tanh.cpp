@@ -1,7 +1,7 @@
 // aten::tanh.out: the float fast path of kernels/portable/op_tanh.cpp; everything else goes
 // to the portable kernel.
 #include "optimized/util/binary_fast.h"
-#include "optimized/util/vec_math.h"
+#include "optimized/util/unary_fast.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/promote.h"
@@ -19,7 +19,7 @@ Error opt_tanh_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[1]->as_tensor;
   if (!prepare_unary_f32(kOp, self, out)) return kernels::tanh_out.fn(ctx, args);
-  map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [](VecF x) { return vtanh(x); });
+  tanh_f32(self.data_as<float>(), out.data_as<float>(), out.numel());
   return Error();
 }
 

@@ -4,7 +4,9 @@
 // kernels fold theirs (an attention mask [1, 1, T, T] against scores
 // [B, H, T, T], a 0-d fill value); everything else goes to the portable kernel.
 #include <cstdint>
+#include <cstring>
 
+#include "optimized/util/vec.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/shape.h"
@@ -73,26 +75,26 @@ void plan_where(const Tensor* const* in, const Tensor& out, Plan* plan) {
   plan->rank = r;
 }
 
-// One contiguous run: SC / SA / SB say whether the condition / self / other
-// advance along it (false: one element broadcast). Branch-free, so the
-// compiler vectorises each combination.
-template <bool SC, bool SA, bool SB>
-void run(const uint8_t* c, const float* a, const float* b, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float va = a[SA ? i : 0];  // both read: a select, not a branch
-    const float vb = b[SB ? i : 0];
-    y[i] = c[SC ? i : 0] != 0 ? va : vb;
+typedef uint8_t VecB __attribute__((vector_size(kLanes)));  // kLanes condition bytes
+
+// One contiguous run of n elements. Each operand's step is kLanes, or 0 for a
+// value broadcast along the run, which then points at a vector of it.
+__attribute__((noinline)) void run(const uint8_t* c, int64_t sc, const float* a, int64_t sa, const float* b, int64_t sb,
+                                   float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes, c += sc, a += sa, b += sb) {
+    VecB cb;
+    std::memcpy(&cb, c, sizeof cb);
+    store(y + i, __builtin_convertvector(cb, VecI) != 0 ? load(a) : load(b));
   }
-}
-
-using RunFn = void (*)(const uint8_t*, const float*, const float*, float*, int64_t);
-
-RunFn pick(bool sc, bool sa, bool sb) {
-  static constexpr RunFn kRuns[8] = {
-      run<false, false, false>, run<false, false, true>, run<false, true, false>, run<false, true, true>,
-      run<true, false, false>,  run<true, false, true>,  run<true, true, false>,  run<true, true, true>,
-  };
-  return kRuns[(sc ? 4 : 0) + (sa ? 2 : 0) + (sb ? 1 : 0)];
+  if (i < n) {
+    const int64_t m = n - i;
+    VecB cb = {};
+    std::memcpy(&cb, c, static_cast<size_t>(sc != 0 ? m : kLanes));
+    const VecF va = sa != 0 ? load_first(a, m) : load(a);
+    const VecF vb = sb != 0 ? load_first(b, m) : load(b);
+    store_first(y + i, __builtin_convertvector(cb, VecI) != 0 ? va : vb, m);
+  }
 }
 
 Error opt_where_self_out_impl(KernelContext& ctx, Args args) {
@@ -119,19 +121,26 @@ Error opt_where_self_out_impl(KernelContext& ctx, Args args) {
   const float* a = self.data_as<float>();
   const float* b = other.data_as<float>();
   float* y = out.data_as<float>();
-  if (plan.rank == 0) {
-    run<false, false, false>(c, a, b, y, 1);
-    return Error();
-  }
-  const int32_t inner = plan.rank - 1;
-  const int64_t n = plan.sizes[inner];
-  const RunFn f = pick(plan.strides[0][inner] != 0, plan.strides[1][inner] != 0, plan.strides[2][inner] != 0);
+  const int32_t inner = plan.rank - 1;  // -1: one element
+  const int64_t n = plan.rank == 0 ? 1 : plan.sizes[inner];
+  bool step[kOperands];
+  for (int k = 0; k < kOperands; ++k) step[k] = plan.rank == 0 || plan.strides[k][inner] != 0;
   int64_t outer = 1;
   for (int32_t d = 0; d < inner; ++d) outer *= plan.sizes[d];
+  VecB splat_c;
+  float splat_a[kLanes];
+  float splat_b[kLanes];
   int64_t index[kMaxDims] = {};
   int64_t offset[kOperands] = {};
   for (int64_t o = 0; o < outer; ++o) {
-    f(c + offset[0], a + offset[1], b + offset[2], y + o * n, n);
+    const uint8_t* pc = c + offset[0];
+    const float* pa = a + offset[1];
+    const float* pb = b + offset[2];
+    if (!step[0]) splat_c = VecB{} + *pc;
+    if (!step[1]) store(splat_a, splat(*pa));
+    if (!step[2]) store(splat_b, splat(*pb));
+    run(step[0] ? pc : reinterpret_cast<const uint8_t*>(&splat_c), step[0] ? kLanes : 0, step[1] ? pa : splat_a,
+        step[1] ? kLanes : 0, step[2] ? pb : splat_b, step[2] ? kLanes : 0, y + o * n, n);
     for (int32_t d = inner - 1; d >= 0; --d) {
       for (int k = 0; k < kOperands; ++k) offset[k] += plan.strides[k][d];
       if (++index[d] < plan.sizes[d]) break;

@@ -4,17 +4,17 @@
 // contiguous vector-vector or vector-scalar loop: same-shape, a 0-d or
 // one-element operand, a trailing row vector [.., N] and a per-channel
 // [C, 1, 1] operand all take it without per-element index arithmetic.
+//
+// The binary map is one out-of-line loop per arithmetic (binary_fast.cpp):
+// every binary and tensor-scalar kernel (add, sub, mul, div and their .Scalar
+// forms) shares it, whatever the broadcast, so a model pays for it once.
 #pragma once
 
 #include <cstdint>
 
 #include "optimized/util/vec.h"
-#include "optimized/util/vec_math.h"
 #include "sb/kernel.h"
 #include "sb/tensor.h"
-#include "util/elementwise.h"
-#include "util/promote.h"
-#include "util/shape.h"
 
 namespace sb::optimized {
 
@@ -24,7 +24,7 @@ template <typename F>
 inline void map_unary_f32(const float* x, float* y, int64_t n, F f) {
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) store(y + i, f(load(x + i)));
-  if (i < n) store_partial(y + i, f(load_partial(x + i, n - i)), n - i);
+  if (i < n) store_first(y + i, f(load_first(x + i, n - i)), n - i);
 }
 
 // A broadcast binary op folded into runs: out's dims with size-1 dims dropped
@@ -36,178 +36,40 @@ struct BinaryPlan {
   int64_t stride_b[kMaxDims] = {};
 };
 
-// Plans out = f(a, b) for tensors in the contiguous dim order whose shapes
-// the caller has validated: out has the broadcast shape of a and b.
-inline void plan_binary(const Tensor& a, const Tensor& b, const Tensor& out, BinaryPlan* plan) {
-  int64_t sa[kMaxDims];
-  int64_t sb[kMaxDims];
-  int64_t step_a = 1;
-  int64_t step_b = 1;
-  for (int32_t d = out.dim - 1; d >= 0; --d) {
-    const int32_t da = a.dim - out.dim + d;
-    const int32_t db = b.dim - out.dim + d;
-    const int64_t size_a = da >= 0 ? a.sizes[da] : 1;
-    const int64_t size_b = db >= 0 ? b.sizes[db] : 1;
-    sa[d] = size_a == 1 ? 0 : step_a;
-    sb[d] = size_b == 1 ? 0 : step_b;
-    step_a *= size_a;
-    step_b *= size_b;
-  }
-  int32_t r = 0;
-  for (int32_t d = 0; d < out.dim; ++d) {
-    const int64_t n = out.sizes[d];
-    if (n == 1) continue;
-    // Merge into the previous run when both operands continue linearly.
-    if (r > 0 && plan->stride_a[r - 1] == sa[d] * n && plan->stride_b[r - 1] == sb[d] * n) {
-      plan->sizes[r - 1] *= n;
-      plan->stride_a[r - 1] = sa[d];
-      plan->stride_b[r - 1] = sb[d];
-      continue;
-    }
-    plan->sizes[r] = n;
-    plan->stride_a[r] = sa[d];
-    plan->stride_b[r] = sb[d];
-    ++r;
-  }
-  plan->rank = r;
-}
+// The arithmetic of binary_f32: kAxpy is a + k * b (add and sub with their
+// alpha; k = +-1 gives a + b and a - b exactly, fused or not).
+enum class BinaryOp : int32_t { kAxpy, kMul, kDiv };
 
-namespace binary_detail {
+// out = a op b over `plan` (contiguous data).
+void binary_f32(const BinaryPlan& plan, const float* a, const float* b, float* out, BinaryOp op, float k = 1.0f);
 
-// z[i] = f(x[i], y[i]) over n elements; SA / SB: whether x / y advance
-// (false: one element broadcast along the run).
-template <bool SA, bool SB, typename F>
-inline void run(const float* x, const float* y, float* z, int64_t n, F f) {
-  const VecF xs = SA ? VecF{} : splat(*x);
-  const VecF ys = SB ? VecF{} : splat(*y);
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    store(z + i, f(SA ? load(x + i) : xs, SB ? load(y + i) : ys));
-  }
-  if (i < n) {
-    const int64_t m = n - i;
-    store_partial(z + i, f(SA ? load_partial(x + i, m) : xs, SB ? load_partial(y + i, m) : ys), m);
-  }
-}
-
-template <typename F>
-inline void run_inner(const float* x, const float* y, float* z, int64_t n, bool step_a, bool step_b, F f) {
-  if (step_a && step_b) {
-    run<true, true>(x, y, z, n, f);
-  } else if (step_a) {
-    run<true, false>(x, y, z, n, f);
-  } else if (step_b) {
-    run<false, true>(x, y, z, n, f);
-  } else {
-    run<false, false>(x, y, z, n, f);
-  }
-}
-
-}  // namespace binary_detail
-
-// Runs `plan` on contiguous data; f takes two VecF and returns VecF.
-template <typename F>
-inline void map_binary_f32(const BinaryPlan& plan, const float* a, const float* b, float* out, F f) {
-  if (plan.rank == 0) {
-    binary_detail::run<false, false>(a, b, out, 1, f);
-    return;
-  }
-  const int32_t inner = plan.rank - 1;
-  const int64_t n = plan.sizes[inner];
-  const bool step_a = plan.stride_a[inner] != 0;
-  const bool step_b = plan.stride_b[inner] != 0;
-  int64_t outer = 1;
-  for (int32_t d = 0; d < inner; ++d) outer *= plan.sizes[d];
-  int64_t index[kMaxDims] = {};
-  int64_t offset_a = 0;
-  int64_t offset_b = 0;
-  for (int64_t o = 0; o < outer; ++o) {
-    binary_detail::run_inner(a + offset_a, b + offset_b, out + o * n, n, step_a, step_b, f);
-    for (int32_t d = inner - 1; d >= 0; --d) {
-      offset_a += plan.stride_a[d];
-      offset_b += plan.stride_b[d];
-      if (++index[d] < plan.sizes[d]) break;
-      offset_a -= plan.stride_a[d] * plan.sizes[d];
-      offset_b -= plan.stride_b[d] * plan.sizes[d];
-      index[d] = 0;
-    }
-  }
-}
+// y[i] = x[i] op c for i < n (the tensor-scalar kernels): binary_f32 with c
+// broadcast.
+void binary_scalar_f32(const float* x, float c, float* y, int64_t n, BinaryOp op, float k = 1.0f);
 
 // The float fast path's preconditions for a unary kernel whose portable form
 // takes in and out of any dtypes: both Float, and out takes in's shape
 // (through the portable resize helper). When false, the caller hands the call
 // to the portable kernel, which reports whatever is wrong.
-inline bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out) {
-  if (in.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
-  // An out that has the shape already needs no resize (static or dynamic, the
-  // resize would change nothing); skipping the call skips its Error values.
-  return same_shape(in, out) || kernels::resize_output_like(op, out, in).ok();
-}
-
-// Whether out already has the broadcast shape of a and b (then it needs no
-// resize); false also when they do not broadcast (the portable helper then
-// reports that).
-inline bool has_broadcast_shape(const Tensor& a, const Tensor& b, const Tensor& out) {
-  const int32_t rank = a.dim > b.dim ? a.dim : b.dim;
-  if (out.dim != rank) return false;
-  for (int32_t d = 0; d < rank; ++d) {
-    const int32_t da = a.dim - rank + d;
-    const int32_t db = b.dim - rank + d;
-    const int64_t sa = da >= 0 ? a.sizes[da] : 1;
-    const int64_t sb = db >= 0 ? b.sizes[db] : 1;
-    const int64_t want = sa == 1 ? sb : sa;
-    if ((sb != 1 && sb != sa && sa != 1) || out.sizes[d] != want) return false;
-  }
-  return true;
-}
+bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out);
 
 // The same for a broadcasting binary kernel: a, b and out Float, out given
 // the broadcast shape, and a layout the plan covers: every tensor in the
 // contiguous dim order, or (any one dim order, which the kernels' layout
 // policy guarantees) each operand either out's shape or a single element.
-inline bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan) {
-  if (a.dtype != ScalarType::kFloat || b.dtype != ScalarType::kFloat || out.dtype != ScalarType::kFloat) return false;
-  if (!has_broadcast_shape(a, b, out) && !kernels::check_broadcast_out(op, a, b, out).ok()) return false;
-  if (a.is_default_dim_order() && b.is_default_dim_order() && out.is_default_dim_order()) {
-    plan_binary(a, b, out, plan);
-    return true;
-  }
-  const int64_t n = out.numel();
-  const bool a_full = same_shape(a, out);
-  const bool b_full = same_shape(b, out);
-  if (!(a_full || a.numel() == 1) || !(b_full || b.numel() == 1)) return false;
-  plan->rank = 1;
-  plan->sizes[0] = n;
-  plan->stride_a[0] = a_full ? 1 : 0;
-  plan->stride_b[0] = b_full ? 1 : 0;
-  return true;
-}
+bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan);
 
 // add.out and sub.out (`sign` +1 / -1): out = a + sign * alpha * b for Float
 // operands, alpha as the portable kernel takes it for a Float result (an int or
 // a double that fits float; a bool alpha is refused there). Anything else goes
 // to `portable`.
-inline Error add_scaled_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& portable, float sign) {
-  const Tensor& a = *args[0]->as_tensor;
-  const Tensor& b = *args[1]->as_tensor;
-  Tensor& out = *args[3]->as_tensor;
-  float alpha = 0.0f;
-  BinaryPlan plan;
-  if (args[2]->tag == Tag::kBool || !kernels::extract_scalar<float>(*args[2], &alpha) ||
-      !prepare_binary_f32(op, a, b, out, &plan)) {
-    return portable.fn(ctx, args);
-  }
-  float* z = out.data_as<float>();
-  const float k = sign * alpha;
-  if (k == 1.0f) {
-    map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), z, [](VecF x, VecF y) { return x + y; });
-  } else if (k == -1.0f) {
-    map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), z, [](VecF x, VecF y) { return x - y; });
-  } else {
-    map_binary_f32(plan, a.data_as<float>(), b.data_as<float>(), z, [k](VecF x, VecF y) { return x + k * y; });
-  }
-  return Error();
-}
+Error add_scaled_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& portable, float sign);
+
+// mul.out and div.out: out = a op b for Float operands; anything else goes to `portable`.
+Error binary_out_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& portable, BinaryOp bop);
+
+// An int or double Scalar: a Float tensor keeps its dtype with either (the
+// tensor-scalar kernels' fast-path condition).
+inline bool numeric_scalar(const Value& s) { return s.tag == Tag::kInt || s.tag == Tag::kDouble; }
 
 }  // namespace sb::optimized

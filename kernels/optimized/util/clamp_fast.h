@@ -3,9 +3,6 @@
 
 #include <cstdint>
 
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/vec.h"
-#include "optimized/util/vec_math.h"
 #include "sb/value.h"
 #include "util/promote.h"
 
@@ -21,16 +18,8 @@ inline bool plain_bound(const Value& v) {
 }
 
 // min(max(x, lo), hi) in the order the portable kernel applies them (lo > hi
-// gives hi); a NaN element stays NaN.
-inline void clamp_f32(const float* x, float* y, int64_t n, bool has_lo, float lo, bool has_hi, float hi) {
-  if (!has_hi) hi = __builtin_inff();
-  if (!has_lo) lo = -__builtin_inff();
-  const VecF vlo = splat(lo);
-  const VecF vhi = splat(hi);
-  map_unary_f32(x, y, n, [vlo, vhi](VecF v) {
-    v = v < vlo ? vlo : v;
-    return v > vhi ? vhi : v;
-  });
-}
+// gives hi); a NaN element stays NaN. Out of line (clamp_fast.cpp): clamp,
+// hardtanh and relu (lo 0, no hi) share it.
+void clamp_f32(const float* x, float* y, int64_t n, bool has_lo, float lo, bool has_hi, float hi);
 
 }  // namespace sb::optimized

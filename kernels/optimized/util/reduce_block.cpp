@@ -101,7 +101,7 @@ void sum_block_f32(const float* in, float* out, const ReductionBlock& block, flo
     // One sum per row: kLanes rows at a time.
     for (int64_t o = 0; o < block.outer; o += kLanes) {
       const int64_t rows = block.outer - o < kLanes ? block.outer - o : kLanes;
-      store_first(out + o, block_sums(in + o * count, rows, count) / divisor, rows, false);
+      store_first(out + o, block_sums(in + o * count, rows, count) / divisor, rows);
     }
     return;
   }

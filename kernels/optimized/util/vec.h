@@ -10,6 +10,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__AVX512F__) || defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 namespace sb::optimized {
 
 #if defined(__AVX512F__)
@@ -51,6 +55,26 @@ inline VecF splat(float x) { return x - VecF{}; }
 // business; these are the plain comparisons (a NaN in `a` yields `b`).
 inline VecF vmax(VecF a, VecF b) { return a > b ? a : b; }
 inline VecF vmin(VecF a, VecF b) { return a < b ? a : b; }
+
+// load_partial / store_partial for a loop's tail (0 <= n <= kLanes) as masked
+// moves where the target has them (AVX-512, AVX): no memcpy call, nothing
+// outside p[0, n) read or written, lanes from n on read as zero; elsewhere the
+// memcpy forms.
+#if defined(__AVX512F__)
+inline __mmask16 tail_mask(int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
+inline VecF load_first(const float* p, int64_t n) { return (VecF)_mm512_maskz_loadu_ps(tail_mask(n), p); }
+inline void store_first(float* p, VecF v, int64_t n) { _mm512_mask_storeu_ps(p, tail_mask(n), (__m512)v); }
+#elif defined(__AVX__)
+inline __m256i tail_mask(int64_t n) {
+  const VecI lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  return (__m256i)(lane < static_cast<int32_t>(n));
+}
+inline VecF load_first(const float* p, int64_t n) { return (VecF)_mm256_maskload_ps(p, tail_mask(n)); }
+inline void store_first(float* p, VecF v, int64_t n) { _mm256_maskstore_ps(p, tail_mask(n), (__m256)v); }
+#else
+inline VecF load_first(const float* p, int64_t n) { return load_partial(p, n); }
+inline void store_first(float* p, VecF v, int64_t n) { store_partial(p, v, n); }
+#endif
 
 inline float reduce_add(VecF v) {
   float sum = 0.0f;

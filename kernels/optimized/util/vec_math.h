@@ -1,9 +1,12 @@
-// Vectorised transcendental math on VecF (exp, sigmoid, tanh, GELU), written
-// with vector extensions only so it compiles for every target vec.h serves.
-// Accuracy: a few float ulps (about 2e-7 relative) over the whole range;
-// NaN propagates, +-inf give the limits ATen gives.
+// Vectorised transcendental math on VecF (exp, sigmoid, tanh, erf, GELU,
+// rsqrt), written with vector extensions (plus, under AVX guards, a reciprocal
+// estimate) so it compiles for every target vec.h serves. Accuracy: a few
+// float ulps (about 3e-7 relative) over the whole range, erf and exact GELU
+// 5e-7 absolute; NaN propagates, +-inf give the limits ATen gives. One
+// formula per function, no per-lane choice between two.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -37,95 +40,162 @@ inline VecF round_small(VecF x) {
   return (x + magic) - magic;
 }
 
+// c[0] + x (c[1] + x (c[2] + ...)): a polynomial by Horner's rule, its
+// coefficients from the constant term up.
+template <size_t N>
+inline VecF poly(VecF x, const float (&c)[N]) {
+  VecF p = splat(c[N - 1]);
+  for (size_t i = N - 1; i-- > 0;) p = p * x + c[i];
+  return p;
+}
+
+// x = n ln2 + r with |r| <= ln2/2, ln2 split in two so n * hi is exact: n
+// (as a float) returned, r in *r. NaN gives NaN for both.
+inline VecF reduce_ln2(VecF x, VecF* r) {
+  const VecF fn = round_small(x * 1.44269504088896341f);
+  *r = (x - fn * 0.693359375f) - fn * -2.12194440e-4f;
+  return fn;
+}
+
+// p * 2^n for an integral n in [-150, 128] given as a float (NaN: NaN): one
+// vscalefps with AVX-512 (which rounds subnormal results and overflows to inf
+// by itself), else two exponent-field factors so both ends come out right.
+inline VecF scale_pow2(VecF p, VecF fn) {
+#if defined(__AVX512F__)
+  // (the masked form: the plain one reads an undefined vector GCC warns about)
+  return (VecF)_mm512_mask_scalef_ps((__m512)p, static_cast<__mmask16>(0xffff), (__m512)p, (__m512)fn);
+#else
+  const VecI n = __builtin_convertvector(fn == fn ? fn : VecF{}, VecI);
+  const VecI n1 = n >> 1;
+  const VecF y = (p * as_float((n1 + 127) << 23)) * as_float((n - n1 + 127) << 23);
+  return fn == fn ? y : fn;
+#endif
+}
+
 // e^x. Range reduction x = n ln2 + r with |r| <= ln2/2 (ln2 split in two so
-// n * kLn2Hi is exact), a degree-7 polynomial for e^r, then a scaling by 2^n
+// n * ln2_hi is exact), a degree-7 polynomial for e^r, then a scaling by 2^n
 // done as two factors so results in the subnormal range and overflow to inf
 // come out right.
 inline VecF vexp(VecF x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
-  // Clamp into a range where 2^n stays representable as two factors; NaN is
-  // replaced by 0 here (float-to-int of NaN is undefined) and restored below.
+  // Clamp into a range where 2^n stays representable as two factors (and
+  // +-inf reduce without inf - inf); NaN passes the clamp, and scale_pow2
+  // keeps it.
   VecF xc = x > splat(89.0f) ? splat(89.0f) : x;
   xc = xc < splat(-104.0f) ? splat(-104.0f) : xc;
-  xc = x == x ? xc : splat(0.0f);
-  const VecF fn = round_small(xc * kLog2e);
-  VecF r = xc - fn * kLn2Hi;
-  r = r - fn * kLn2Lo;
+  VecF r;
+  const VecF fn = reduce_ln2(xc, &r);
   // Taylor to degree 7: truncation below 1e-8 on |r| <= 0.347.
-  VecF p = splat(1.0f / 5040.0f);
-  p = p * r + (1.0f / 720.0f);
-  p = p * r + (1.0f / 120.0f);
-  p = p * r + (1.0f / 24.0f);
-  p = p * r + (1.0f / 6.0f);
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  const VecI n = __builtin_convertvector(fn, VecI);
-  const VecI n1 = n >> 1;
-  const VecI n2 = n - n1;
-  const VecF s1 = as_float((n1 + 127) << 23);
-  const VecF s2 = as_float((n2 + 127) << 23);
-  const VecF y = (p * s1) * s2;
+  static constexpr float kP[] = {1.0f, 1.0f, 0.5f, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040};
+  const VecF p = poly(r, kP);
+  return scale_pow2(p, fn);
+}
+
+// e^z for z <= 0 (or NaN), flushed to 0 below -87 (where e^z leaves float's
+// normal range; with AVX-512's scalef, subnormal down to -104, 0 below): the
+// range reduction of vexp with one scaling and a degree-5
+// polynomial fitted for relative error (2e-7 in float arithmetic) on
+// |r| <= ln2/2.
+inline VecF vexp_nonpos(VecF z) {
+#if defined(__AVX512F__)
+  const VecF zc = z < splat(-104.0f) ? splat(-104.0f) : z;  // scalef: 0 below
+#else
+  const VecI low = z < splat(-87.0f);
+  VecF zc = low ? splat(-87.0f) : z;
+  zc = z == z ? zc : splat(0.0f);  // float-to-int of NaN is undefined
+#endif
+  VecF r;
+  const VecF fn = reduce_ln2(zc, &r);
+  static constexpr float kP[] = {1.00000012f, 9.99999702e-1f, 4.99988943e-1f, 1.66675596e-1f, 4.19154465e-2f, 8.29871278e-3f};
+  const VecF p = poly(r, kP);
+#if defined(__AVX512F__)
+  return scale_pow2(p, fn);  // NaN stays NaN
+#else
+  const VecF y = p * as_float((__builtin_convertvector(fn, VecI) + 127) << 23);  // 2^n, n in [-126, 0]
+  return z == z ? (low ? VecF{} : y) : z;
+#endif
+}
+
+// 1 / d for d in [1, 2] (no zero, infinity or subnormal to care for): the
+// hardware estimate and one Newton step where there is one (AVX-512: 14 bits,
+// AVX: 12 bits; a few ulp after the step), a division elsewhere.
+inline VecF vrecip_1_2(VecF d) {
+#if defined(__AVX512F__) || defined(__AVX__)
+#if defined(__AVX512F__)
+  // (the masked form: the plain one reads an undefined vector GCC warns about)
+  const VecF r = (VecF)_mm512_mask_rcp14_ps((__m512)d, static_cast<__mmask16>(0xffff), (__m512)d);
+#else
+  const VecF r = (VecF)_mm256_rcp_ps((__m256)d);
+#endif
+  return r + r * (splat(1.0f) - d * r);
+#else
+  return splat(1.0f) / d;
+#endif
+}
+
+// 1 / (1 + e^-x) through e = e^-|x|, which cannot overflow: 1 / (1 + e) for
+// x >= 0, e / (1 + e) below (relative accuracy in both tails; NaN kept).
+inline VecF vsigmoid(VecF x) {
+  const VecF e = vexp_nonpos(-vabs(x));
+  const VecF r = vrecip_1_2(splat(1.0f) + e);
+  return x >= splat(0.0f) ? r : e * r;
+}
+
+// e^x - 1 for x <= 0 (callers pass -|y|), accurate near 0 where e^x - 1
+// would cancel: x = n ln2 + r as in vexp, e^x - 1 = 2^n (e^r - 1) + (2^n - 1)
+// with e^r - 1 = r + r^2 q(r) (no constant term to cancel). Below -20 the
+// result is -1 in float; NaN propagates.
+inline VecF vexpm1_neg(VecF x) {
+  VecF xc = x < splat(-20.0f) ? splat(-20.0f) : x;
+  xc = x == x ? xc : splat(0.0f);  // float-to-int of NaN is undefined
+  VecF r;
+  const VecF fn = reduce_ln2(xc, &r);
+  // Taylor to degree 8 of e^r - 1 = r + r^2 q(r).
+  static constexpr float kQ[] = {0.5f, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040, 1.0f / 40320};
+  const VecF q = poly(r, kQ);
+  const VecF em = r + (r * r) * q;
+  const VecF scale = as_float((__builtin_convertvector(fn, VecI) + 127) << 23);  // 2^n, n in [-29, 0]
+  const VecF y = scale * em + (scale - 1.0f);
   return x == x ? y : x;
 }
 
-// 1 / (1 + e^-x): relative accuracy holds in both tails (e^-x overflows to
-// inf for very negative x, giving 0).
-inline VecF vsigmoid(VecF x) { return splat(1.0f) / (splat(1.0f) + vexp(-x)); }
-
-// tanh: an odd minimax polynomial below |x| = 0.625 (where 1 - 2/(e^2x + 1)
-// would cancel), that formula above it.
+// tanh(x) = -m / (2 + m) with m = e^(-2|x|) - 1, the sign of x restored: one
+// formula over the whole range (1 for large |x|, x near 0, NaN kept).
 inline VecF vtanh(VecF x) {
-  const VecF a = vabs(x);
-  const VecF u = a * a;
-  VecF p = splat(-5.664775148e-03f);
-  p = p * u + 2.059567906e-02f;
-  p = p * u + -5.372267962e-02f;
-  p = p * u + 1.333114952e-01f;
-  p = p * u + -3.333326280e-01f;
-  p = p * u + 1.0f;
-  const VecF small = a * p;
-  const VecF large = splat(1.0f) - splat(2.0f) / (vexp(a + a) + 1.0f);
-  const VecF t = a < splat(0.625f) ? small : large;  // NaN takes `large`, which is NaN
-  return copy_sign(t, x);
+  const VecF m = vexpm1_neg(splat(-2.0f) * vabs(x));
+  return copy_sign(-m / (splat(2.0f) + m), x);
 }
 
-// erfc(z) for z >= 0 (Chebyshev fit in t = 1 / (1 + z/2), fractional error
-// below 1.2e-7 everywhere): relative accuracy in the tail, where 1 - erf
-// would cancel.
-inline VecF verfc_nonneg(VecF z) {
-  const VecF t = splat(1.0f) / (splat(1.0f) + splat(0.5f) * z);
-  VecF p = splat(0.17087277f);
-  p = p * t + -0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t + -1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t + -0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t + -1.26551223f;
-  return t * vexp(p - z * z);
+// erf(z) for |z| < 3.9 as z P(z^2) / Q(z^2), degrees 5 and 5 (a rational
+// fit to erf on [0, 4], weighted towards its largest errors; 3e-8 absolute in
+// exact arithmetic, 5e-7 evaluated in float), and +-1 beyond, where erf is 1
+// in float (so GELU's negative tail is exactly 0 and GELU(-inf) NaN, as in
+// ATen). NaN propagates.
+inline VecF verf(VecF z) {
+  const VecF c = z < splat(-3.9f) ? splat(-3.9f) : (z > splat(3.9f) ? splat(3.9f) : z);
+  const VecF u = c * c;
+  static constexpr float kP[] = {1.12837899f, 1.94202662e-1f, 5.31783365e-2f, 3.91166843e-3f, 2.85303075e-4f, 1.98149246e-6f};
+  const VecF p = poly(u, kP);
+  static constexpr float kQ[] = {1.0f, 5.05439222e-1f, 1.15614079e-1f, 1.52596310e-2f, 1.19286485e-3f, 3.74069932e-5f};
+  const VecF q = poly(u, kQ);
+  const VecF e = c * p / q;
+  return vabs(c) >= splat(3.9f) ? copy_sign(splat(1.0f), c) : e;
 }
 
-// GELU, exact form: x/2 * (1 + erf(x / sqrt 2)) = x/2 * erfc(-x / sqrt 2),
-// evaluated through erfc of |x| / sqrt 2 so both tails keep their accuracy.
+// GELU, exact form: x/2 * (1 + erf(x / sqrt 2)), ATen's formula (its float
+// rounding in the negative tail included: 5e-7 absolute at worst).
 inline VecF vgelu_erf(VecF x) {
   constexpr float kSqrt1_2 = 0.70710678118654752f;
-  const VecF e = verfc_nonneg(vabs(x) * kSqrt1_2);
   const VecF h = splat(0.5f) * x;
-  // -inf: erfc is 0, and 0.5 * -inf * 0 is NaN, as in ATen.
-  return x >= splat(0.0f) ? h * (splat(2.0f) - e) : h * e;
+  return h + h * verf(x * kSqrt1_2);
 }
 
-// GELU, tanh approximation (ATen's formula).
+// GELU, tanh approximation (ATen's formula x/2 * (1 + tanh(u))), through
+// 1 + tanh(u) = 2 sigmoid(2u): x * sigmoid(2u), one exponential.
 inline VecF vgelu_tanh(VecF x) {
   constexpr float kBeta = 0.79788456080286536f;  // sqrt(2 / pi)
   constexpr float kKappa = 0.044715f;
-  const VecF inner = kBeta * (x + kKappa * x * x * x);
-  return splat(0.5f) * x * (splat(1.0f) + vtanh(inner));
+  const VecF u = kBeta * (x + kKappa * x * x * x);
+  return x * vsigmoid(u + u);
 }
 
 // 1 / sqrt(x): a bit-pattern first guess and three Newton steps (about 2 ulp),

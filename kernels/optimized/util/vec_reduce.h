@@ -4,7 +4,9 @@
 // lane masks and even/odd lane picks (stride-2 rows, pairwise sums).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "optimized/util/vec.h"
@@ -14,11 +16,39 @@ namespace sb::optimized {
 // Elements summed in float lanes before the partial sum moves to a double.
 constexpr int64_t kFlushBlock = 256;
 
+namespace reduce_detail {
+
+// Pairwise folds of a vector's halves down to one element: log2(lanes)
+// vector operations instead of a chain of lanes - 1 scalar ones.
+template <typename T, size_t Bytes, typename F>
+inline T fold(const void* v, F f) {
+  if constexpr (Bytes == sizeof(T)) {
+    T r;
+    std::memcpy(&r, v, sizeof r);
+    return r;
+  } else {
+    typedef T Half __attribute__((vector_size(Bytes / 2)));
+    Half lo;
+    Half hi;
+    std::memcpy(&lo, v, sizeof lo);
+    std::memcpy(&hi, static_cast<const char*>(v) + sizeof lo, sizeof hi);
+    const Half r = f(lo, hi);
+    return fold<T, Bytes / 2>(&r, f);
+  }
+}
+
+}  // namespace reduce_detail
+
 // The lanes' sum, added in double.
 inline double reduce_add_f64(VecF v) {
-  double sum = 0.0;
-  for (int64_t i = 0; i < kLanes; ++i) sum += static_cast<double>(v[i]);
-  return sum;
+  typedef double VecD __attribute__((vector_size(2 * kVectorBytes)));
+  const VecD d = __builtin_convertvector(v, VecD);
+  return reduce_detail::fold<double, sizeof d>(&d, [](auto a, auto b) { return a + b; });
+}
+
+// The lanes' maximum (`a > b ? a : b`, as vmax).
+inline float reduce_max_tree(VecF v) {
+  return reduce_detail::fold<float, sizeof v>(&v, [](auto a, auto b) { return a > b ? a : b; });
 }
 
 // A mask vector of the first m lanes (m <= kLanes), as floats for selects.
@@ -26,18 +56,6 @@ inline VecI first_lanes(int64_t m) {
   VecI idx;
   for (int64_t i = 0; i < kLanes; ++i) idx[i] = static_cast<int32_t>(i);
   return idx < static_cast<int32_t>(m);
-}
-
-// The first n lanes of v to p (n <= kLanes); `room`: p[0..kLanes) may be read and written (the
-// other lanes are written back unchanged), else only p[0..n) is touched.
-inline void store_first(float* p, VecF v, int64_t n, bool room) {
-  if (n >= kLanes) {
-    store(p, v);
-  } else if (room) {
-    store(p, first_lanes(n) ? v : load(p));
-  } else {
-    store_partial(p, v, n);
-  }
 }
 
 namespace detail {
@@ -72,7 +90,7 @@ inline float row_max(const float* x, int64_t n) {
   if (n >= kLanes) {
     VecF vm = load(x);
     for (i = kLanes; i + kLanes <= n; i += kLanes) vm = vmax(vm, load(x + i));
-    m = reduce_max(vm);
+    m = reduce_max_tree(vm);
   }
   for (; i < n; ++i) m = x[i] > m ? x[i] : m;
   return m;
@@ -96,8 +114,8 @@ inline double row_sum(const float* x, float* y, int64_t n, F f) {
   }
   if (i < n) {
     const int64_t m = n - i;
-    VecF v = f(load_partial(x + i, m));
-    if (y != nullptr) store_partial(y + i, v, m);
+    VecF v = f(load_first(x + i, m));
+    if (y != nullptr) store_first(y + i, v, m);
     v = first_lanes(m) ? v : VecF{};
     total += reduce_add_f64(v);
   }

@@ -9,10 +9,9 @@ namespace sb::kernels {
 
 void strided_copy(const void* src, int64_t src_offset, const int64_t* src_strides, void* dst, const int64_t* sizes,
                   int32_t rank, size_t elem) {
-  Layout from;
-  from.offset = src_offset;
-  for (int32_t d = 0; d < rank; ++d) from.strides[d] = src_strides[d];
-  walk_copy(src, from, dst, contiguous_layout(sizes, rank), sizes, rank, elem);
+  int64_t to_strides[kMaxWalkDims];  // contiguous; only `rank` of them are read
+  row_major_strides(sizes, rank, to_strides);
+  walk_copy_strides(src, src_offset, src_strides, dst, 0, to_strides, sizes, rank, elem);
 }
 
 Error copy_like(const char* op, const Tensor& in, Tensor& out) {

@@ -5,7 +5,12 @@
 namespace sb::kernels {
 
 Error plan_reduction(const char* op, const Tensor& in, Span<const int64_t> dims, bool keepdim, ReducePlan* plan) {
-  *plan = ReducePlan();
+  // Only the counts restart: entries past them are never read (and a fresh
+  // plan, as every caller passes, is already zeroed; no second clear and copy).
+  plan->out_rank = 0;
+  plan->count = 1;
+  plan->kept = 0;
+  plan->folded = 0;
   bool reduced[kMaxDims] = {};
   for (int64_t d : dims) {
     int32_t nd = 0;

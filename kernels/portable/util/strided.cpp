@@ -33,13 +33,17 @@ void copy_row_any(const uint8_t* from, int64_t from_step, uint8_t* to, int64_t t
 
 }  // namespace
 
-Layout contiguous_layout(const int64_t* sizes, int32_t rank) {
-  Layout l;
+void row_major_strides(const int64_t* sizes, int32_t rank, int64_t* strides) {
   int64_t s = 1;
   for (int32_t d = rank - 1; d >= 0; --d) {
-    l.strides[d] = s;
+    strides[d] = s;
     s *= sizes[d];
   }
+}
+
+Layout contiguous_layout(const int64_t* sizes, int32_t rank) {
+  Layout l;
+  row_major_strides(sizes, rank, l.strides);
   return l;
 }
 
@@ -47,6 +51,11 @@ Layout layout_of(const Tensor& t) { return contiguous_layout(t.sizes, t.dim); }
 
 void walk_copy(const void* src, const Layout& from, void* dst, const Layout& to, const int64_t* sizes, int32_t rank,
                size_t elem) {
+  walk_copy_strides(src, from.offset, from.strides, dst, to.offset, to.strides, sizes, rank, elem);
+}
+
+void walk_copy_strides(const void* src, int64_t from_offset, const int64_t* from_strides, void* dst, int64_t to_offset,
+                       const int64_t* to_strides, const int64_t* sizes, int32_t rank, size_t elem) {
   for (int32_t d = 0; d < rank; ++d) {
     if (sizes[d] == 0) return;
   }
@@ -54,21 +63,23 @@ void walk_copy(const void* src, const Layout& from, void* dst, const Layout& to,
   // sides step over it as one run: the rows the walk copies get as long as the
   // layouts allow (a slice, split or cat of whole inner blocks is a few memcpys).
   int64_t size[kMaxWalkDims];
+  int64_t coord[kMaxWalkDims];  // the odometer, zeroed up to `dims` (no 128-byte clear per call)
   int64_t from_stride[kMaxWalkDims];
   int64_t to_stride[kMaxWalkDims];
   int32_t dims = 0;
   for (int32_t d = 0; d < rank; ++d) {
     if (sizes[d] == 1) continue;
-    if (dims > 0 && from_stride[dims - 1] == from.strides[d] * sizes[d] &&
-        to_stride[dims - 1] == to.strides[d] * sizes[d]) {
+    if (dims > 0 && from_stride[dims - 1] == from_strides[d] * sizes[d] &&
+        to_stride[dims - 1] == to_strides[d] * sizes[d]) {
       size[dims - 1] *= sizes[d];
-      from_stride[dims - 1] = from.strides[d];
-      to_stride[dims - 1] = to.strides[d];
+      from_stride[dims - 1] = from_strides[d];
+      to_stride[dims - 1] = to_strides[d];
       continue;
     }
     size[dims] = sizes[d];
-    from_stride[dims] = from.strides[d];
-    to_stride[dims] = to.strides[d];
+    from_stride[dims] = from_strides[d];
+    to_stride[dims] = to_strides[d];
+    coord[dims] = 0;
     ++dims;
   }
   const auto* in = static_cast<const uint8_t*>(src);
@@ -77,9 +88,8 @@ void walk_copy(const void* src, const Layout& from, void* dst, const Layout& to,
   const int64_t row = dims > 0 ? size[dims - 1] : 1;
   const int64_t from_step = dims > 0 ? from_stride[dims - 1] : 1;
   const int64_t to_step = dims > 0 ? to_stride[dims - 1] : 1;
-  int64_t coord[kMaxWalkDims] = {};
-  int64_t from_at = from.offset;
-  int64_t to_at = to.offset;
+  int64_t from_at = from_offset;
+  int64_t to_at = to_offset;
   for (;;) {
     copy_row_any(in + from_at * e, from_step, out + to_at * e, to_step, row, elem);
     // Odometer over all but the last dim.

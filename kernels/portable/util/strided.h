@@ -25,6 +25,8 @@ struct Layout {
 
 // Row-major strides for `sizes`, offset 0.
 Layout contiguous_layout(const int64_t* sizes, int32_t rank);
+// The same strides into strides[0, rank).
+void row_major_strides(const int64_t* sizes, int32_t rank, int64_t* strides);
 
 // The layout of a contiguous tensor.
 Layout layout_of(const Tensor& t);
@@ -35,6 +37,11 @@ Layout layout_of(const Tensor& t);
 // sources.
 void walk_copy(const void* src, const Layout& from, void* dst, const Layout& to, const int64_t* sizes, int32_t rank,
                size_t elem);
+
+// walk_copy with each layout as an offset and `rank` strides (no Layout to
+// fill: strided_copy's per-call path).
+void walk_copy_strides(const void* src, int64_t from_offset, const int64_t* from_strides, void* dst, int64_t to_offset,
+                       const int64_t* to_strides, const int64_t* sizes, int32_t rank, size_t elem);
 
 // Whether every element a walk over `sizes` reads through `layout` lies in
 // [0, numel): overflow-safe, for layouts built from untrusted arguments

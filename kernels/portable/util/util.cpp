@@ -4,6 +4,7 @@
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
 #include "util/shape.h"
+#include "util/strided.h"
 
 namespace sb::kernels {
 
@@ -39,7 +40,7 @@ Error check_same_shape(const char* op, const char* what, const Tensor& t, const 
 
 Error resize_output(const char* op, Tensor& out, const int64_t* sizes, int32_t rank) {
   Error err = resize(out, sizes, rank);
-  if (err.ok()) return err;
+  if (err.ok()) return Error();
   return Error::make(err.code(), "%s: out %s", op, err.message());
 }
 
@@ -117,13 +118,7 @@ Error check_broadcasts_to(const char* op, const Tensor& in, const Tensor& out) {
   return check_shape(op, "out", out, sizes, rank);
 }
 
-void contiguous_strides(const Tensor& t, int64_t* strides) {
-  int64_t s = 1;
-  for (int32_t d = t.dim - 1; d >= 0; --d) {
-    strides[d] = s;
-    s *= t.sizes[d];
-  }
-}
+void contiguous_strides(const Tensor& t, int64_t* strides) { row_major_strides(t.sizes, t.dim, strides); }
 
 Tensor view_with_sizes(const Tensor& t, const int64_t* sizes, int32_t rank) {
   Tensor v;
@@ -156,20 +151,23 @@ BroadcastIndex::BroadcastIndex(const Tensor& in, const Tensor& out)
 }
 
 Error check_dim_order_arg(const char* op, const Value& dim_order, const Tensor* like, const Tensor& out) {
-  char have[64];
+  bool same;
+  if (dim_order.is_none()) {
+    same = like != nullptr ? same_dim_order(*like, out) : out.is_default_dim_order();
+  } else {
+    const Span<const int64_t> order = dim_order.as_int_list;
+    same = static_cast<int32_t>(order.size()) == out.dim;
+    for (size_t i = 0; same && i < order.size(); ++i) same = order[i] == out.dim_order[i];
+  }
+  if (same) return Error();
+  char have[64];  // formatted only for the message
   format_dim_order(have, sizeof have, out);
   if (dim_order.is_none()) {
-    const bool keeps = like != nullptr ? same_dim_order(*like, out) : out.is_default_dim_order();
-    if (keeps) return Error();
     return Error::make(ErrorCode::kInvalidArgument, "%s: out has dim order %s, not %s", op, have,
                        like != nullptr ? "self's" : "the default");
   }
-  const Span<const int64_t> order = dim_order.as_int_list;
-  bool same = static_cast<int32_t>(order.size()) == out.dim;
-  for (size_t i = 0; same && i < order.size(); ++i) same = order[i] == out.dim_order[i];
-  if (same) return Error();
   return Error::make(ErrorCode::kInvalidArgument, "%s: dim_order (%zu dims) differs from out's dim order %s", op,
-                     order.size(), have);
+                     dim_order.as_int_list.size(), have);
 }
 
 }  // namespace sb::kernels

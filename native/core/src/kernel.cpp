@@ -153,8 +153,11 @@ Error check_layout(const KernelDef& def, Args args, const Value* values) {
 }
 
 Error check_signature(const KernelDef& def, Args args, CallSite site) {
-  const size_t expected = arity(def);
-  const char ret = returned_kind(def);
+  // One pass over the signature for its arity and returned kind.
+  size_t expected = 0;
+  const char* p = def.signature;
+  for (; *p && *p != '>'; ++p) expected += *p != '|';
+  const char ret = *p == '>' ? p[1] : 'R';
   const size_t returned = site == CallSite::kProgram && ret != '\0' ? 1 : 0;
   if (args.size() != expected + returned) {
     return Error::make(ErrorCode::kInvalidProgram, "%s takes %zu arguments, the call passes %zu", def.op,
@@ -168,13 +171,16 @@ Error check_signature(const KernelDef& def, Args args, CallSite site) {
                          ret == 'R' ? "tensor or tensor list" : kind_name(ret));
     }
   }
-  for (size_t i = 0; i < expected; ++i) {
-    const char kind = kind_at(def, i);
+  size_t i = 0;
+  for (p = def.signature; *p && *p != '>'; ++p) {
+    const char kind = *p;
+    if (kind == '|') continue;
     const Tag tag = args[i] ? args[i]->tag : Tag::kNone;
     if (!tag_matches(kind, tag)) {
       return Error::make(ErrorCode::kInvalidProgram, "%s argument %zu is a %s, expected a %s", def.op, i,
                          tag_name(tag), kind_name(kind));
     }
+    ++i;
   }
   return Error();
 }
@@ -188,7 +194,9 @@ Error invoke(const OpRegistry& registry, TraceSink* trace, const KernelDef& def,
 
 Error KernelContext::call(const char* op, Args args) {
   bool declared = false;
-  for (const char* callee : kernel_.calls) declared = declared || strcmp(callee, op) == 0;
+  // Kernels pass the literal their calls list names: the linker merges equal
+  // literals, so the pointers usually match and strcmp is the fallback.
+  for (const char* callee : kernel_.calls) declared = declared || callee == op || strcmp(callee, op) == 0;
   if (!declared) {
     return Error::make(ErrorCode::kInvalidArgument, "%s calls %s without declaring it in its calls list",
                        kernel_.op, op);

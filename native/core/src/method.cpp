@@ -14,12 +14,16 @@ namespace sb {
 
 struct Method::Instruction {
   uint8_t type;
-  uint8_t flags;            // kRecheck, kRefreshLists
+  uint8_t flags;            // kRecheck, kRefreshLists, kVariableCost
+  uint32_t num_args;
   const KernelDef* kernel;  // kKernelCall
   Value** args;             // kKernelCall
-  uint32_t num_args;
   uint32_t a;  // move source / jump condition
   uint32_t b;  // move destination / jump target
+  // What running it costs against the work budget (see instruction_cost),
+  // counted once at load; with kVariableCost, the bytes of the values whose
+  // size can change as it runs are added when it runs.
+  uint64_t cost;
 };
 
 struct Method::DynamicList {
@@ -45,9 +49,11 @@ namespace {
 // Method::value_flags_
 constexpr uint8_t kRetaggable = 1;  // a prim op returns into it: int, double or bool by turns
 constexpr uint8_t kWritten = 2;     // set while running (by a prim op, a move or set_input)
+constexpr uint8_t kVariableBytes = 4;  // its value_bytes can change while running
 // Instruction::flags
 constexpr uint8_t kRecheck = 1;       // reads a retaggable value: check the signature again
 constexpr uint8_t kRefreshLists = 2;  // takes an int list with written items: re-read it
+constexpr uint8_t kVariableCost = 4;  // reads a kVariableBytes value: add its bytes when it runs
 constexpr uint32_t kNoList = UINT32_MAX;
 
 bool is_scalar_tag(Tag t) { return t == Tag::kInt || t == Tag::kDouble || t == Tag::kBool; }
@@ -200,7 +206,7 @@ class Method::Loader {
         budget_(memory_bytes) {}
   ~Loader() {
     free(lists_);
-    free(constant_list_);
+    free(list_flags_);
   }
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
@@ -271,7 +277,7 @@ class Method::Loader {
     if (!(err = budget_.alloc(&m_.values_, m_.num_values_, "the values table")).ok() ||
         !(err = budget_.alloc(&m_.tensors_, num_tensors, "the tensor table")).ok() ||
         !(err = budget_.alloc(&lists_, num_lists_, "the list index")).ok() ||
-        !(err = budget_.alloc(&constant_list_, m_.num_values_, "the list index")).ok()) {
+        !(err = budget_.alloc(&list_flags_, m_.num_values_, "the list index")).ok()) {
       return err;
     }
 
@@ -409,13 +415,16 @@ class Method::Loader {
       Value& first = m_.values_[list.value];
       if (!(err = load_list(list, storage, &first)).ok()) return err;
       storage += list_bytes(list.type, list.length);
-      bool has_constant = false;
+      uint8_t flags = 0;
       if (first.tag == Tag::kTensorList || first.tag == Tag::kOptionalTensorList) {
-        for (const Tensor* t : first.as_tensor_list) has_constant = has_constant || is_constant(t, program_);
+        for (const Tensor* t : first.as_tensor_list) {
+          if (is_constant(t, program_)) flags |= kHasConstant;
+          if (t != nullptr && t->is_dynamic()) flags |= kHasDynamic;
+        }
       }
       for (; k < num_lists_ && same_items(lists_[k], list); ++k) {
         m_.values_[lists_[k].value] = first;
-        constant_list_[lists_[k].value] = has_constant;
+        list_flags_[lists_[k].value] = flags;
       }
     }
     return Error();
@@ -741,16 +750,47 @@ class Method::Loader {
   }
 
   // Calls that take a dynamic list re-read it first; calls that read a
-  // retaggable value have their signature checked again.
+  // retaggable value have their signature checked again. Each instruction's
+  // cost is counted here from the values whose bytes cannot change: a static
+  // tensor keeps its shape (resize() refuses to change it) and a list its
+  // length. What can change: a dynamic tensor (or a tensor list holding one),
+  // and a value a move or set_input replaces (a scalar, which prim ops also
+  // write, has no bytes whatever it holds).
   void mark_calls() {
+    for (size_t k = 0; k < m_.num_values_; ++k) {
+      const Value& v = m_.values_[k];
+      if (((m_.value_flags_[k] & kWritten) && !is_scalar_tag(v.tag)) || (v.is_tensor() && v.as_tensor->is_dynamic()) ||
+          (list_flags_[k] & kHasDynamic)) {
+        m_.value_flags_[k] |= kVariableBytes;
+      }
+    }
     for (size_t k = 0; k < m_.num_instructions_; ++k) {
       Instruction& ins = m_.instructions_[k];
+      ins.cost = kInstructionCost;
+      if (ins.type == schema::kJumpFalseCall) charge(ins, m_.values_[ins.a]);
       if (ins.type != schema::kKernelCall) continue;
+      // The signature's kinds, argument by argument (the count was checked):
+      // a retaggable value needs the check again only where a kind takes
+      // fewer than all three scalar tags.
+      const char* kind = ins.kernel->signature;
       for (uint32_t a = 0; a < ins.num_args; ++a) {
+        while (*kind == '|') ++kind;
+        const bool any_scalar = *kind == 's' || *kind == 'S' || (*kind == '>' && kind[1] == 's');
+        if (*kind != '\0' && *kind != '>') ++kind;
         const size_t idx = static_cast<size_t>(ins.args[a] - m_.values_);
-        if (m_.value_flags_[idx] & kRetaggable) ins.flags |= kRecheck;
+        if ((m_.value_flags_[idx] & kRetaggable) && !any_scalar) ins.flags |= kRecheck;
         if (m_.dynamic_list_of_ != nullptr && m_.dynamic_list_of_[idx] != kNoList) ins.flags |= kRefreshLists;
+        charge(ins, *ins.args[a]);
       }
+    }
+  }
+
+  // Adds what `v` costs to ins.cost now, or marks it to be added when it runs.
+  void charge(Instruction& ins, const Value& v) {
+    if (m_.value_flags_[&v - m_.values_] & kVariableBytes) {
+      ins.flags |= kVariableCost;
+    } else {
+      ins.cost = sat_add(ins.cost, value_bytes(v));
     }
   }
 
@@ -766,7 +806,7 @@ class Method::Loader {
   // Outputs must be planned memory; constants live in the caller's program bytes.
   bool writes_constant(const Value& v) const {
     if (v.is_tensor()) return is_constant(v.as_tensor, program_);
-    return constant_list_[&v - m_.values_] != 0;
+    return (list_flags_[&v - m_.values_] & kHasConstant) != 0;
   }
 
   Method& m_;
@@ -780,7 +820,10 @@ class Method::Loader {
   fb::Vector values_;
   ListRef* lists_ = nullptr;
   size_t num_lists_ = 0;
-  uint8_t* constant_list_ = nullptr;  // per value: a tensor list with a constant member
+  // Per value: a tensor list with a constant member, with a dynamic one.
+  static constexpr uint8_t kHasConstant = 1;
+  static constexpr uint8_t kHasDynamic = 2;
+  uint8_t* list_flags_ = nullptr;
 };
 
 Method::~Method() { release(); }
@@ -897,12 +940,26 @@ Error Method::prepare_call(size_t pc, const Instruction& ins) {
   return Error();
 }
 
+// kInstructionCost, plus the bytes of every value a kernel call is passed or
+// a jump tests: ins.cost counted the bytes that cannot change at load; this
+// adds the others (instructions marked kVariableCost).
 uint64_t Method::instruction_cost(const Instruction& ins) const {
-  uint64_t cost = kInstructionCost;
-  if (ins.type == schema::kKernelCall) {
-    for (uint32_t a = 0; a < ins.num_args; ++a) cost = sat_add(cost, value_bytes(*ins.args[a]));
-  } else if (ins.type == schema::kJumpFalseCall) {
-    cost = sat_add(cost, value_bytes(values_[ins.a]));
+  uint64_t cost = ins.cost;
+  if (ins.type == schema::kJumpFalseCall) return sat_add(cost, value_bytes(values_[ins.a]));
+  for (uint32_t a = 0; a < ins.num_args; ++a) {
+    const Value& v = *ins.args[a];
+    if (!(value_flags_[&v - values_] & kVariableBytes)) continue;
+    if (v.is_tensor()) {
+      // A dynamic tensor, the common case: its bytes here, without the calls
+      // value_bytes makes (nbytes, element_size are not inlined at -Os). Every
+      // program tensor holds at most 2^40 elements (load, resize): no overflow.
+      const Tensor& t = *v.as_tensor;
+      uint64_t bytes = element_size(t.dtype);
+      for (int32_t d = 0; d < t.dim; ++d) bytes *= static_cast<uint64_t>(t.sizes[d]);
+      cost = sat_add(cost, bytes);
+    } else {
+      cost = sat_add(cost, value_bytes(v));
+    }
   }
   return cost;
 }
@@ -913,7 +970,7 @@ Error Method::execute() {
   for (size_t pc = 0; pc < num_instructions_;) {
     const Instruction& ins = instructions_[pc];
     // Charged before the instruction runs: no instruction starts past the budget.
-    work = sat_add(work, instruction_cost(ins));
+    work = sat_add(work, ins.flags & kVariableCost ? instruction_cost(ins) : ins.cost);
     if (work > limits_.work_bytes) {
       last_work_ = work;
       return Error::make(ErrorCode::kWorkBudget,
@@ -926,8 +983,11 @@ Error Method::execute() {
     }
     switch (ins.type) {
       case schema::kKernelCall: {
-        Error err = ins.flags != 0 ? prepare_call(pc, ins) : Error();
-        if (err.ok()) err = invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args));
+        if (ins.flags & (kRefreshLists | kRecheck)) {
+          Error err = prepare_call(pc, ins);
+          if (!err.ok()) return err;
+        }
+        Error err = invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args));
         if (!err.ok()) return err;
         ++pc;
         break;
