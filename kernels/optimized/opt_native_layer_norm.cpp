@@ -3,11 +3,8 @@
 // variance from vector sums flushed into doubles, then one fused
 // (x - mean) * rstd * weight + bias pass); everything else goes to the
 // portable kernel. mean and rstd are written exactly when portable writes them.
-#include <cmath>
-
+#include "optimized/util/row_moments.h"
 #include "optimized/util/vec.h"
-#include "optimized/util/vec_math.h"
-#include "optimized/util/vec_reduce.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 
@@ -35,17 +32,10 @@ bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
   return true;
 }
 
-// The mean as a float pair (hi + lo): x - hi is exact for x near the mean,
-// so centring keeps its accuracy when the mean is large against the spread.
-struct Mean {
-  float hi;
-  float lo;
-};
-
 // y = ((x - mean) * rstd) * w + b over one row. A missing weight or bias is a
 // vector of ones or zeros that does not advance (step 0): one loop for all
 // four cases.
-void normalize_row(const float* x, float* y, int64_t n, Mean mean, float rstd, const float* w, int64_t sw,
+void normalize_row(const float* x, float* y, int64_t n, const RowMoments& mean, float rstd, const float* w, int64_t sw,
                    const float* b, int64_t sb) {
   const VecF vh = splat(mean.hi);
   const VecF vl = splat(mean.lo);
@@ -62,7 +52,7 @@ void normalize_row(const float* x, float* y, int64_t n, Mean mean, float rstd, c
   }
 }
 
-// Each of `rows` rows of `cols` floats: mean, variance, the normalised row;
+// Each of `rows` rows of `cols` (>= 1) floats: mean, variance, the normalised row;
 // mean and rstd stored when mean_out / rstd_out are given.
 __attribute__((noinline)) void layer_norm_rows(const float* x, float* y, int64_t rows, int64_t cols, double eps,
                                                const float* w, const float* b, float* mean_out, float* rstd_out) {
@@ -70,31 +60,14 @@ __attribute__((noinline)) void layer_norm_rows(const float* x, float* y, int64_t
   float zeros[kLanes];
   store(ones, splat(1.0f));
   store(zeros, VecF{});
-  const double inv_cols = 1.0 / static_cast<double>(cols);
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * cols;
-    // Sums of x - pivot (the row's first element, when finite): small terms
-    // whatever the row's offset, so float lanes lose little.
-    const float pivot = cols > 0 && row[0] - row[0] == 0.0f ? row[0] : 0.0f;
-    const VecF vp = splat(pivot);
-    const double shifted = row_sum(row, nullptr, cols, [vp](VecF v) { return v - vp; });
-    const double mean = static_cast<double>(pivot) + shifted * inv_cols;
-    const float hi = static_cast<float>(mean);
-    const Mean m{hi, static_cast<float>(mean - static_cast<double>(hi))};
-    const VecF vh = splat(m.hi);
-    const VecF vl = splat(m.lo);
-    const double var = row_sum(row, nullptr, cols, [vh, vl](VecF v) {
-                         const VecF d = (v - vh) - vl;
-                         return d * d;
-                       }) *
-                       inv_cols;
-    // rstd in float (a correctly rounded root and quotient, an ulp from
-    // portable's double ones): a shorter latency chain per row.
-    const float s = 1.0f / std::sqrt(static_cast<float>(var + eps));
-    normalize_row(row, y + r * cols, cols, m, s, w != nullptr ? w : ones, w != nullptr ? kLanes : 0,
+    const RowMoments moments = row_moments(row, cols, eps);
+    const float s = static_cast<float>(moments.rstd);
+    normalize_row(row, y + r * cols, cols, moments, s, w != nullptr ? w : ones, w != nullptr ? kLanes : 0,
                   b != nullptr ? b : zeros, b != nullptr ? kLanes : 0);
     if (mean_out != nullptr) {
-      mean_out[r] = hi;
+      mean_out[r] = moments.hi;
       rstd_out[r] = s;
     }
   }
@@ -118,6 +91,7 @@ Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
   }
   const int64_t cols = kernels::size_product(input, input.dim - k, input.dim);
   const int64_t rows = kernels::size_product(input, 0, input.dim - k);
+  if (cols == 0) return kernels::native_layer_norm_out.fn(ctx, args);  // empty rows: no moments
   if ((!same_shape(input, out) && !kernels::resize_output_like(kOp, out, input).ok()) || !param_fits(*args[2], cols) ||
       !param_fits(*args[3], cols)) {
     return kernels::native_layer_norm_out.fn(ctx, args);

@@ -1,6 +1,6 @@
 // Mean and reciprocal standard deviation of a float row for the
-// normalisation kernels (group norm; layer norm computes the same two sums
-// inline and could take this), and the normalising pass that uses them.
+// normalisation kernels (group norm, layer norm), and group norm's
+// normalising pass.
 // Sums run in float lanes flushed into doubles (vec_reduce.h's row_sum) over
 // x - pivot (the row's first element, when finite), so a row far from zero
 // keeps its accuracy; the mean is kept as a float pair so centring stays
