@@ -252,10 +252,10 @@ def test_case_ids_are_unique() -> None:
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("case_id", [case.id for case in EAGER_CASES])
-def test_case_matches_eager_float64(case_id: str, runner: Path, exported: Path, tmp_path: Path) -> None:
-    case = next(case for case in EAGER_CASES if case.id == case_id)
-    fixture = exported / case_id
+def assert_matches_eager_float64(case: Case, runner: Path, exported: Path, tmp_path: Path) -> None:
+    """The runtime's output for `case` against eager PyTorch in float64 (cases where ExecuTorch's own
+    runtime is not the reference)."""
+    fixture = exported / case.id
     result = run_model(
         runner, fixture / "model.pte", [fixture / f"input{i}.npy" for i in range(len(case.inputs))], tmp_path
     )
@@ -265,10 +265,20 @@ def test_case_matches_eager_float64(case_id: str, runner: Path, exported: Path, 
     assert check.compare(result.outputs[0], want.contiguous().numpy(), "Float") is None
 
 
-def test_cases_under_sanitizers(sanitized_optimized: Path, exported: Path) -> None:  # noqa: F811
-    """The fast paths' cases under ASan and UBSan (the bit tricks of vec_math.h included)."""
-    results = check.run_all(sanitized_optimized, [f for f in fixtures(exported) if f.id not in EAGER_IDS])
-    failed = {
+def failures_under_sanitizers(sanitized: Path, exported: Path, skip: set[str]) -> dict[str, str]:
+    """The exported cases (but `skip`) that do not match ExecuTorch on the sanitized runtime."""
+    results = check.run_all(sanitized, [f for f in fixtures(exported) if f.id not in skip])
+    return {
         fid: f"{r.status}: {r.message[:300]}" for fid, r in results.items() if r.status not in (check.PASS, check.ATEN)
     }
+
+
+@pytest.mark.parametrize("case_id", [case.id for case in EAGER_CASES])
+def test_case_matches_eager_float64(case_id: str, runner: Path, exported: Path, tmp_path: Path) -> None:
+    assert_matches_eager_float64(next(c for c in EAGER_CASES if c.id == case_id), runner, exported, tmp_path)
+
+
+def test_cases_under_sanitizers(sanitized_optimized: Path, exported: Path) -> None:  # noqa: F811
+    """The fast paths' cases under ASan and UBSan (the bit tricks of vec_math.h included)."""
+    failed = failures_under_sanitizers(sanitized_optimized, exported, EAGER_IDS)
     assert not failed, failed

@@ -24,11 +24,12 @@ from typing import Any
 
 import pytest
 
-from bot.runner import run_model
 from tests.conformance import check
 from tests.conformance.layout import fixtures
 from tests.test_optimized import sanitized_optimized  # noqa: F401  (a fixture)
 from tests.test_optimized_elementwise import (
+    assert_matches_eager_float64,
+    failures_under_sanitizers,
     runner,  # noqa: F401  (a fixture: the runtime at each SIMD width)
     specials,
 )
@@ -215,20 +216,10 @@ def test_case_matches_executorch(case_id: str, results: dict[str, check.Result])
 
 @pytest.mark.parametrize("case_id", [case.id for case in EAGER_CASES])
 def test_case_matches_eager_float64(case_id: str, runner: Path, exported: Path, tmp_path: Path) -> None:  # noqa: F811
-    case = next(case for case in EAGER_CASES if case.id == case_id)
-    fixture = exported / case_id
-    inputs = [fixture / f"input{i}.npy" for i in range(len(case.inputs))]
-    result = run_model(runner, fixture / "model.pte", inputs, tmp_path)
-    with torch.no_grad():
-        want = case.fn(*(t.double() for t in case.inputs)).float()
-    assert len(result.outputs) == 1
-    assert check.compare(result.outputs[0], want.contiguous().numpy(), "Float") is None
+    assert_matches_eager_float64(next(c for c in EAGER_CASES if c.id == case_id), runner, exported, tmp_path)
 
 
 def test_cases_under_sanitizers(sanitized_optimized: Path, exported: Path) -> None:  # noqa: F811
     """The new kernels and the 1-D convolutions under ASan and UBSan."""
-    results = check.run_all(sanitized_optimized, [f for f in fixtures(exported) if f.id not in EAGER_IDS])
-    failed = {
-        fid: f"{r.status}: {r.message[:300]}" for fid, r in results.items() if r.status not in (check.PASS, check.ATEN)
-    }
+    failed = failures_under_sanitizers(sanitized_optimized, exported, EAGER_IDS)
     assert not failed, failed

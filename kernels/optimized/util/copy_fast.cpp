@@ -2,39 +2,10 @@
 
 #include <cstring>
 
+#include "util/strided.h"
+
 namespace sb::optimized {
 namespace {
-
-// n elements of E bytes, stepping ss and ds elements (ss 0: one value repeated).
-template <size_t E>
-void strided_row(const uint8_t* s, int64_t ss, uint8_t* d, int64_t ds, int64_t n) {
-  if (ss == 0) {
-    uint8_t v[E];
-    memcpy(v, s, E);
-    for (int64_t j = 0; j < n; ++j) memcpy(d + j * ds * static_cast<int64_t>(E), v, E);
-    return;
-  }
-  for (int64_t j = 0; j < n; ++j) {
-    memcpy(d + j * ds * static_cast<int64_t>(E), s + j * ss * static_cast<int64_t>(E), E);
-  }
-}
-
-void copy_row(const uint8_t* s, int64_t ss, uint8_t* d, int64_t ds, int64_t n, size_t elem) {
-  if (ss == 1 && ds == 1) {
-    memcpy(d, s, static_cast<size_t>(n) * elem);
-    return;
-  }
-  switch (elem) {
-    case 1: return strided_row<1>(s, ss, d, ds, n);
-    case 2: return strided_row<2>(s, ss, d, ds, n);
-    case 4: return strided_row<4>(s, ss, d, ds, n);
-    case 8: return strided_row<8>(s, ss, d, ds, n);
-    default: {
-      const int64_t e = static_cast<int64_t>(elem);
-      for (int64_t j = 0; j < n; ++j) memcpy(d + j * ds * e, s + j * ss * e, elem);
-    }
-  }
-}
 
 #if defined(__x86_64__) || defined(__aarch64__)
 constexpr bool kBlockShuffles = true;
@@ -177,7 +148,7 @@ void copy_box(const void* src, const int64_t* src_strides, void* dst, const int6
     if (blocks) {
       transpose(in, from[dims - 1] * e, out, to[dims - 2] * e, size[dims - 2], row);
     } else {
-      copy_row(in, from[dims - 1], out, to[dims - 1], row, elem);
+      kernels::copy_row_any(in, from[dims - 1], out, to[dims - 1], row, elem);
     }
     int32_t d = dims - 1 - leaf;
     for (; d >= 0; --d) {

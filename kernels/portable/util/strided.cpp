@@ -9,10 +9,19 @@ namespace sb::kernels {
 namespace {
 
 // One row along the last dim; `elem` is a compile-time size where it matters.
+// A zero source step (broadcast) reads its one element once.
 template <size_t Elem>
 void copy_row(const uint8_t* from, int64_t from_step, uint8_t* to, int64_t to_step, int64_t n) {
+  if (from_step == 0) {
+    uint8_t v[Elem];
+    memcpy(v, from, Elem);
+    for (int64_t j = 0; j < n; ++j) memcpy(to + j * to_step * static_cast<int64_t>(Elem), v, Elem);
+    return;
+  }
   for (int64_t j = 0; j < n; ++j) memcpy(to + j * to_step * Elem, from + j * from_step * Elem, Elem);
 }
+
+}  // namespace
 
 void copy_row_any(const uint8_t* from, int64_t from_step, uint8_t* to, int64_t to_step, int64_t n, size_t elem) {
   if (from_step == 1 && to_step == 1) {
@@ -30,8 +39,6 @@ void copy_row_any(const uint8_t* from, int64_t from_step, uint8_t* to, int64_t t
       }
   }
 }
-
-}  // namespace
 
 void row_major_strides(const int64_t* sizes, int32_t rank, int64_t* strides) {
   int64_t s = 1;

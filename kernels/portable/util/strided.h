@@ -31,6 +31,10 @@ void row_major_strides(const int64_t* sizes, int32_t rank, int64_t* strides);
 // The layout of a contiguous tensor.
 Layout layout_of(const Tensor& t);
 
+// to[j * to_step] = from[j * from_step] for j < n, in elements of `elem`
+// bytes (steps in elements; a zero from_step broadcasts one element).
+void copy_row_any(const uint8_t* from, int64_t from_step, uint8_t* to, int64_t to_step, int64_t n, size_t elem);
+
 // dst[to(c)] = src[from(c)] for every coordinate c of `sizes`, in elements of
 // `elem` bytes. The caller guarantees every address lies inside its buffer
 // (check with `layout_span`) and that the destinations do not overlap the
