@@ -29,13 +29,7 @@ bool channel_param(const Value& v, int64_t c) {
 }
 
 bool fits(Tensor& t, const int64_t* sizes, int32_t rank) {
-  if (t.dtype != ScalarType::kFloat) return false;
-  if (t.dim == rank) {
-    bool same = true;
-    for (int32_t d = 0; d < rank; ++d) same = same && t.sizes[d] == sizes[d];
-    if (same) return true;
-  }
-  return kernels::resize_output(kOp, t, sizes, rank).ok();
+  return t.dtype == ScalarType::kFloat && (has_sizes(t, sizes, rank) || kernels::resize_output(kOp, t, sizes, rank).ok());
 }
 
 Error opt_native_group_norm_out_impl(KernelContext& ctx, Args args) {

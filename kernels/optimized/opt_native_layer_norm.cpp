@@ -23,15 +23,6 @@ bool float_param(const Value& v) { return v.is_none() || v.as_tensor->dtype == S
 // are checked already), inline: the fast path builds no Error values.
 bool param_fits(const Value& v, int64_t numel) { return v.is_none() || v.as_tensor->numel() == numel; }
 
-// resize_output's success for `t` when it already has `sizes`.
-bool has_shape(const Tensor& t, const int64_t* sizes, int32_t rank) {
-  if (t.dim != rank) return false;
-  for (int32_t d = 0; d < rank; ++d) {
-    if (t.sizes[d] != sizes[d]) return false;
-  }
-  return true;
-}
-
 // y = ((x - mean) * rstd) * w + b over one row. A missing weight or bias is a
 // vector of ones or zeros that does not advance (step 0): one loop for all
 // four cases.
@@ -99,8 +90,8 @@ Error opt_native_layer_norm_out_impl(KernelContext& ctx, Args args) {
   int64_t stat_sizes[kMaxDims];
   for (int32_t d = 0; d < input.dim; ++d) stat_sizes[d] = d < input.dim - k ? input.sizes[d] : 1;
   const bool stats =
-      (has_shape(mean_out, stat_sizes, input.dim) || kernels::resize_output(kOp, mean_out, stat_sizes, input.dim).ok()) &&
-      (has_shape(rstd_out, stat_sizes, input.dim) || kernels::resize_output(kOp, rstd_out, stat_sizes, input.dim).ok()) &&
+      (has_sizes(mean_out, stat_sizes, input.dim) || kernels::resize_output(kOp, mean_out, stat_sizes, input.dim).ok()) &&
+      (has_sizes(rstd_out, stat_sizes, input.dim) || kernels::resize_output(kOp, rstd_out, stat_sizes, input.dim).ok()) &&
       mean_out.dtype == out.dtype && rstd_out.dtype == out.dtype;
 
   layer_norm_rows(input.data_as<float>(), out.data_as<float>(), rows, cols, args[4]->scalar_as_double(),

@@ -80,25 +80,28 @@ void copy_across_dim_orders(const Tensor& src, const Tensor& dst) {
 }
 
 Error resize(Tensor& t, const int64_t* sizes, int32_t rank) {
-  bool same = t.dim == rank;
-  for (int32_t i = 0; same && i < rank; ++i) same = t.sizes[i] == sizes[i];
-  if (same) return Error();
+  if (has_sizes(t, sizes, rank)) return Error();
+  // A dynamic tensor takes a new shape on every call that changes it: the
+  // shapes are formatted only for a refusal.
+  const uint64_t numel = shape_numel(sizes, rank);
+  const bool fits = numel != kSaturated && numel <= static_cast<uint64_t>(t.capacity);
+  if (t.is_dynamic() && rank == t.dim && fits) {
+    for (int32_t i = 0; i < rank; ++i) t.sizes[i] = sizes[i];
+    return Error();
+  }
   char want[80];
-  char have[80];
   format_shape(want, sizeof want, sizes, rank);
-  format_shape(have, sizeof have, t.sizes, t.dim);
-  if (!t.is_dynamic()) return Error::make(ErrorCode::kInvalidArgument, "has shape %s, expected %s", have, want);
+  if (!t.is_dynamic()) {
+    char have[80];
+    format_shape(have, sizeof have, t.sizes, t.dim);
+    return Error::make(ErrorCode::kInvalidArgument, "has shape %s, expected %s", have, want);
+  }
   if (rank != t.dim) {
     return Error::make(ErrorCode::kInvalidArgument, "has rank %d, cannot take shape %s (a resize keeps the rank)",
                        static_cast<int>(t.dim), want);
   }
-  const uint64_t numel = shape_numel(sizes, rank);
-  if (numel == kSaturated || numel > static_cast<uint64_t>(t.capacity)) {
-    return Error::make(ErrorCode::kInvalidArgument, "cannot take shape %s: beyond its bound of %lld elements", want,
-                       static_cast<long long>(t.capacity));
-  }
-  for (int32_t i = 0; i < rank; ++i) t.sizes[i] = sizes[i];
-  return Error();
+  return Error::make(ErrorCode::kInvalidArgument, "cannot take shape %s: beyond its bound of %lld elements", want,
+                     static_cast<long long>(t.capacity));
 }
 
 }  // namespace sb

@@ -40,12 +40,14 @@ const char* tag_name(Tag tag) {
   return "unknown";
 }
 
-bool same_shape(const Tensor& a, const Tensor& b) {
-  if (a.dim != b.dim) return false;
-  for (int32_t i = 0; i < a.dim; ++i) {
-    if (a.sizes[i] != b.sizes[i]) return false;
+bool has_sizes(const Tensor& t, const int64_t* sizes, int32_t rank) {
+  if (t.dim != rank) return false;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (t.sizes[i] != sizes[i]) return false;
   }
   return true;
 }
+
+bool same_shape(const Tensor& a, const Tensor& b) { return has_sizes(a, b.sizes, b.dim); }
 
 }  // namespace sb

@@ -63,6 +63,8 @@ struct Tensor {
 
 // True when both tensors have the same rank and sizes.
 bool same_shape(const Tensor& a, const Tensor& b);
+// True when `t` has rank `rank` and these sizes.
+bool has_sizes(const Tensor& t, const int64_t* sizes, int32_t rank);
 
 // Gives `t` the shape `sizes` (ExecuTorch's resize_tensor): a static tensor
 // must already have it; a dynamic one keeps its rank and may take any shape
