@@ -10,6 +10,10 @@ artifact validated against its schema before use, and posts it.
 Every line printed goes through `workflow_log.Log` (workflow-command
 escaping, redaction); every report text written or posted goes through
 `bot/publish.py` (redaction).
+
+The token never sits beside PR code: it is taken out of the environment and the
+inputs at start-up and handed to the poster (bot/poster.py), a process forked
+before any PR code runs, which alone talks to GitHub.
 """
 
 from __future__ import annotations
@@ -23,10 +27,10 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from bot import publish, redact, report_io
+from bot import github, poster, publish, redact, report_io
 from bot.errors import BotError, ExitCode
 from bot.pipeline import PrReport
-from bot.redact import Redactor
+from bot.redact import Redactor, looks_secret
 from bot.report import COMMIT, count, plain
 from bot.workflow_log import Log
 
@@ -35,7 +39,8 @@ BINARY_SIZE_LINE = re.compile(r"^Binary-Size:\s*\S", re.MULTILINE)
 
 @dataclasses.dataclass(frozen=True)
 class Inputs:
-    token: str
+    """The action's inputs but the token, which only the poster holds."""
+
     mode: str
     post: bool
     base: str
@@ -65,7 +70,6 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     if mode not in ("analyze", "post"):
         raise BotError(f"input mode must be analyze or post, got {mode!r}", ExitCode.USAGE)
     return Inputs(
-        token=_input(env, "github-token"),
         mode=mode,
         post=_bool(env, "post") is not False,
         base=_input(env, "base"),
@@ -137,10 +141,9 @@ def _failing(report: PrReport, inputs: Inputs, root: Path, body: str) -> list[st
     return reasons
 
 
-def annotations(report: PrReport) -> list:
+def annotations(report: PrReport) -> list[github.Annotation]:
     """Check-run annotations, one per target with a yaml finding (plain text: names shown, capped)."""
-    from bot.github import Annotation
-
+    Annotation = github.Annotation
     found = []
     for t in report.targets:
         problems = [f"missing {plain(m.op)}" for m in t.diff.missing] + [f"unused {plain(u.op)}" for u in t.diff.unused]
@@ -156,38 +159,20 @@ def annotations(report: PrReport) -> list:
     return found
 
 
-def _post(
-    inputs: Inputs, env: Mapping[str, str], report: PrReport, number: int, head: str, ok: bool, redactor: Redactor
-) -> str:
-    from github import GithubException
-
-    from bot import github
-
-    if not inputs.token:
+def _post(holder: poster.Poster | None, report: PrReport, number: int, head: str, ok: bool, redactor: Redactor) -> str:
+    if holder is None:
         return "not posted: no github-token"
-    client = github.GitHubClient(
-        inputs.token,
-        env.get("GITHUB_REPOSITORY", ""),
-        env.get("GITHUB_API_URL", github.DEFAULT_API_URL),
-        author=inputs.comment_author,
-        redactor=redactor,
-    )
     safe = publish.publishable(report, redactor)
-    try:
-        result = github.post(
-            client,
-            number,
-            head,
-            publish.markdown(safe, redactor),
-            ok,
-            publish.title(safe, redactor),
-            annotations(safe),
-            summary=publish.markdown(safe, redactor, limit=github.CHECK_SUMMARY_LIMIT),
-        )
-    except GithubException as exc:
-        # The report is already in the job summary and the artifact.
-        return f"not posted: GitHub answered {exc.status}"
-    return f"comment {result.comment.value}; check {result.check.value}"
+    request = poster.Request(
+        number=number,
+        head_sha=head,
+        body=publish.markdown(safe, redactor),
+        ok=ok,
+        title=publish.title(safe, redactor),
+        summary=publish.markdown(safe, redactor, limit=github.CHECK_SUMMARY_LIMIT),
+        annotations=tuple((a.path, a.message, a.title, a.level) for a in annotations(safe)),
+    )
+    return holder.post(request)
 
 
 def _commit(value: object) -> str:
@@ -197,9 +182,24 @@ def _commit(value: object) -> str:
 def run(env: Mapping[str, str], log: Log | None = None) -> int:
     redactor = Redactor.from_env(os.environ, env)
     log = log or Log(redactor)
+    token = _input(env, "github-token")
+    if token:
+        log.mask(token)  # the runner hides it from every later log line
+    env = {name: value for name, value in env.items() if not looks_secret(name)}
     inputs = read_inputs(env)
-    if inputs.token:
-        log.mask(inputs.token)  # the runner hides it from every later log line
+    holder = None
+    if token and (inputs.mode == "post" or inputs.post):
+        api_url = env.get("GITHUB_API_URL", github.DEFAULT_API_URL)
+        holder = poster.start(token, env.get("GITHUB_REPOSITORY", ""), api_url, inputs.comment_author, redactor)
+    del token
+    try:
+        return _run(env, log, inputs, holder, redactor)
+    finally:
+        if holder is not None:
+            holder.close()
+
+
+def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster | None, redactor: Redactor) -> int:
     event = read_event(env)
     root = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
     subprocess.run(["git", "config", "--global", "--add", "safe.directory", str(root)], capture_output=True)
@@ -220,7 +220,7 @@ def run(env: Mapping[str, str], log: Log | None = None) -> int:
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             raise BotError("the report names no pull request to post to", ExitCode.BAD_INPUT)
         ok = not report.stale and not report.first_build_error()
-        status = _post(inputs, env, report, number, report.head_sha, ok, redactor)
+        status = _post(holder, report, number, report.head_sha, ok, redactor)
         log.info(status)
         _append(summary_path, publish.markdown(report, redactor) + f"\n\n_{status}_\n")
         return ExitCode.OK
@@ -255,7 +255,7 @@ def run(env: Mapping[str, str], log: Log | None = None) -> int:
     )
     reasons = _failing(report, inputs, root, body)
     if inputs.post and number is not None and head_sha:
-        status = _post(inputs, env, report, int(number), head_sha, not reasons, redactor)
+        status = _post(holder, report, int(number), head_sha, not reasons, redactor)
         log.info(status)
         _append(summary_path, f"\n_{status}_\n")
     for reason in reasons:
@@ -264,11 +264,14 @@ def run(env: Mapping[str, str], log: Log | None = None) -> int:
 
 
 def main() -> int:
-    """The process entry: secrets are recorded and hidden from children before anything runs."""
+    """The process entry: secrets are recorded, hidden from children and taken out of the environment
+    before anything runs."""
     redactor = redact.install(os.environ)
+    env = dict(os.environ)
+    redact.take_secrets(os.environ)
     log = Log(redactor)
     try:
-        return run(os.environ, log)
+        return run(env, log)
     except BotError as exc:
         log.error(exc.message)
         return int(exc.exit_code)

@@ -37,9 +37,33 @@ def cache_dir() -> Path:
     return Path(os.environ.get("SB_CACHE_DIR", default))
 
 
-def bundled_build_dir(flavour: Flavour) -> Path:
-    """Where a flavour of the installed package's runtime is built: the cache, by tool version."""
-    return cache_dir() / "bundled-runtime" / bundle.version() / flavour.key()
+def bundled_build_dir(flavour: Flavour, trusted: bool = False) -> Path:
+    """Where a flavour of the installed package's runtime is built: the cache, by tool version, and apart
+    for the base (trusted) and PR builds, so PR code never writes a directory the base is built in."""
+    return cache_dir() / "bundled-runtime" / bundle.version() / ("base" if trusted else "pr") / flavour.key()
+
+
+def ccache_home() -> Path:
+    """Where the compiler caches live (SB_CCACHE_DIR): apart from the user's own ccache, which PR code never
+    writes, and from the pipeline's cache, so that runs with their own SB_CACHE_DIR still share compiles."""
+    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "selective-build-ccache"
+    return Path(os.environ.get("SB_CCACHE_DIR", default))
+
+
+def ccache_env(trusted: bool) -> tuple[dict[str, str], tuple[Path, ...], tuple[Path, ...]]:
+    """The compiler cache of a build: (environment, paths it reads, paths it writes).
+
+    The base (trusted) builds keep their own cache and also store every result in a shared one;
+    PR builds have a cache of their own and only read the shared one. So PR code can
+    never plant an object that a base build would take for its own, and a PR's head still
+    hits on every file it did not change. Paths relative to the checkout in ccache's hashes
+    let clones and worktrees of the same code share hits."""
+    home = ccache_home()
+    shared, own = home / "shared", home / ("base" if trusted else "pr")
+    shared.mkdir(parents=True, exist_ok=True)
+    env = {"CCACHE_DIR": str(own), "CCACHE_NOHASHDIR": "1"}
+    env["CCACHE_REMOTE_STORAGE"] = f"file:{shared}" + ("" if trusted else "|read-only")
+    return env, (() if trusted else (shared,)), ((own, shared) if trusted else (own,))
 
 
 def _tool(name: str) -> str:
@@ -177,11 +201,8 @@ def first_error(log: str) -> str:
     return next((ln.strip() for ln in reversed(lines) if ln.strip()), "no output")
 
 
-def _run(cmd: list[str], cwd: Path, what: str, source_root: Path, limits: Limits) -> None:
-    # Paths relative to the checkout in ccache's hashes let clones and
-    # worktrees of the same code share cache hits.
-    ccache = {"CCACHE_BASEDIR": str(source_root), "CCACHE_NOHASHDIR": "1"}
-    proc = sandbox.run_build(cmd, what=what, limits=limits, cwd=cwd, extra_env=ccache)
+def _run(cmd: list[str], cwd: Path, what: str, limits: Limits, view: sandbox.View, env: dict[str, str]) -> None:
+    proc = sandbox.run_build(cmd, what=what, limits=limits, cwd=cwd, extra_env=env, view=view)
     if proc.returncode != 0:
         log = proc.log
         raise BotError(f"{what} failed: {first_error(log)[:400]}", ExitCode.BUILD, detail=log_tail(log))
@@ -193,20 +214,24 @@ def build(
     source_dir: Path | None = None,
     build_dir: Path | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    trusted: bool = False,
+    reads: Sequence[Path] = (),
 ) -> Path:
-    """Configures (once) and builds `targets`; returns the build directory.
+    """Configures (once) and builds `targets` in the sandbox; returns the build directory.
 
     Build directories live inside the checkout (`.sb-build/<flavour>`), so that
     two checkouts of the same code (head and the base worktree, or a fresh
     clone) compile with identical relative paths and share ccache hits.
+    `trusted`: the base's code (bot/sandbox.py); `reads`: what the build reads outside its
+    checkout (an app's repository, for the bundled runtime; a selection yaml in the cache).
     """
     source = (source_dir or bundle.runtime_dir()).resolve()
     ccache_base = source.parent
     if build_dir is None and bundle.is_installed() and bundle.contains(source):
         # The installed package's runtime: never build inside site-packages. Every checkout
         # (head, base) builds it in the same cache directory, so their compiles share ccache hits.
-        build_dir = bundled_build_dir(flavour)
-        ccache_base = Path(os.path.commonpath([source.parent, build_dir.parent]))
+        build_dir = bundled_build_dir(flavour, trusted)
+        ccache_base = Path(os.path.commonpath([source.parent, build_dir.parent.parent]))
     out = (build_dir or source.parent / BUILD_DIR_NAME / flavour.key()).resolve()
     if build_dir is None and not out.is_relative_to(source.parent):
         # A checked-in .sb-build symlink must not send the build elsewhere.
@@ -244,15 +269,32 @@ def build(
         launcher = shutil.which("ccache")
         if launcher:
             configure.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}")
+        env, cache_reads, cache_writes = ccache_env(trusted)
+        env["CCACHE_BASEDIR"] = str(ccache_base)
+        view = sandbox.View(
+            reads=(source.parent, *_option_paths(flavour), *reads, *cache_reads),
+            writes=(out, *cache_writes),
+            trusted=trusted,
+        )
         stamp = out / CONFIGURED_STAMP
         if not _configured_by(stamp, configure):
             # Never configured, or a run was killed mid-configure: start from an empty directory.
             _empty_directory(out, keep=(LOCK_NAME,))
-            _run(configure, out, f"CMake configure of {flavour.name}", ccache_base, limits)
+            _run(configure, out, f"CMake configure of {flavour.name}", limits, view, env)
             write_text_atomic(stamp, "\0".join(configure))
         build_cmd = [_tool("cmake"), "--build", str(out), "--target", *targets]
-        _run(build_cmd, out, f"build of {flavour.name}", ccache_base, limits)
+        _run(build_cmd, out, f"build of {flavour.name}", limits, view, env)
     return out
+
+
+def _option_paths(flavour: Flavour) -> list[Path]:
+    """Files the CMake options name (a selection yaml, kernel libraries and their sources): the build reads them."""
+    found = []
+    for value in flavour.options.values():
+        for item in value.split(";"):
+            if os.path.isabs(item) and os.path.exists(item):
+                found.append(Path(item))
+    return found
 
 
 def _configured_by(stamp: Path, command: list[str]) -> bool:

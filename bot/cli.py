@@ -549,6 +549,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     redact.install(os.environ)  # before any PR code runs: record the secrets, hide them from children
+    if func is not cmd_action:  # the Action's entry hands its token to the poster (bot/action.py) first
+        redact.take_secrets(os.environ)  # no other command needs a token: none stays in the environment
     try:
         return int(func(args))
     except BotError as exc:

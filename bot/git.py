@@ -100,3 +100,16 @@ def _discard_worktree(repo: Path, path: Path) -> None:
             path.unlink()  # a symlink or a file where the worktree should be
     path.parent.mkdir(parents=True, exist_ok=True)
     _git(repo, "worktree", "prune")
+
+
+def verify_checkout(path: Path, commit: str, keep: str) -> None:
+    """Just before the base is used: its worktree still holds exactly `commit`, with no file changed,
+    added or removed outside the `keep` folder (its build directories). Raises BotError(GIT) otherwise."""
+    try:
+        head = _git(path, "rev-parse", "HEAD").strip()
+        changes = _git(path, "status", "--porcelain", "--untracked-files=all", "--ignored=no", "--ignore-submodules")
+    except BotError:
+        head, changes = "", "?"
+    outside = [line for line in changes.splitlines() if line and not line[3:].startswith(keep)]
+    if head != commit or outside:
+        raise BotError(f"the base worktree at {path} no longer holds {commit[:12]} as checked out", ExitCode.GIT)

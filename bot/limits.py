@@ -24,6 +24,8 @@ class Limits:
     model_bytes: int = 1024 * MIB  # a .pte file
     npy_bytes: int = 1024 * MIB  # a .npy input
     log_bytes: int = 1 * MIB  # what is kept of a subprocess's output
+    processes: int = 256  # processes and threads PR code may have at once (a build's compilers included)
+    file_bytes: int = 2048 * MIB  # largest file PR code may write (an object, a binary, a log)
 
     @staticmethod
     def from_config(section: dict[str, Any] | None) -> Limits:
@@ -35,7 +37,10 @@ class Limits:
             unit_key = spec.name.removesuffix("_bytes") + "_mb" if spec.name.endswith("_bytes") else spec.name
             if unit_key in section:
                 value = section[unit_key]
-                values[spec.name] = int(value * MIB) if spec.name.endswith("_bytes") else float(value)
+                if spec.name.endswith("_bytes"):
+                    values[spec.name] = int(value * MIB)
+                else:
+                    values[spec.name] = int(value) if spec.type in (int, "int") else float(value)
         return Limits(**values)
 
 

@@ -13,7 +13,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import arch as arches
-from bot import build, bundle, config, depgraph, git, lock, oplist, pte, regenerate, safe_files, size, stale, trace
+from bot import (
+    build,
+    bundle,
+    config,
+    depgraph,
+    git,
+    lock,
+    oplist,
+    pte,
+    regenerate,
+    safe_files,
+    sandbox,
+    size,
+    stale,
+    trace,
+)
 from bot.errors import BotError, ExitCode
 from bot.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
 from bot.oplist import SelectedOps
@@ -175,12 +190,15 @@ class Checkout:
     kernel_files: dict[str, str]  # op -> repo-relative kernel source (causes)
     library: dict[str, KernelEntry] = field(default_factory=dict)
     build_options: dict[str, str] = field(default_factory=dict)  # CMake options of the app's kernel libraries
+    # The base (default branch's code): built before any PR code runs, as trusted (bot/sandbox.py).
+    trusted: bool = False
+    commit: str = ""  # the commit a trusted checkout must hold when it is used
 
     @staticmethod
-    def open(root: Path, cfg: config.Config | None) -> Checkout:
+    def open(root: Path, cfg: config.Config | None, trusted: bool = False, commit: str = "") -> Checkout:
         """Raises BotError(BUILD) when the checkout's kernels cannot be built as they are."""
         if cfg is None:
-            return Checkout(root, None, {}, {})
+            return Checkout(root, None, {}, {}, trusted=trusted, commit=commit)
         # The tool's bundled runtime and portable library are trusted; the repo's own trees are checked.
         declared = (cfg.runtime_source, *{p.parent for p in cfg.kernel_libraries})
         trees = [root / p for p in declared if not cfg.trusted(p)]
@@ -212,14 +230,24 @@ class Checkout:
             by_source.setdefault(path.name, []).append(op)
         shown = {op: path.relative_to(bundle.root() if cfg.trusted(path) else root) for op, path in by_op.items()}
         files = {op: path.as_posix() for op, path in shown.items()}
-        return Checkout(root, cfg, by_source, files, library, options)
+        return Checkout(root, cfg, by_source, files, library, options, trusted, commit)
+
+    def verify(self) -> None:
+        """A trusted checkout is checked again just before each use: it still holds its commit, unchanged."""
+        if self.trusted:
+            git.verify_checkout(self.root, self.commit, keep=f"{build.BUILD_DIR_NAME}/")
 
     def graph(self) -> depgraph.Graph | None:
         if self.cfg is None:
             return None
+        self.verify()
         try:
             return depgraph.graph_for_checkout(
-                self.root / self.cfg.runtime_source, self.library, self.cfg.limits, self.build_options
+                self.root / self.cfg.runtime_source,
+                self.library,
+                self.cfg.limits,
+                self.build_options,
+                trusted=self.trusted,
             )
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
@@ -230,6 +258,7 @@ class Checkout:
         """`smoke`: also the runner (a runtime the checked-in yaml's models run on); else the size probe only.
         The target gives the dtype selection and the kernel choice (portable/optimized, cpu)."""
         assert self.cfg is not None
+        self.verify()
         lenient = self.cfg.include == "traced"
         flavour = build.selective_flavour(yaml_file, target.dtype_selective, lenient, arch=arch.name)
         choice = build.kernel_choice_options(target.optimized_ops, target.cpu_for(arch))
@@ -238,6 +267,7 @@ class Checkout:
             targets=build.runtime_targets(arch) if smoke else build.size_targets(arch),
             source_dir=self.root / self.cfg.runtime_source,
             limits=self.cfg.limits,
+            trusted=self.trusted,
         )
 
     def measure(self, build_dir: Path, work: Path, arch: arches.Arch) -> size.SizeReport:
@@ -304,7 +334,19 @@ def _run_pr(
             raise BotError(f"no target named {sorted(unknown)[0]!r} in {config.CONFIG_NAME}", ExitCode.CONFIG)
         cfg = dataclasses.replace(cfg, targets=tuple(t for t in cfg.targets if t.name in only_targets))
     base_root = git.worktree(repo, base_sha, cache, role="base", keep=KEEP)
-    base = _open_or_bare(base_root)
+    base = _open_or_bare(base_root, base_sha)
+    progress.note(sandbox.describe())
+
+    # The base first: its code is trusted, and it is built and measured before any PR code runs,
+    # so nothing the PR runs can reach what the base's figures come from.
+    with tempfile.TemporaryDirectory(prefix="sb-base-") as tmp:
+        with progress.step("reading the op graph of base kernels"):
+            base_graph = base.graph()
+        base_sizes = {
+            (target.name, arch_name): _measure_base(target, arches.get(arch_name), base, Path(tmp), progress)
+            for target in cfg.targets
+            for arch_name in target.architectures
+        }
 
     try:
         with progress.step("building the model tracer at head"):
@@ -328,15 +370,17 @@ def _run_pr(
     tracing = TolerantTracer(cfg)
     regenerated = regenerate.regenerate(cfg, tracer, tracing, progress)
     stale_paths = tuple(p.as_posix() for p in regenerate.stale_files(cfg, regenerated))
-    with progress.step("reading the op graph of base and head kernels"):
-        head_graph, base_graph = head.graph(), base.graph()
+    with progress.step("reading the op graph of head kernels"):
+        head_graph = head.graph()
     graph_change = depgraph.diff(base_graph, head_graph) if head_graph and base_graph else None
 
     targets = []
     with tempfile.TemporaryDirectory(prefix="sb-pr-") as tmp:
         for target in cfg.targets:
             work = Path(tmp) / target.name
-            report = _target_report(target, regenerated.per_target[target.name], head, base, changed, work, progress)
+            report = _target_report(
+                target, regenerated.per_target[target.name], head, base, base_sizes, changed, work, progress
+            )
             if head_graph is not None:
                 report = _with_graph_findings(report, target, head, head_graph, base_graph, regenerated)
             targets.append(report)
@@ -440,12 +484,13 @@ def _with_graph_findings(
     return dataclasses.replace(report, closure_changes=tuple(changes), not_traced=tuple(not_traced))
 
 
-def _open_or_bare(root: Path) -> Checkout:
-    """The base checkout; one whose config or kernels cannot be used has nothing to compare with."""
+def _open_or_bare(root: Path, commit: str) -> Checkout:
+    """The base checkout (trusted); one whose config or kernels cannot be used has nothing to compare with."""
+    root.chmod(0o700)  # PR code running as the sandbox uid (bot/sandbox.py) cannot even read the base tree
     try:
-        return Checkout.open(root, config.load(root))
+        return Checkout.open(root, config.load(root), trusted=True, commit=commit)
     except BotError:
-        return Checkout.open(root, None)
+        return Checkout.open(root, None, trusted=True, commit=commit)
 
 
 def _smoke_run(
@@ -492,32 +537,63 @@ def _error(exc: BotError) -> str:
     return exc.message + ("\n" + exc.detail if exc.detail else "")
 
 
+@dataclass(frozen=True)
+class BaseMeasure:
+    """The base's runtime of one target on one architecture, measured before any PR code ran."""
+
+    size: size.SizeReport | None
+    error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
+    kernels: str | None = None  # the base's kernel choice and cpu, when it was built
+    cpu: str | None = None
+
+
+def _measure_base(
+    target: config.Target, arch: arches.Arch, base: Checkout, work: Path, progress: Progress
+) -> BaseMeasure | None:
+    """Builds and measures the base's runtime of `target` on `arch` (None: the base has no such runtime)."""
+    base_yaml = base.root / target.yaml
+    if base.cfg is None or _load_selection(base_yaml)[0] is None or arches.missing_tools(arch, run=False):
+        return None
+    base_target = _same_target(base, target)
+    with progress.step(f"target {target.name}: build base {arch.name}", total=2) as step:
+        try:
+            base_dir = base.build_runtime(base_yaml, base_target, arch, smoke=False)
+            step.advance("build")
+            measured = base.measure(base_dir, work / target.name / "base" / arch.name, arch)
+            step.advance("size analysis")
+        except BotError as exc:
+            if exc.exit_code != ExitCode.BUILD:
+                raise
+            return BaseMeasure(None, exc.message)  # the base's own problem (it may predate this arch), not this PR's
+    return BaseMeasure(measured, kernels=base_target.kernel_choice(), cpu=base_target.cpu_for(arch))
+
+
 def _arch_sizes(
     target: config.Target,
     arch: arches.Arch,
     regenerated_yaml: Path,
     checked_in: Path | None,
     head: Checkout,
-    base: Checkout,
+    base: BaseMeasure | None,
     work: Path,
     progress: Progress,
 ) -> tuple[ArchSizes, list[LoadFailure]]:
-    """Builds (smoke, head, base) and measures one architecture; a failed build is this arch's finding only."""
-    base_yaml = base.root / target.yaml
-    has_base = base.cfg is not None and _load_selection(base_yaml)[0] is not None
+    """Builds (smoke, head) and measures one architecture against the base's measure; a failed build is this
+    arch's finding only."""
     smoke = checked_in is not None and arch.runs_models
     budget = target.budget_for(arch.name)
     missing = arches.missing_tools(arch, run=smoke)
-    choice = {"kernels": target.kernel_choice(), "cpu": target.cpu_for(arch)}
+    choice: dict[str, str | None] = {"kernels": target.kernel_choice(), "cpu": target.cpu_for(arch)}
     if missing:
         return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", budget, **choice), []
-    base_target = _same_target(base, target)
+    if base is not None and base.size is not None:
+        choice |= {"base_kernels": base.kernels, "base_cpu": base.cpu}
+    base_size, base_error = (base.size, base.error) if base is not None else (None, "")
     # The same selection with portable kernels only: what an optimized choice is measured against.
     portable_target = dataclasses.replace(target, optimized_ops=None, cpu=()) if target.optimized_ops else None
-    builds = 1 + int(smoke) + int(has_base) + int(portable_target is not None)
+    builds = 1 + int(smoke) + int(portable_target is not None)
     failures: list[LoadFailure] = []
-    head_dir = base_dir = None
-    base_error = ""
+    head_dir = None
     with progress.step(f"target {target.name}: build {arch.name}", total=builds) as step:
         try:
             if smoke and checked_in is not None:
@@ -536,19 +612,10 @@ def _arch_sizes(
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
-            return ArchSizes(arch.name, None, None, _error(exc), budget, **choice), []
-        if has_base:
-            step.working_on("base")
-            try:
-                base_dir = base.build_runtime(base_yaml, base_target, arch, smoke=False)
-            except BotError as exc:
-                if exc.exit_code != ExitCode.BUILD:
-                    raise
-                base_error = exc.message  # the base's own problem (it may predate this arch), not this PR's
-            step.advance("base")
+            return ArchSizes(arch.name, base_size, None, _error(exc), budget, base_error, **choice), []
     if runtime is not None:
         failures = _smoke_run(head, target, runtime, work / "smoke" / arch.name, arch, progress)
-    measures = 1 + int(base_dir is not None) + int(portable_target is not None)
+    measures = 1 + int(portable_target is not None)
     with progress.step(f"target {target.name}: size analysis {arch.name}", total=measures) as step:
         try:
             head_size = head.measure(head_dir, work / "head" / arch.name, arch)
@@ -557,15 +624,10 @@ def _arch_sizes(
             if portable_target is not None:
                 portable_size = head.measure(portable_dir, work / "head-portable" / arch.name, arch)
                 step.advance("head, portable kernels")
-            base_size = None
-            if base_dir is not None:
-                base_size = base.measure(base_dir, work / "base" / arch.name, arch)
-                choice |= {"base_kernels": base_target.kernel_choice(), "base_cpu": base_target.cpu_for(arch)}
-                step.advance("base")
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
-            return ArchSizes(arch.name, None, None, _error(exc), budget, **choice), failures
+            return ArchSizes(arch.name, base_size, None, _error(exc), budget, base_error, **choice), failures
     return ArchSizes(
         arch.name, base_size, head_size, "", budget, base_error, portable=portable_size, **choice
     ), failures
@@ -591,6 +653,7 @@ def _target_report(
     regenerated: SelectedOps,
     head: Checkout,
     base: Checkout,
+    base_sizes: dict[tuple[str, str], BaseMeasure | None],
     changed: list[str],
     work: Path,
     progress: Progress,
@@ -615,7 +678,9 @@ def _target_report(
     for arch_name in target.architectures:
         arch = arches.get(arch_name)
         checked_in = checked_in_path if loaded is not None else None
-        measured, ran = _arch_sizes(target, arch, regenerated_yaml, checked_in, head, base, work, progress)
+        measured, ran = _arch_sizes(
+            target, arch, regenerated_yaml, checked_in, head, base_sizes[(target.name, arch.name)], work, progress
+        )
         sizes.append(measured)
         if loaded is not None and arch.runs_models and not measured.build_error:
             failures[arch.name] = ran

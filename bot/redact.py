@@ -23,7 +23,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from urllib.parse import quote, quote_plus
 
@@ -190,3 +190,12 @@ PR_SET_DUMPABLE = 4
 def _set_non_dumpable() -> None:
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def take_secrets(environ: MutableMapping[str, str]) -> dict[str, str]:
+    """Removes every secret-named variable from `environ` (the process's own os.environ: nothing later
+    reads a token from there, or passes it on), returning them."""
+    taken = {name: environ[name] for name in list(environ) if looks_secret(name)}
+    for name in taken:
+        del environ[name]
+    return taken

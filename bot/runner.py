@@ -30,8 +30,10 @@ def run_model(
     extra_args: tuple[str, ...] = (),
     limits: Limits = DEFAULT_LIMITS,
     arch: Arch = HOST,
+    extra_writes: tuple[Path, ...] = (),
 ) -> RunResult:
-    """Runs `model` on `runner` (built for `arch`; under its emulator when that is not this machine)."""
+    """Runs `model` on `runner` (built for `arch`; under its emulator when that is not this machine).
+    The sandboxed run reads the model and inputs and writes only `output_dir` and `extra_writes`."""
     if not model.is_file():
         raise BotError(f"{model}: model file not found", ExitCode.BAD_INPUT)
     for path in inputs:
@@ -43,7 +45,8 @@ def run_model(
     cmd = [str(runner), "--model", str(model), "--output-dir", str(output_dir), *extra_args]
     for path in inputs:
         cmd += ["--input", str(path)]
-    proc = sandbox.run_program(cmd, what=f"model {model.name}", limits=limits, emulator=emulator(arch))
+    view = sandbox.View(reads=(model, *inputs), writes=(output_dir, *extra_writes))
+    proc = sandbox.run_program(cmd, what=f"model {model.name}", limits=limits, view=view, emulator=emulator(arch))
     if proc.returncode != 0:
         message = proc.last_error_line() or f"exit {proc.returncode}"
         raise BotError(f"{model.name}: {message.removeprefix('error: ')[:MESSAGE_CHARS]}", ExitCode.RUNTIME)

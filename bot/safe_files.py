@@ -70,42 +70,56 @@ def inside_repo(root: Path, path: Path | str, what: str) -> Path:
     return resolved
 
 
-def _regular_file_info(path: Path, shown: str) -> os.stat_result:
+def _regular_file_info(path: Path, shown: str, follow_symlinks: bool = True) -> os.stat_result:
     """stat of `path`, refused unless it is a regular file (nothing is opened)."""
     try:
-        info = os.stat(path)
+        info = os.stat(path, follow_symlinks=follow_symlinks)
     except FileNotFoundError:
         raise MissingFileError(f"{shown}: no such file") from None
     except OSError as exc:
         raise UnsafeFileError(f"{shown}: cannot read ({exc.strerror})") from None
     if not stat.S_ISREG(info.st_mode):
-        raise UnsafeFileError(f"{shown}: not a regular file ({_kind(info.st_mode)})")
+        kind = "a symlink" if stat.S_ISLNK(info.st_mode) else _kind(info.st_mode)
+        raise UnsafeFileError(f"{shown}: not a regular file ({kind})")
     return info
 
 
-def check_regular_file(path: Path, limit: int, what: str, *, shown_as: str | None = None) -> Path:
-    """For files a subprocess reads: an existing regular file of at most `limit` bytes."""
+def check_regular_file(
+    path: Path, limit: int, what: str, *, shown_as: str | None = None, follow_symlinks: bool = True
+) -> Path:
+    """For files a subprocess reads: an existing regular file of at most `limit` bytes.
+    `follow_symlinks` False: for what PR code wrote (a build's output), where a symlink may lead anywhere."""
     shown = shown_as or str(path)
-    info = _regular_file_info(path, shown)
+    info = _regular_file_info(path, shown, follow_symlinks)
     if info.st_size > limit:
         raise _over_limit(shown, info.st_size, limit, what)
     return Path(path)
 
 
-def read_bytes(path: Path, limit: int, what: str, *, shown_as: str | None = None, prefix: int | None = None) -> bytes:
+def read_bytes(
+    path: Path,
+    limit: int,
+    what: str,
+    *,
+    shown_as: str | None = None,
+    prefix: int | None = None,
+    follow_symlinks: bool = True,
+) -> bytes:
     """The whole of a regular file of at most `limit` bytes, or only its first
     `prefix` bytes (the limit still applies to the whole file).
 
     Never opens a FIFO or device (checked before opening, and again on the open
     descriptor in case the path changed in between) and never reads more than
     `limit + 1` bytes, whatever the file's reported size (/proc files report 0).
+    `follow_symlinks` False: a symlink is refused (what PR code wrote, e.g. a build's output).
     """
     shown = shown_as or str(path)
-    info = _regular_file_info(path, shown)
+    info = _regular_file_info(path, shown, follow_symlinks)
     if info.st_size > limit:
         raise _over_limit(shown, info.st_size, limit, what)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | (0 if follow_symlinks else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        fd = os.open(path, flags)
     except OSError as exc:
         raise UnsafeFileError(f"{shown}: cannot read ({exc.strerror})") from None
     try:
@@ -130,9 +144,9 @@ def read_bytes(path: Path, limit: int, what: str, *, shown_as: str | None = None
     return data
 
 
-def read_text(path: Path, limit: int, what: str, *, shown_as: str | None = None) -> str:
+def read_text(path: Path, limit: int, what: str, *, shown_as: str | None = None, follow_symlinks: bool = True) -> str:
     """`read_bytes`, decoded as UTF-8."""
-    data = read_bytes(path, limit, what, shown_as=shown_as)
+    data = read_bytes(path, limit, what, shown_as=shown_as, follow_symlinks=follow_symlinks)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

@@ -2,39 +2,61 @@
 sources, the runtime and tracer built from them, and the binutils that read
 what they produced.
 
-Each child gets
-- an allow-listed environment: what toolchains need (PATH, HOME, locale,
-  TMPDIR, ccache and compiler variables...), never a token, nothing of the
-  runner (GITHUB_*, INPUT_*, ACTIONS_*, RUNNER_*) and nothing named like a
-  secret;
-- a wall-clock limit: the whole process group is killed when it is over;
-- an address-space limit (RLIMIT_AS): `Limits.run_memory_bytes` for the
-  runtime, the tracer and binutils; BUILD_MEMORY_BYTES per process for CMake
-  and the compilers, which legitimately need more, but not the machine;
-  a program built for another architecture runs under qemu-user with its
-  guest address space reserved at that same limit (`emulated`);
-- no core dumps, no privilege gain through set-uid programs
-  (PR_SET_NO_NEW_PRIVS) and no CAP_SYS_PTRACE, so it cannot read the bot's
-  memory even when the job runs as root;
-- bounded output: only the last `Limits.log_bytes` of stdout and of stderr
-  are kept, decoded leniently (PR code need not print UTF-8).
+Every child is confined by one of three modes, chosen once per process
+(`mode()`, forced with SB_SANDBOX=namespaces|uid|limits) and named in the job log:
 
-A child that starts its own session escapes the group kill; the bot stops
-reading its output when the time is up, so it cannot hang the job either.
+- **namespaces** (bubblewrap): the child sees a read-only view of the toolchain
+  (/usr, the libraries, the Python that runs CMake's code generator) and of the
+  paths its step reads, and can write only the paths its step writes (its build
+  or output directory). It has no network, its own PID namespace (no view of
+  the bot or of other processes; every process it starts dies with the step),
+  its own /tmp, no `.git` of any checkout, and nothing of $HOME, the cache's
+  other trees or the runner's files. When the bot runs as root, the child also
+  runs as the sandbox uid, so the process limit holds.
+- **uid**: where namespaces are refused (Docker's default seccomp profile
+  inside a container action), the child runs as a dedicated unprivileged uid,
+  which owns nothing but its step's writable paths: it cannot change the tool,
+  the base tree or the trusted compiler cache. After the step every process of
+  that uid is killed and its files in the shared temp folders are removed. It
+  can still read whatever the uid may read.
+- **limits**: neither is possible (no namespaces, not root): the child runs as
+  the bot's own user, with the limits below only. It could read and change that
+  user's files; the job log says so.
+
+In every mode the child also gets
+- an allow-listed environment (PATH, locale, compiler and ccache variables...),
+  never a token, nothing of the runner (GITHUB_*, INPUT_*, ACTIONS_*, RUNNER_*)
+  and nothing named like a secret;
+- a wall-clock limit (its whole process group is killed when it is over) and
+  limits on processes, file size, address space and CPU time;
+- no core dumps, no privilege gain through set-uid programs
+  (PR_SET_NO_NEW_PRIVS) and no CAP_SYS_PTRACE;
+- bounded output: only the last `Limits.log_bytes` of stdout and of stderr.
+
+A step is `trusted` when it builds the base (the default branch's code): it
+runs in the same view, but as the bot's own uid, so it may write the trusted
+compiler cache that PR steps only read.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import enum
+import fcntl
+import functools
+import math
 import os
 import resource
 import selectors
+import shutil
 import signal
+import stat
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,13 +83,58 @@ BUILD_MEMORY_BYTES = 8192 * MIB
 # with the code it translates.
 EMULATOR_OVERHEAD_BYTES = 384 * MIB
 GRACE_SECONDS = 2.0  # how long output is still read after the process ended
+CPU_MARGIN_SECONDS = 5  # SIGXCPU at the soft limit, SIGKILL this much later
 _CHUNK = 1 << 16
+
+# The uid PR code runs as (uid mode, and namespaces mode when the bot is root). It must own no
+# file of the system: nothing but the paths a step writes is ever given to it.
+DEFAULT_SANDBOX_UID = 64_999
+# What the namespaces mode shows of the system: the toolchain, read-only. /etc only for the
+# dynamic loader, `c++` and friends (alternatives) and user names.
+SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime")  # fmt: skip
+SHARED_TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")  # where a uid-mode child can leave files behind
+SETPRIV = "setpriv"  # util-linux; switches to the sandbox uid inside a bubblewrap started as root
 
 PR_SET_PDEATHSIG = 1
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
 CAP_SYS_PTRACE = 19
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: no dlopen in the child
+
+
+class Mode(enum.Enum):
+    NAMESPACES = "namespaces"
+    UID = "uid"
+    LIMITS = "limits"
+
+
+_DESCRIPTIONS = {
+    Mode.NAMESPACES: (
+        "PR code sees the toolchain and its checkout read-only, writes only its build or output directory, "
+        "has no network and sees no other process"
+    ),
+    Mode.UID: (
+        "no user namespaces here: PR code runs as its own uid with limits on processes, file size, memory and CPU; "
+        "it cannot change the tool, the base or the trusted cache, but can read what that uid may read"
+    ),
+    Mode.LIMITS: (
+        "no user namespaces and not root: PR code runs as this user with limits on processes, file size, memory "
+        "and CPU only; it could read and change this user's files"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class View:
+    """What a step may touch beyond the toolchain: paths it reads, paths it writes (created if missing).
+
+    `trusted`: the step builds the base (the default branch's code), not PR code."""
+
+    reads: tuple[Path, ...] = ()
+    writes: tuple[Path, ...] = ()
+    trusted: bool = False
 
 
 def child_env(source: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -85,6 +152,230 @@ def child_env(source: Mapping[str, str] | None = None, extra: Mapping[str, str] 
     return env
 
 
+def sandbox_uid() -> int:
+    value = os.environ.get("SB_SANDBOX_UID", "")
+    try:
+        uid = int(value) if value else DEFAULT_SANDBOX_UID
+    except ValueError:
+        raise BotError(f"SB_SANDBOX_UID must be a number, got {value!r}", ExitCode.USAGE) from None
+    if uid <= 0 or uid == os.getuid():
+        raise BotError(f"SB_SANDBOX_UID {uid} is not a uid of its own", ExitCode.USAGE)
+    return uid
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+@functools.cache
+def mode() -> Mode:
+    """The strongest mode this machine allows, or the one SB_SANDBOX asks for (refused if impossible)."""
+    asked = os.environ.get("SB_SANDBOX", "").strip().lower() or "auto"
+    if asked not in ("auto", *(m.value for m in Mode)):
+        raise BotError(f"SB_SANDBOX must be auto, namespaces, uid or limits, got {asked!r}", ExitCode.USAGE)
+    if asked in ("auto", Mode.NAMESPACES.value):
+        problem = _namespaces_problem()
+        if problem is None:
+            return Mode.NAMESPACES
+        if asked == Mode.NAMESPACES.value:
+            raise BotError(f"SB_SANDBOX=namespaces, but {problem}", ExitCode.USAGE)
+    if asked in ("auto", Mode.UID.value):
+        if _is_root():
+            return Mode.UID
+        if asked == Mode.UID.value:
+            raise BotError("SB_SANDBOX=uid needs root (to run PR code as another uid)", ExitCode.USAGE)
+    return Mode.LIMITS
+
+
+def describe() -> str:
+    """The job log's line saying how PR code is confined."""
+    chosen = mode()
+    who = f" as uid {sandbox_uid()}" if chosen is not Mode.LIMITS and _is_root() else ""
+    name = "namespaces (bubblewrap)" if chosen is Mode.NAMESPACES else chosen.value
+    return f"sandbox: {name}{who}: {_DESCRIPTIONS[chosen]}"
+
+
+def _namespaces_problem() -> str | None:
+    """Why bubblewrap cannot confine PR code here (None: it can): tried once, as steps will use it."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    if _is_root() and shutil.which(SETPRIV) is None:
+        return "setpriv (util-linux) is not installed"
+    uid = sandbox_uid() if _is_root() else None
+    command = _bwrap_command(["true"], View(), Path("/"), tmp_bytes=MIB, uid=uid)
+    try:
+        proc = subprocess.run(command, env=child_env(), capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap could not start ({exc.__class__.__name__})"
+    if proc.returncode != 0:
+        reason = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap is refused here ({reason[-1] if reason else f'exit {proc.returncode}'})"
+    return None
+
+
+def child_uid(view: View) -> int | None:
+    """The uid a step runs as when it is not the bot's own: PR code, whenever the bot is root."""
+    if view.trusted or not _is_root() or mode() is Mode.LIMITS:
+        return None
+    return sandbox_uid()
+
+
+def _system_view() -> list[str]:
+    """bubblewrap arguments showing the toolchain read-only."""
+    args: list[str] = []
+    for tree in SYSTEM_TREES:
+        if os.path.islink(tree):
+            args += ["--symlink", os.readlink(tree), tree]
+        elif os.path.isdir(tree):
+            args += ["--ro-bind", tree, tree]
+    for path in SYSTEM_FILES:
+        args += ["--ro-bind-try", path, path]
+    # The Python running CMake's code generator (`python -m bot.codegen`), cmake and ninja from PyPI,
+    # and the tool's own package: read-only.
+    from bot import bundle
+
+    extra = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    extra.add(Path(sys.executable).resolve().parent)
+    extra.add(bundle.PACKAGE_DIR)
+    extra |= {bundle.root() / bundle.RUNTIME_DIR, bundle.root() / "kernels"}
+    for path in sorted(extra):
+        if not any(path.is_relative_to(tree) for tree in SYSTEM_TREES if os.path.isdir(tree)):
+            args += ["--ro-bind-try", str(path), str(path)]
+    return args
+
+
+def _hide_git(directory: Path) -> list[str]:
+    """A checkout's .git holds credentials (checkout's extraheader) and other trees' paths: never shown."""
+    git = directory / ".git"
+    if git.is_dir() and not git.is_symlink():
+        return ["--tmpfs", str(git), "--remount-ro", str(git)]
+    if git.exists() or git.is_symlink():
+        return ["--ro-bind", "/dev/null", str(git)]
+    return []
+
+
+def _bwrap_command(cmd: Sequence[str], view: View, cwd: Path, *, tmp_bytes: int, uid: int | None) -> list[str]:
+    """bubblewrap around `cmd`. Started as root it needs no user namespace, and the child switches to
+    `uid` (setpriv) once the view is built; started as a user, the namespaces come with a user namespace."""
+    args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net",
+            "--unshare-uts", "--unshare-cgroup-try"]  # fmt: skip
+    if not _is_root():
+        args.append("--unshare-user")
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    args += _system_view()
+    for option, paths in (("--ro-bind-try", view.reads), ("--bind", view.writes)):
+        for path in paths:
+            # At its real path and at the path the command names (which may pass through a symlink).
+            for shown in dict.fromkeys((os.path.realpath(path), os.path.abspath(path))):
+                args += [option, os.path.realpath(path), shown]
+                if option == "--ro-bind-try" and os.path.isdir(shown):
+                    args += _hide_git(Path(shown))
+    args += _traversable_parents(args)
+    args += ["--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--chdir", str(cwd)]
+    if uid is not None:
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", SETPRIV, "--reuid", str(uid),
+                 "--regid", str(uid), "--clear-groups", "--"]  # fmt: skip
+    else:
+        args.append("--")
+    return args + list(cmd)
+
+
+_MOUNTS = {"--ro-bind": 2, "--ro-bind-try": 2, "--bind": 2, "--bind-try": 2, "--symlink": 2, "--tmpfs": 1}
+
+
+def _traversable_parents(args: Sequence[str]) -> list[str]:
+    """bubblewrap creates the folders leading to a mount point as 0700 root; a child running as the sandbox
+    uid must pass through them (only the folders it created: every other one is a mount, read-only)."""
+    mounted, read_only = set(), set()
+    i = 0
+    while i < len(args):
+        arity = _MOUNTS.get(args[i], 0)
+        if arity:
+            mounted.add(Path(args[i + arity]))
+            if args[i] != "--tmpfs":
+                read_only.add(Path(args[i + arity]))
+            i += arity
+        i += 1
+    created = {p for m in mounted for p in m.parents if p != Path("/")} - mounted
+    created = {p for p in created if not any(p.is_relative_to(m) for m in read_only)}
+    return [arg for p in sorted(created) for arg in ("--chmod", "0755", str(p))]
+
+
+def _grant(path: Path, uid: int) -> None:
+    """Makes `path` (a step's writable directory) writable by `uid`.
+
+    Only what the bot created there is handed over; a file with more than one link
+    (a hard link PR code made to a file it may not change) is never chowned."""
+    entries = [path]
+    for directory, subdirs, files in os.walk(path, followlinks=False):
+        entries += [Path(directory) / name for name in (*subdirs, *files)]
+    for entry in entries:
+        with contextlib.suppress(FileNotFoundError):
+            info = entry.lstat()
+            if info.st_uid == uid or (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
+                continue
+            os.chown(entry, uid, uid, follow_symlinks=False)
+
+
+def _reachable(path: Path) -> None:
+    """uid mode: the sandbox uid must be able to reach the toolchain and its step's paths (a Python under
+    /root, a cache under $HOME): each parent directory the bot owns gets o+x (traverse, not list)."""
+    for parent in [path, *path.parents][::-1]:
+        with contextlib.suppress(OSError):
+            info = parent.stat()
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & stat.S_IXOTH:
+                os.chmod(parent, stat.S_IMODE(info.st_mode) | stat.S_IXOTH)
+
+
+@contextlib.contextmanager
+def _uid_slot() -> Iterator[None]:
+    """uid mode: one step of this uid at a time on this machine, since its end kills every process of the uid."""
+    from bot import build
+
+    lock_dir = build.cache_dir() / "sandbox"
+    lock_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(lock_dir / f"uid-{sandbox_uid()}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _end_uid(uid: int) -> None:
+    """uid mode, after a step: every process of the uid killed (a detached one too), and what it left in the
+    shared temp folders removed."""
+    for _ in range(20):
+        if not _processes_of(uid):
+            break
+        # kill(-1) as the uid reaches every process of that uid, whatever session or group it is in.
+        subprocess.run(
+            [sys.executable, "-S", "-c", "import os, signal; os.kill(-1, signal.SIGKILL)"],
+            user=uid, group=uid, extra_groups=[], capture_output=True, env={},
+        )  # fmt: skip
+        time.sleep(0.05)
+    for shared in SHARED_TEMP_DIRS:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(shared):
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_uid != uid:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
+
+
+def _processes_of(uid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    found.append(int(entry))
+    return found
+
+
 @dataclass(frozen=True)
 class Completed:
     returncode: int  # negative: killed by that signal
@@ -100,14 +391,28 @@ class Completed:
         return lines[-1] if lines else ""
 
 
-def _limit_child(memory_bytes: int | None) -> None:
+def _limit_child(memory_bytes: int | None, cpu_seconds: int, processes: int | None, file_bytes: int) -> None:
     """Runs in the child between fork and exec: system calls only (no imports, no locks)."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + CPU_MARGIN_SECONDS))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    if processes is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _libc.prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0)  # fails harmlessly without CAP_SETPCAP
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the bot killed: its children die too
+
+
+def _process_limit(limit: int, uid: int | None) -> int | None:
+    """RLIMIT_NPROC counts every process of the child's real uid. The sandbox uid (and a user namespace's
+    own count) start from nothing; a child left as the bot's non-root user shares its count."""
+    if uid is not None or (mode() is Mode.NAMESPACES and not _is_root()):
+        return limit
+    if _is_root():
+        return None  # root is exempt from the limit: only a trusted step runs as root
+    return len(_processes_of(os.getuid())) + limit
 
 
 class _Tail:
@@ -145,15 +450,38 @@ def run(
     exit_code: ExitCode,
     seconds: float,
     memory_bytes: int | None,
-    log_bytes: int = DEFAULT_LIMITS.log_bytes,
+    view: View = View(),
+    limits: Limits = DEFAULT_LIMITS,
+    log_bytes: int | None = None,
     cwd: Path | None = None,
     stdin_text: str | None = None,
     extra_env: Mapping[str, str] | None = None,
 ) -> Completed:
-    """Runs `cmd` sandboxed. Over time: BotError "<what> exceeded N s" (exit_code).
-    Killed by a signal under a memory limit: BotError naming the signal and the limit.
+    """Runs `cmd` sandboxed, seeing the toolchain and `view`. Over time: BotError "<what> exceeded N s"
+    (exit_code). Killed by a signal under a memory limit: BotError naming the signal and the limit.
     Any other exit status is the caller's to judge."""
+    chosen, uid = mode(), child_uid(view)
+    for path in view.writes:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        if uid is not None:
+            _grant(Path(path), uid)
+    workdir = Path(cwd) if cwd is not None else (Path(view.writes[0]) if view.writes else Path("/"))
+    command = [os.fspath(c) for c in cmd]
+    env = child_env(extra=extra_env)
+    identity: dict[str, object] = {}
+    if chosen is Mode.NAMESPACES:
+        command = _bwrap_command(command, view, workdir, tmp_bytes=limits.file_bytes, uid=uid)
+    elif uid is not None:  # uid mode: switched before exec
+        identity = {"user": uid, "group": uid, "extra_groups": []}
+        env["HOME"] = str(workdir)
+        for path in (*view.reads, *view.writes, workdir, Path(sys.executable).resolve(), Path(command[0])):
+            _reachable(Path(os.path.abspath(path)))
+    cpu_seconds = max(1, math.ceil(seconds))
+    processes = _process_limit(limits.processes, uid)
+    ends_uid = chosen is Mode.UID and uid is not None
+    slot = _uid_slot() if ends_uid else contextlib.nullcontext()
     with contextlib.ExitStack() as stack:
+        stack.enter_context(slot)
         stdin: int | object = subprocess.DEVNULL
         if stdin_text is not None:
             # A file, not a pipe: a child that never reads its input cannot block the bot.
@@ -163,25 +491,32 @@ def run(
             stdin = handle
         try:
             proc = subprocess.Popen(
-                [os.fspath(c) for c in cmd],
-                cwd=cwd,
-                env=child_env(extra=extra_env),
+                command,
+                cwd=workdir if chosen is not Mode.NAMESPACES else None,
+                env=env,
                 stdin=stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                preexec_fn=lambda: _limit_child(memory_bytes),  # only setrlimit and prctl
+                preexec_fn=lambda: _limit_child(memory_bytes, cpu_seconds, processes, limits.file_bytes),
+                **identity,  # type: ignore[arg-type]
             )
         except OSError as exc:
             raise BotError(f"{what} could not start: {exc.strerror}", exit_code) from None
         try:
-            out, err, timed_out = _collect(proc, seconds, log_bytes)
+            out, err, timed_out = _collect(proc, seconds, log_bytes or limits.log_bytes)
         finally:
             _kill_group(proc.pid)  # whatever it left behind
             proc.kill()
             proc.wait()
+            if ends_uid and uid is not None:
+                _end_uid(uid)
     if timed_out:
         raise BotError(f"{what} exceeded {seconds:g} s", exit_code)
+    if proc.returncode == -signal.SIGXCPU:
+        raise BotError(f"{what} exceeded its {cpu_seconds} s of CPU time", exit_code)
+    if proc.returncode == -signal.SIGXFSZ:
+        raise BotError(f"{what} wrote a file over its {limits.file_bytes // MIB} MiB limit", exit_code)
     if proc.returncode < 0 and memory_bytes is not None and proc.returncode != -signal.SIGPIPE:
         raise BotError(
             f"{what} was killed by {_signal_name(proc.returncode)} (under its {memory_bytes // MIB} MiB memory limit)",
@@ -250,15 +585,20 @@ def run_program(
     *,
     what: str,
     limits: Limits,
+    view: View = View(),
     exit_code: ExitCode = ExitCode.RUNTIME,
     stdin_text: str | None = None,
     emulator: Sequence[str] = (),
 ) -> Completed:
-    """A program built from PR code (the runtime, the tracer), or a tool reading its output (strip, c++filt).
+    """A program built from PR code (the runtime, the tracer), or a tool reading its output (strip, c++filt),
+    seeing `view` (the program itself is read-only in it).
 
     With an `emulator` (qemu-user, bot/arch.py) the program runs under it, with the same limits (see `emulated`).
     """
     memory_bytes = limits.run_memory_bytes
+    program = Path(os.fspath(cmd[0]))
+    if program.is_absolute():
+        view = View((*view.reads, program), view.writes, view.trusted)
     if emulator:
         cmd = emulated(emulator, cmd, memory_bytes)
         memory_bytes += EMULATOR_OVERHEAD_BYTES
@@ -268,22 +608,30 @@ def run_program(
         exit_code=exit_code,
         seconds=limits.run_seconds,
         memory_bytes=memory_bytes,
-        log_bytes=limits.log_bytes,
+        view=view,
+        limits=limits,
         stdin_text=stdin_text,
     )
 
 
 def run_build(
-    cmd: Sequence[str | os.PathLike[str]], *, what: str, limits: Limits, cwd: Path, extra_env: Mapping[str, str]
+    cmd: Sequence[str | os.PathLike[str]],
+    *,
+    what: str,
+    limits: Limits,
+    cwd: Path,
+    extra_env: Mapping[str, str],
+    view: View,
 ) -> Completed:
-    """CMake configure or build of PR sources."""
+    """CMake configure or build of PR sources (or, `view.trusted`, of the base's)."""
     return run(
         cmd,
         what=what,
         exit_code=ExitCode.BUILD,
         seconds=limits.build_seconds,
         memory_bytes=max(BUILD_MEMORY_BYTES, limits.run_memory_bytes),
-        log_bytes=limits.log_bytes,
+        view=view,
+        limits=limits,
         cwd=cwd,
         extra_env=extra_env,
     )

@@ -118,7 +118,12 @@ def strip_copy(binary: Path, work_dir: Path, arch: Arch = HOST, limits: Limits =
     copy = work_dir / f"{binary.name}.stripped"
     shutil.copyfile(binary, copy)
     # The binary is built from PR code: binutils reading it run sandboxed too.
-    proc = sandbox.run_program([strip, "--strip-all", copy], what=f"strip of {binary.name}", limits=limits)
+    proc = sandbox.run_program(
+        [strip, "--strip-all", copy],
+        what=f"strip of {binary.name}",
+        limits=limits,
+        view=sandbox.View(writes=(work_dir,)),
+    )
     if proc.returncode != 0:
         raise BotError(f"strip of {binary.name} failed: {proc.last_error_line()[:200]}", ExitCode.BUILD)
     return copy
@@ -367,12 +372,17 @@ def analyse(
 
     Without a linker map, `per_op` has one entry, UNATTRIBUTED, of every loadable byte.
     """
+    try:
+        # Both were written by PR code (its build): a symlink there could lead to any file.
+        safe_files.check_regular_file(binary, limits.file_bytes, "a runtime binary", follow_symlinks=False)
+    except safe_files.UnsafeFileError as exc:
+        raise BotError(str(exc), ExitCode.BUILD) from None
     stripped = strip_copy(binary, work_dir, arch, limits)
     sections = elf_sections(stripped)
     vm_size = sum(s.size for s in sections if s.loadable)
-    if map_file is not None and map_file.is_file():
+    if map_file is not None and (map_file.is_file() or map_file.is_symlink()):
         try:
-            map_text = safe_files.read_text(map_file, MAX_MAP_BYTES, "a linker map")
+            map_text = safe_files.read_text(map_file, MAX_MAP_BYTES, "a linker map", follow_symlinks=False)
         except safe_files.UnsafeFileError as exc:
             raise BotError(str(exc), ExitCode.BUILD) from None
         per_op = attribute_to_ops(sections, map_input_sections(map_text), ops_by_source)

@@ -117,10 +117,21 @@ def trace_model(
     with tempfile.TemporaryDirectory(prefix="sb-trace-") as tmp:
         trace_file = Path(tmp) / "trace.tsv"
         trace_args = ("--trace-out", str(trace_file))
-        run_model(tracer_runner, model, inputs, Path(tmp) / "out", extra_args=trace_args, limits=limits, arch=arch)
+        run_model(
+            tracer_runner,
+            model,
+            inputs,
+            Path(tmp) / "out",
+            extra_args=trace_args,
+            limits=limits,
+            arch=arch,
+            extra_writes=(Path(tmp),),
+        )
         try:
             # The tracer writes one line per distinct (op, caller, kernel key): a yaml's worth at most.
-            text = safe_files.read_text(trace_file, limits.yaml_bytes, "a trace", shown_as=f"trace of {label}")
+            text = safe_files.read_text(
+                trace_file, limits.yaml_bytes, "a trace", shown_as=f"trace of {label}", follow_symlinks=False
+            )
         except safe_files.UnsafeFileError as exc:
             raise BotError(str(exc), ExitCode.RUNTIME) from None
         traced = parse_trace(text, label)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import report
+from bot import build, report
 from bot.report import MARKER
 from tests.conftest import REPO_ROOT
 from tests.github_fake import FakeGitHub
@@ -53,6 +53,7 @@ def runner_env(tmp_path: Path, workspace: Path, event: dict, fake: FakeGitHub, i
             "HOME": str(home),
             "PYTHONPATH": str(REPO_ROOT),  # this checkout's bot, where the workspace has none
             "CCACHE_DIR": subprocess.run(["ccache", "-k", "cache_dir"], capture_output=True, text=True).stdout.strip(),
+            "SB_CCACHE_DIR": str(build.ccache_home()),  # the bot's compiler caches, shared with the other tests
             "SB_CACHE_DIR": str(tmp_path / "cache"),
             "GITHUB_ACTIONS": "true",
             "GITHUB_EVENT_NAME": "pull_request",

@@ -194,10 +194,11 @@ def loadable_bytes(binary: Path, target_arch: arch.Arch) -> int:
     return total
 
 
-def probe(yaml_file: Path, source: Path, target_arch: arch.Arch) -> Path:
-    """The size probe the pipeline built from `yaml_file` (same flavour, same directory: nothing is rebuilt)."""
+def probe(yaml_file: Path, source: Path, target_arch: arch.Arch, trusted: bool = False) -> Path:
+    """The size probe the pipeline built from `yaml_file` (same flavour, same directory: nothing is rebuilt).
+    `trusted`: the base's, which the pipeline builds as trusted code, in a tree PR code cannot see."""
     flavour = build.selective_flavour(yaml_file, True, False, arch=target_arch.name)
-    built = build.build(flavour, targets=build.size_targets(target_arch), source_dir=source)
+    built = build.build(flavour, targets=build.size_targets(target_arch), source_dir=source, trusted=trusted)
     return built / build.SIZE_PROBE
 
 
@@ -212,7 +213,8 @@ def test_a_kernel_growing_shows_its_exact_delta_on_every_architecture(arch_repo:
     assert [s.arch for s in cnn.sizes] == ["x86-64", "aarch64", "cortex-m"]
     for target_arch in (arch.HOST, arch.AARCH64, arch.CORTEX_M):
         base = loadable_bytes(
-            probe(base_root / "apps/cnn/selected_operators.yaml", base_root / "native", target_arch), target_arch
+            probe(base_root / "apps/cnn/selected_operators.yaml", base_root / "native", target_arch, trusted=True),
+            target_arch,
         )
         head_yaml = pipeline.regenerated_path(head_root, "cnn")
         head = loadable_bytes(probe(head_yaml, head_root / "native", target_arch), target_arch)
