@@ -3,8 +3,10 @@
 FROM python:3.11-slim-bookworm
 
 # Pinned to bookworm's versions so the toolchains (and so the sizes) are reproducible: the
-# host compiler, and the cross toolchains of the architectures targets are measured for
-# (aarch64 Linux, run under qemu-user; bare-metal Cortex-M with newlib-nano, size only).
+# host compiler, the cross toolchains of the architectures targets are measured for
+# (aarch64 Linux, run under qemu-user; bare-metal Cortex-M with newlib-nano, size only), and
+# bubblewrap, the sandbox PR code runs in (bot/sandbox.py; where a container refuses namespaces,
+# the bot falls back to a dedicated uid).
 # tests/test_image_install.py checks that the machine the tests run on has these versions.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
@@ -16,6 +18,7 @@ RUN apt-get update \
         gcc-arm-none-eabi=15:12.2.rel1-1 \
         libnewlib-arm-none-eabi=3.3.0-1.3+deb12u1 \
         libstdc++-arm-none-eabi-newlib=15:12.2.rel1-1+23 \
+        bubblewrap=0.8.0-2+deb12u1 \
     && rm -rf /var/lib/apt/lists/*
 
 # The package carries native/ and kernels/ into site-packages (setup.py): the image needs no

@@ -191,7 +191,7 @@ def describe() -> str:
     """The job log's line saying how PR code is confined."""
     chosen = mode()
     who = f" as uid {sandbox_uid()}" if chosen is not Mode.LIMITS and _is_root() else ""
-    name = "namespaces (bubblewrap)" if chosen is Mode.NAMESPACES else chosen.value
+    name = {Mode.NAMESPACES: "namespaces (bubblewrap)", Mode.UID: "uid fallback", Mode.LIMITS: "limits only"}[chosen]
     return f"sandbox: {name}{who}: {_DESCRIPTIONS[chosen]}"
 
 

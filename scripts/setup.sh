@@ -26,6 +26,12 @@ if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/
     gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib >/dev/null
 fi
 
+# The sandbox PR code runs in (bot/sandbox.py): bubblewrap's namespaces, setpriv (util-linux) to drop to
+# the sandbox uid inside it.
+if ! command -v bwrap >/dev/null || ! command -v setpriv >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap util-linux >/dev/null
+fi
+
 if [ "${1:-}" = "--runtime" ]; then
   pip_install .
   exit 0
