@@ -42,6 +42,9 @@ def run_model(
     output_dir.mkdir(parents=True, exist_ok=True)
     for stale in output_dir.glob("output*.npy"):
         stale.unlink()
+    # Absolute: the sandboxed run starts in its output directory, and sees only these paths.
+    runner, model, output_dir = runner.absolute(), model.absolute(), output_dir.absolute()
+    inputs = [path.absolute() for path in inputs]
     cmd = [str(runner), "--model", str(model), "--output-dir", str(output_dir), *extra_args]
     for path in inputs:
         cmd += ["--input", str(path)]

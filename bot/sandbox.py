@@ -465,7 +465,7 @@ def run(
         Path(path).mkdir(parents=True, exist_ok=True)
         if uid is not None:
             _grant(Path(path), uid)
-    workdir = Path(cwd) if cwd is not None else (Path(view.writes[0]) if view.writes else Path("/"))
+    workdir = Path(os.path.abspath(cwd if cwd is not None else (view.writes[0] if view.writes else "/")))
     command = [os.fspath(c) for c in cmd]
     env = child_env(extra=extra_env)
     identity: dict[str, object] = {}
@@ -511,18 +511,21 @@ def run(
             proc.wait()
             if ends_uid and uid is not None:
                 _end_uid(uid)
+    returncode = proc.returncode
+    if chosen is Mode.NAMESPACES and returncode > 128:
+        returncode = 128 - returncode  # bubblewrap exits 128+N for a child killed by signal N, as a shell does
     if timed_out:
         raise BotError(f"{what} exceeded {seconds:g} s", exit_code)
-    if proc.returncode == -signal.SIGXCPU:
+    if returncode == -signal.SIGXCPU:
         raise BotError(f"{what} exceeded its {cpu_seconds} s of CPU time", exit_code)
-    if proc.returncode == -signal.SIGXFSZ:
+    if returncode == -signal.SIGXFSZ:
         raise BotError(f"{what} wrote a file over its {limits.file_bytes // MIB} MiB limit", exit_code)
-    if proc.returncode < 0 and memory_bytes is not None and proc.returncode != -signal.SIGPIPE:
+    if returncode < 0 and memory_bytes is not None and returncode != -signal.SIGPIPE:
         raise BotError(
-            f"{what} was killed by {_signal_name(proc.returncode)} (under its {memory_bytes // MIB} MiB memory limit)",
+            f"{what} was killed by {_signal_name(returncode)} (under its {memory_bytes // MIB} MiB memory limit)",
             exit_code,
         )
-    return Completed(proc.returncode, out, err)
+    return Completed(returncode, out, err)
 
 
 def _collect(proc: subprocess.Popen[bytes], seconds: float, log_bytes: int) -> tuple[str, str, bool]:
