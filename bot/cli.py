@@ -325,10 +325,13 @@ def cmd_pr(args: argparse.Namespace) -> int:
             out.print(f"  {name}:" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else ""))
             for sizes in target.sizes:
                 if sizes.build_error:
-                    shown = "[red]build failed[/red]"
+                    shown = "[red]head build failed: size unknown[/red]"
                 else:
                     shown = f"{sizes.head.vm_size:,} VM bytes" if sizes.head else "not built"
-                    shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
+                    if sizes.base_error:
+                        shown += " [yellow](base build failed: change unknown)[/yellow]"
+                    else:
+                        shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
                     shown += "  [red]over budget[/red]" if sizes.over_budget else ""
                     cost = report.choice_cost(sizes)
                     if cost:

@@ -572,3 +572,41 @@ def test_a_broken_kernel_library_at_head_is_a_build_failure_not_a_traceback(repo
 
     assert "kernels/functions.yaml" in rep.build_error and "duplicate key" in rep.build_error
     assert rep.first_build_error()
+
+
+def test_a_head_build_that_fails_says_its_size_is_unknown_never_no_change(repo: Path) -> None:
+    """relu now insists on its double path: it compiles for the tracer (every dtype) but not in the cnn
+    target's dtype-selective runtime (squeezenet's relu is float only), so that head build fails. The
+    headline, the check-run title and the terminal table say which build failed and that its size is
+    unknown; "no size change" is said only of the runtime that was measured."""
+    kernel = repo / "kernels" / "portable" / "op_relu.cpp"
+    declaration = 'constexpr char kOp[] = "aten::relu.out";'
+    insist = (
+        'static_assert(sb::selection::dtype_selected(kOp, ScalarType::kDouble), "relu breaks the selective build");'
+    )
+    assert declaration in kernel.read_text()
+    kernel.write_text(kernel.read_text().replace(declaration, f"{declaration}\n{insist}"))
+    commit_all(repo, "relu breaks the selective build")
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "pr", "--base", "main~1", "--output", str(repo / "report.md")],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+
+    assert proc.returncode == 5, proc.stderr  # ExitCode.BUILD
+    assert "Traceback" not in proc.stderr
+    rep = pipeline_report(repo / "report.json")
+    cnn, seq = (next(t for t in rep.targets if t.name == n) for n in ("cnn", "seq"))
+    assert cnn.build_error and "relu breaks the selective build" in cnn.build_error
+    assert cnn.sizes[0].head is None and seq.sizes[0].delta == 0
+    headline = report.summary_line(rep, name=report.plain)
+    assert headline.startswith("❌ build failed: target cnn ("), headline
+    expected_tail = ", 2 targets, cnn on x86-64 head build failed: size unknown, no size change in 1 other runtime"
+    assert headline.endswith(expected_tail), headline
+    assert report.summary_line(rep) in (repo / "report.md").read_text()  # the comment's headline
+    printed = " ".join(proc.stdout.split())  # rich wraps the title `bot pr` prints at the terminal's width
+    assert printed.startswith(" ".join(headline.split()) + " "), proc.stdout  # the check-run title
+    table = proc.stdout.splitlines()
+    assert "    x86-64: head build failed: size unknown" in table[table.index("  cnn:") + 1 :][:1]
