@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot import publish, redact, report_io
-from bot.errors import BotError, ExitCode
+from bot.errors import BotError, ExitCode, internal_error
 from bot.pipeline import PrReport
 from bot.redact import Redactor
 from bot.report import COMMIT, count, plain
@@ -276,6 +276,10 @@ def main() -> int:
         # Disk full, permissions: whatever was being written was left as it was.
         log.error(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
         return int(ExitCode.IO)
+    except Exception as exc:
+        # A bug, not bad input: one escaped line, never a traceback (it would print PR text raw).
+        log.error(internal_error(exc))
+        return int(ExitCode.INTERNAL)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.errors import BotError, ExitCode
+from bot.errors import BotError, ExitCode, internal_error
 from bot.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
@@ -567,3 +567,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         console().print("[red]interrupted[/red]")
         return 130
+    except Exception as exc:
+        # A bug, not bad input: still one line (escaped, redacted), never a traceback that would
+        # print PR-controlled text raw into a job log.
+        console().print("[red]error:[/red] ", end="")
+        console().print(_safe(internal_error(exc)), soft_wrap=True, markup=False)
+        return int(ExitCode.INTERNAL)

@@ -417,9 +417,15 @@ def _with_graph_findings(
     checked_in, _ = _load_selection(head.root / target.yaml)
     selected = checked_in.names() if checked_in is not None else set()
     changes, not_traced = [], []
+    assert head.cfg is not None
     for model in target.models:
         label = model.path.as_posix()
-        roots = pte.load(head.root / model.path).plan().operators
+        try:
+            roots = pte.load(head.root / model.path, head.cfg.limits.model_bytes).plan().operators
+        except pte.PteError:
+            # Not a program the reader can use (not a .pte, corrupt, no forward method): its closure is
+            # unknown. Tracing read it the same way and failed, so it is a finding already (model_failures).
+            continue
         closure = head_graph.closure(roots)
         if base_graph is not None:
             before = base_graph.closure(roots)
@@ -432,7 +438,6 @@ def _with_graph_findings(
                         tuple(sorted(closure - selected)),
                     )
                 )
-        assert head.cfg is not None
         traced = regenerated.per_model[head.cfg.per_model_yaml(model)]
         unseen = sorted(op for op in closure if op not in traced.operators or not traced.operators[op].traced)
         if unseen:
