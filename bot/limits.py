@@ -24,6 +24,8 @@ class Limits:
     model_bytes: int = 1024 * MIB  # a .pte file
     npy_bytes: int = 1024 * MIB  # a .npy input
     log_bytes: int = 1 * MIB  # what is kept of a subprocess's output
+    listing_entries: int = 200_000  # entries one directory listing (a glob, a tree walk) may see
+    listing_seconds: float = 10.0  # time one directory listing may take
 
     @staticmethod
     def from_config(section: dict[str, Any] | None) -> Limits:
@@ -35,7 +37,10 @@ class Limits:
             unit_key = spec.name.removesuffix("_bytes") + "_mb" if spec.name.endswith("_bytes") else spec.name
             if unit_key in section:
                 value = section[unit_key]
-                values[spec.name] = int(value * MIB) if spec.name.endswith("_bytes") else float(value)
+                if spec.name.endswith("_bytes"):
+                    values[spec.name] = int(value * MIB)
+                else:
+                    values[spec.name] = int(value) if spec.name.endswith("_entries") else float(value)
         return Limits(**values)
 
 

@@ -184,7 +184,7 @@ class Checkout:
         # The tool's bundled runtime and portable library are trusted; the repo's own trees are checked.
         declared = (cfg.runtime_source, *{p.parent for p in cfg.kernel_libraries})
         trees = [root / p for p in declared if not cfg.trusted(p)]
-        leaving = safe_files.symlinks_leaving(root, trees)
+        leaving = safe_files.symlinks_leaving(root, trees, cfg.limits)
         if leaving:
             where = leaving[0].relative_to(root).as_posix()
             raise BotError(f"{where} is a symlink that leads outside the repository; refusing to build", ExitCode.BUILD)
@@ -196,7 +196,7 @@ class Checkout:
                 {
                     src
                     for lib in libraries
-                    for src in ((root / lib.yaml).parent.rglob("*.cpp") if lib.portable else lib.source_files(root))
+                    for src in (lib.tree_sources(root) if lib.portable else lib.source_files(root))
                 }
             )
             _one_file_per_name(sources, root)

@@ -4,14 +4,13 @@ is built from the PR's kernels, so it is PR code (bot/sandbox.py)."""
 from __future__ import annotations
 
 import io
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bot import sandbox
+from bot import bounded_walk, sandbox
 from bot.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
@@ -61,10 +60,11 @@ def _read_outputs(output_dir: Path, model: Path, limits: Limits) -> list[np.ndar
     """The runtime's outputs, in order. The runtime is PR code: what it wrote is read like any hostile
     file (regular files only, bounded, never unpickled), and a file that is not a usable .npy is the
     model's failure, not a traceback."""
+    listed = bounded_walk.walk(
+        output_dir, f"the outputs of model {model.name}", limits, recursive=False, exit_code=ExitCode.RUNTIME
+    )
     numbered = sorted(
-        (int(match.group(1)), entry.path)
-        for entry in os.scandir(output_dir)
-        if (match := OUTPUT_NAME.fullmatch(entry.name))
+        (int(match.group(1)), entry.path) for entry in listed if (match := OUTPUT_NAME.fullmatch(entry.relative))
     )
     outputs = []
     for index, path in numbered:
