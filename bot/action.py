@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot import publish, redact, report_io
-from bot.errors import BotError, ExitCode, internal_error
+from bot.errors import BotError, ExitCode, inert, internal_error
 from bot.pipeline import PrReport
 from bot.redact import Redactor
 from bot.report import COMMIT, count, plain
@@ -278,7 +278,10 @@ def main() -> int:
         return int(ExitCode.IO)
     except Exception as exc:
         # A bug, not bad input: one escaped line, never a traceback (it would print PR text raw).
-        log.error(internal_error(exc))
+        try:
+            log.error(internal_error(exc))
+        except Exception:
+            print(f"::error::{inert(redactor.text(internal_error(exc)))}", flush=True)
         return int(ExitCode.INTERNAL)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.errors import BotError, ExitCode, internal_error
+from bot.errors import BotError, ExitCode, inert, internal_error
 from bot.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
@@ -570,6 +570,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         # A bug, not bad input: still one line (escaped, redacted), never a traceback that would
         # print PR-controlled text raw into a job log.
+        line = internal_error(exc)
+        try:
+            shown = _safe(line)
+        except Exception:  # the handler's own imports failed too (a broken install): print with nothing else
+            print(f"error: {inert(redact.redact(line))}", file=sys.stderr, flush=True)
+            return int(ExitCode.INTERNAL)
         console().print("[red]error:[/red] ", end="")
-        console().print(_safe(internal_error(exc)), soft_wrap=True, markup=False)
+        console().print(shown, soft_wrap=True, markup=False)
         return int(ExitCode.INTERNAL)

@@ -33,3 +33,10 @@ def internal_error(exc: BaseException, limit: int = 400) -> str:
     if len(message) > limit:
         message = message[: limit - 1] + "…"
     return f"internal error ({exc.__class__.__name__})" + (f": {message}" if message else "")
+
+
+def inert(line: str) -> str:
+    """`line` safe for a job log with nothing else to lean on (the last resort, when even the bot's own
+    escaping could not be imported): one line, no `::command` at its start, no legacy `##[command]`."""
+    one = line.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "##%5B")
+    return "%3A" + one[1:] if one.lstrip().startswith("::") else one

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -185,3 +186,21 @@ def test_stray_runtime_files_are_not_outputs(tmp_path: Path) -> None:
     result = runner.run_model(fake_runtime, ZOO_DIR / "gru.pte", [], tmp_path / "out")
 
     assert [int(out[0]) for out in result.outputs] == [0, 1, 10]
+
+
+def test_a_broken_install_still_ends_in_one_line(tmp_path: Path) -> None:
+    """A module missing from the bot's own package breaks the command and the error handler's own
+    imports (escaping lives beside the report code): the last resort still prints one inert line."""
+    from tests.conftest import REPO_ROOT
+
+    shutil.copytree(REPO_ROOT / "bot", tmp_path / "bot", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "bot" / "bounded_walk.py").unlink()
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "regenerate", "--check"], cwd=tmp_path, capture_output=True, text=True
+    )
+
+    assert proc.returncode == ExitCode.INTERNAL, proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("error: internal error (ImportError): cannot import name 'bounded_walk'")
