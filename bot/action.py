@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot import github, poster, publish, redact, report_io
-from bot.errors import BotError, ExitCode
+from bot.errors import BotError, ExitCode, inert, internal_error
 from bot.pipeline import PrReport
 from bot.redact import Redactor, looks_secret
 from bot.report import COMMIT, count, plain
@@ -279,6 +279,13 @@ def main() -> int:
         # Disk full, permissions: whatever was being written was left as it was.
         log.error(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
         return int(ExitCode.IO)
+    except Exception as exc:
+        # A bug, not bad input: one escaped line, never a traceback (it would print PR text raw).
+        try:
+            log.error(internal_error(exc))
+        except Exception:
+            print(f"::error::{inert(redactor.text(internal_error(exc)))}", flush=True)
+        return int(ExitCode.INTERNAL)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.errors import BotError, ExitCode
+from bot.errors import BotError, ExitCode, inert, internal_error
 from bot.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
@@ -325,10 +325,13 @@ def cmd_pr(args: argparse.Namespace) -> int:
             out.print(f"  {name}:" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else ""))
             for sizes in target.sizes:
                 if sizes.build_error:
-                    shown = "[red]build failed[/red]"
+                    shown = "[red]head build failed: size unknown[/red]"
                 else:
                     shown = f"{sizes.head.vm_size:,} VM bytes" if sizes.head else "not built"
-                    shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
+                    if sizes.base_error:
+                        shown += " [yellow](base build failed: change unknown)[/yellow]"
+                    else:
+                        shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
                     shown += "  [red]over budget[/red]" if sizes.over_budget else ""
                     cost = report.choice_cost(sizes)
                     if cost:
@@ -566,3 +569,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         console().print("[red]interrupted[/red]")
         return 130
+    except Exception as exc:
+        # A bug, not bad input: still one line (escaped, redacted), never a traceback that would
+        # print PR-controlled text raw into a job log.
+        line = internal_error(exc)
+        try:
+            shown = _safe(line)
+        except Exception:  # the handler's own imports failed too (a broken install): print with nothing else
+            print(f"error: {inert(redact.redact(line))}", file=sys.stderr, flush=True)
+            return int(ExitCode.INTERNAL)
+        console().print("[red]error:[/red] ", end="")
+        console().print(shown, soft_wrap=True, markup=False)
+        return int(ExitCode.INTERNAL)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot import arch as arches
-from bot import bundle, safe_yaml
+from bot import bounded_walk, bundle, safe_yaml
 from bot.errors import BotError, ExitCode
 from bot.kernel_library import DEFAULT_SOURCES, KernelLibrary, KernelLibraryError, load_libraries
 from bot.limits import DEFAULT_LIMITS, Limits
@@ -101,7 +101,12 @@ class Config:
         portable = ((self.root / self.runtime_source).parent / DEFAULT_PORTABLE_LIBRARY).resolve()
         globs = dict(self.library_sources)
         return tuple(
-            KernelLibrary(path, globs.get(path, DEFAULT_SOURCES), portable=(self.root / path).resolve() == portable)
+            KernelLibrary(
+                path,
+                globs.get(path, DEFAULT_SOURCES),
+                portable=(self.root / path).resolve() == portable,
+                limits=self.limits,
+            )
             for path in self.kernel_libraries
         )
 
@@ -179,10 +184,11 @@ def _confined(root: Path, path: Path, where: str) -> Path:
         raise BotError(f"{CONFIG_NAME}: {exc}", ExitCode.CONFIG) from None
 
 
-def _default_inputs(root: Path, model: Path, where: str) -> tuple[Path, ...]:
+def _default_inputs(root: Path, model: Path, where: str, limits: Limits) -> tuple[Path, ...]:
     _confined(root, model, where)  # before listing its directory
+    pattern = f"{glob.escape(model.stem)}.input*.npy"
     found = sorted(
-        (root / model).parent.glob(f"{glob.escape(model.stem)}.input*.npy"),
+        bounded_walk.glob((root / model).parent, [pattern], f"{CONFIG_NAME}: {where}: inputs beside {model}", limits),
         key=lambda p: int(p.stem.rsplit("input", 1)[1]) if p.stem.rsplit("input", 1)[1].isdigit() else 0,
     )
     return tuple(p.relative_to(root) for p in found)
@@ -209,6 +215,7 @@ def _only_target_arches(per_arch: dict, field: str, what: str, done: str, target
 
 
 def from_dict(data: dict, root: Path) -> Config:
+    limits = Limits.from_config(data.get("limits"))
     targets = []
     default_arches = _architectures(data.get("architectures", [arches.HOST.name]), "architectures")
     for name, spec in data["targets"].items():
@@ -216,7 +223,9 @@ def from_dict(data: dict, root: Path) -> Config:
         for index, item in enumerate(spec["models"]):
             path = Path(item if isinstance(item, str) else item["path"])
             explicit = () if isinstance(item, str) else tuple(Path(p) for p in item.get("inputs", ()))
-            models.append(Model(path, explicit or _default_inputs(root, path, f"targets.{name}.models[{index}]")))
+            models.append(
+                Model(path, explicit or _default_inputs(root, path, f"targets.{name}.models[{index}]", limits))
+            )
         where = f"targets.{name}"
         target_arches = (
             _architectures(spec["architectures"], f"{where}.architectures")
@@ -275,7 +284,7 @@ def from_dict(data: dict, root: Path) -> Config:
         fail_on_stale=fail_on.get("stale", True),
         fail_on_budget=fail_on.get("budget", True),
         targets=tuple(targets),
-        limits=Limits.from_config(data.get("limits")),
+        limits=limits,
     )
 
 

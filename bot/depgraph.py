@@ -21,6 +21,8 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
+from bot import bounded_walk
+from bot.errors import ExitCode
 from bot.kernel_library import KernelEntry
 from bot.limits import DEFAULT_LIMITS, Limits
 from bot.size import demangle
@@ -254,15 +256,16 @@ def kernel_symbols(library: dict[str, KernelEntry]) -> dict[str, str]:
     return {mangled_kernel(entry.kernel_name): op for op, entry in library.items()}
 
 
-def object_files(build_dir: Path) -> list[Path]:
-    """The kernel library's objects in a build directory."""
-    return sorted((build_dir / "CMakeFiles" / "sb_selected_kernels.dir").rglob("*.o"))
+def object_files(build_dir: Path, limits: Limits = DEFAULT_LIMITS) -> list[Path]:
+    """The kernel library's objects in a build directory (which a PR's CMakeLists.txt may fill: bounded)."""
+    objects = build_dir / "CMakeFiles" / "sb_selected_kernels.dir"
+    return bounded_walk.glob(objects, ["**/*.o"], "the kernel library's objects", limits, exit_code=ExitCode.BUILD)
 
 
-def from_build(build_dir: Path, library: dict[str, KernelEntry]) -> Graph:
+def from_build(build_dir: Path, library: dict[str, KernelEntry], limits: Limits = DEFAULT_LIMITS) -> Graph:
     objects = Objects()
     symbols = kernel_symbols(library)
-    for path in object_files(build_dir):
+    for path in object_files(build_dir, limits):
         read_object(path, objects, symbols.__contains__)
     return build_graph(objects, library)
 
@@ -286,7 +289,7 @@ def graph_for_checkout(
     build_dir = build.build(
         flavour, ("sb_selected_kernels",), source_dir=runtime_source, limits=limits, trusted=trusted
     )
-    return from_build(build_dir, library)
+    return from_build(build_dir, library, limits)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ class ExitCode(IntEnum):
     RUNTIME = 6  # the native runtime rejected or failed a model
     GIT = 7
     IO = 8  # disk full, permissions
+    INTERNAL = 9  # an exception the bot did not expect (a bug): still one line, never a traceback
 
 
 class BotError(Exception):
@@ -23,3 +24,19 @@ class BotError(Exception):
         self.message = message
         self.exit_code = exit_code
         self.detail = detail  # e.g. the tail of a build log, for reports
+
+
+def internal_error(exc: BaseException, limit: int = 400) -> str:
+    """The one line for an exception nobody expected: its class and message, capped.
+    Callers escape and redact it like any other message (it may quote PR-controlled text)."""
+    message = " ".join(str(exc).split())
+    if len(message) > limit:
+        message = message[: limit - 1] + "…"
+    return f"internal error ({exc.__class__.__name__})" + (f": {message}" if message else "")
+
+
+def inert(line: str) -> str:
+    """`line` safe for a job log with nothing else to lean on (the last resort, when even the bot's own
+    escaping could not be imported): one line, no `::command` at its start, no legacy `##[command]`."""
+    one = line.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "##%5B")
+    return "%3A" + one[1:] if one.lstrip().startswith("::") else one

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -62,20 +65,25 @@ def worktree(repo: Path, commit: str, cache: Path, role: str = "base", keep: tup
     """A clean detached worktree at `commit`. One per repo and role, moved between
     commits, so its build directories stay warm and rebuilds are incremental.
 
-    A run killed while checking out leaves a worktree with missing or stale
-    files; it is repaired, or recreated when it cannot be, and checked before use.
+    A run killed at any point leaves something behind: during `git worktree add`,
+    an admin entry locked "initializing" (with or without its gitdir file) and a
+    partial directory; during a checkout, a half-updated tree and stale lock files.
+    Runs in one clone are serialized (bot/lock.py), so any lock git left on this
+    worktree is stale: it is cleared and the worktree repaired, or removed with
+    every trace git keeps of it and recreated; either way it is checked before use.
     Untracked files go too, except those matching the gitignore patterns `keep`
     (build directories).
     """
     path = cache / "worktrees" / f"{role}-{repo_key(repo)}"
     if (path / ".git").exists():
         try:
+            _clear_stale_locks(repo, path)
             _git(path, "checkout", "--quiet", "--force", "--detach", commit)
             _git(path, "clean", "-fdq", *(f"--exclude={pattern}" for pattern in keep))
             if _is_clean_checkout(path, commit):
                 return path
         except BotError:
-            pass  # a torn worktree (locked index, missing objects): start over
+            pass  # a torn worktree (missing admin entry, missing objects): start over
     _discard_worktree(repo, path)
     _git(repo, "worktree", "add", "--quiet", "--force", "--detach", str(path), commit)
     if not _is_clean_checkout(path, commit):
@@ -93,13 +101,58 @@ def _is_clean_checkout(path: Path, commit: str) -> bool:
     return head == commit and not changes.strip()
 
 
+def _tolerated(repo: Path, *args: str) -> None:
+    """A clean-up git command that may fail (there may be nothing to clean up)."""
+    with contextlib.suppress(BotError):
+        _git(repo, *args)
+
+
+def _admin_entries(repo: Path, path: Path) -> list[Path]:
+    """The admin directories (`.git/worktrees/<name>`) git may keep for the worktree at `path`: named
+    after it (git adds a number to a name in use), or recording it as their worktree (`gitdir`)."""
+    try:
+        common = Path(_git(repo, "rev-parse", "--git-common-dir").strip())
+    except BotError:
+        return []
+    admin = (common if common.is_absolute() else repo / common) / "worktrees"
+    own_name = re.compile(re.escape(path.name) + r"[0-9]*")
+    real = Path(os.path.realpath(path))
+    found = []
+    for entry in sorted(admin.iterdir()) if admin.is_dir() else ():
+        if not entry.is_dir() or entry.is_symlink():
+            continue
+        try:
+            recorded = (entry / "gitdir").read_text().strip()
+        except OSError:
+            recorded = ""
+        if own_name.fullmatch(entry.name) or (recorded and Path(os.path.realpath(recorded)).parent == real):
+            found.append(entry)
+    return found
+
+
+def _clear_stale_locks(repo: Path, path: Path) -> None:
+    """The locks a killed `worktree add` or checkout left on the worktree at `path`: git's
+    "initializing" lock, and the lock files (index.lock, HEAD.lock) in its admin directory."""
+    _tolerated(repo, "worktree", "unlock", str(path))
+    for entry in _admin_entries(repo, path):
+        for stale in entry.glob("*.lock"):
+            stale.unlink(missing_ok=True)
+
+
 def _discard_worktree(repo: Path, path: Path) -> None:
+    """Every trace of the worktree at `path`: its directory, its admin entries (locked ones too)."""
+    _tolerated(repo, "worktree", "unlock", str(path))
+    _tolerated(repo, "worktree", "remove", "--force", "--force", str(path))
     if path.exists() or path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
         if path.exists() or path.is_symlink():
             path.unlink()  # a symlink or a file where the worktree should be
+    # An entry whose add was killed before it wrote its gitdir file: git cannot name it by path,
+    # and never prunes a locked entry.
+    for entry in _admin_entries(repo, path):
+        (entry / "locked").unlink(missing_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _git(repo, "worktree", "prune")
+    _tolerated(repo, "worktree", "prune")
 
 
 def verify_checkout(path: Path, commit: str, keep: str) -> None:

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import safe_yaml
-from bot.limits import DEFAULT_LIMITS, MIB
+from bot import bounded_walk, safe_yaml
+from bot.limits import DEFAULT_LIMITS, MIB, Limits
 from bot.safe_files import UnsafeFileError, inside_repo, read_text
 
 # Kernel sources are read only to find their KernelDefs; the largest portable kernel is ~20 KB.
@@ -34,13 +34,13 @@ class KernelLibrary:
     yaml: Path  # relative to the repo root (absolute only for the bundled portable library)
     sources: tuple[str, ...] = DEFAULT_SOURCES  # globs relative to the yaml's folder
     portable: bool = False  # the runtime's own library, whose sources its CMake project compiles itself
+    limits: Limits = DEFAULT_LIMITS  # the config's: bounds the listing of its sources
 
     def source_files(self, root: Path) -> list[Path]:
-        """The library's sources (absolute, sorted); each one stays inside the repo (no symlink leads out)."""
-        folder = (root / self.yaml).parent
-        found: set[Path] = set()
-        for pattern in self.sources:
-            found.update(p for p in folder.glob(pattern) if p.suffix in (".cpp", ".cc") and not p.is_dir())
+        """The library's sources (absolute, sorted); each one stays inside the repo (no symlink leads out).
+        Listed once for all its globs, within `limits` (bot/bounded_walk.py: one error line beyond them)."""
+        listed = bounded_walk.glob((root / self.yaml).parent, self.sources, self._listing_what(), self.limits)
+        found = {p for p in listed if p.suffix in (".cpp", ".cc") and not p.is_dir()}
         if not self.yaml.is_absolute():
             for path in found:
                 try:
@@ -48,6 +48,14 @@ class KernelLibrary:
                 except UnsafeFileError as exc:
                     raise KernelLibraryError(str(exc)) from None
         return sorted(found)
+
+    def tree_sources(self, root: Path) -> list[Path]:
+        """Every .cpp in the library's folder tree, whatever its globs: what the runtime's own CMake
+        project compiles of its portable library. Listed within `limits` as `source_files` is."""
+        return bounded_walk.glob((root / self.yaml).parent, ["**/*.cpp"], self._listing_what(), self.limits)
+
+    def _listing_what(self) -> str:
+        return f"the sources of kernel library {self.yaml.name if self.yaml.is_absolute() else self.yaml.as_posix()}"
 
 
 @dataclass(frozen=True)

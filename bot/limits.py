@@ -26,6 +26,8 @@ class Limits:
     log_bytes: int = 1 * MIB  # what is kept of a subprocess's output
     processes: int = 256  # processes and threads PR code may have at once (a build's compilers included)
     file_bytes: int = 2048 * MIB  # largest file PR code may write (an object, a binary, a log)
+    listing_entries: int = 200_000  # entries one directory listing (a glob, a tree walk) may see
+    listing_seconds: float = 10.0  # time one directory listing may take
 
     @staticmethod
     def from_config(section: dict[str, Any] | None) -> Limits:

@@ -202,7 +202,7 @@ class Checkout:
         # The tool's bundled runtime and portable library are trusted; the repo's own trees are checked.
         declared = (cfg.runtime_source, *{p.parent for p in cfg.kernel_libraries})
         trees = [root / p for p in declared if not cfg.trusted(p)]
-        leaving = safe_files.symlinks_leaving(root, trees)
+        leaving = safe_files.symlinks_leaving(root, trees, cfg.limits)
         if leaving:
             where = leaving[0].relative_to(root).as_posix()
             raise BotError(f"{where} is a symlink that leads outside the repository; refusing to build", ExitCode.BUILD)
@@ -214,7 +214,7 @@ class Checkout:
                 {
                     src
                     for lib in libraries
-                    for src in ((root / lib.yaml).parent.rglob("*.cpp") if lib.portable else lib.source_files(root))
+                    for src in (lib.tree_sources(root) if lib.portable else lib.source_files(root))
                 }
             )
             _one_file_per_name(sources, root)
@@ -461,9 +461,15 @@ def _with_graph_findings(
     checked_in, _ = _load_selection(head.root / target.yaml)
     selected = checked_in.names() if checked_in is not None else set()
     changes, not_traced = [], []
+    assert head.cfg is not None
     for model in target.models:
         label = model.path.as_posix()
-        roots = pte.load(head.root / model.path).plan().operators
+        try:
+            roots = pte.load(head.root / model.path, head.cfg.limits.model_bytes).plan().operators
+        except pte.PteError:
+            # Not a program the reader can use (not a .pte, corrupt, no forward method): its closure is
+            # unknown. Tracing read it the same way and failed, so it is a finding already (model_failures).
+            continue
         closure = head_graph.closure(roots)
         if base_graph is not None:
             before = base_graph.closure(roots)
@@ -476,7 +482,6 @@ def _with_graph_findings(
                         tuple(sorted(closure - selected)),
                     )
                 )
-        assert head.cfg is not None
         traced = regenerated.per_model[head.cfg.per_model_yaml(model)]
         unseen = sorted(op for op in closure if op not in traced.operators or not traced.operators[op].traced)
         if unseen:

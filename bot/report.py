@@ -341,11 +341,29 @@ def _choice_part(report: PrReport, name: Callable[[object], str]) -> str:
     return what + where
 
 
+def _unmeasured(report: PrReport, name: Callable[[object], str]) -> str:
+    """The runtimes whose size or size change could not be measured, each with the build that failed
+    ("x86-64 head build failed: size unknown"), or "". A size nobody measured is never "no change"."""
+    found = []
+    for t in report.targets:
+        for s in t.sizes:
+            where = name(s.arch) if len(report.targets) == 1 else f"{name(cap(t.name, 40))} on {name(s.arch)}"
+            if s.build_error:
+                found.append(f"{where} head build failed: size unknown")
+            elif s.base_error:
+                found.append(f"{where} base build failed: size change unknown")
+    return ", ".join(found[:3]) + (", …" if len(found) > 3 else "")
+
+
 def _size_part(report: PrReport, name: Callable[[object], str]) -> str:
     measured = [r.sizes for r in rows(report) if r.sizes.delta is not None]
     delta = sum(s.delta or 0 for s in measured)
+    unknown = _unmeasured(report, name)
     if not any(s.delta for s in measured):
-        return "no size change"
+        if not unknown:
+            return "no size change"
+        others = f", no size change in {count(len(measured), 'other runtime')}" if measured else ""
+        return unknown + others
     per_arch: dict[str, list[ArchSizes]] = {}
     for s in (s for t in report.targets for s in t.sizes if s.delta is not None):  # in config order
         per_arch.setdefault(s.arch, []).append(s)
@@ -361,7 +379,7 @@ def _size_part(report: PrReport, name: Callable[[object], str]) -> str:
     # "selection +3 ops: runtime ▲ +51,327 bytes", "kernels portable → optimized: runtime ▲ +41,312 bytes".
     causes = ", ".join(c for c in (_selection_part(report), _choice_part(report, name)) if c)
     part = f"{causes}: {'runtime' if len(measured) == 1 else 'runtimes'} {change}" if causes else f"size {change}"
-    return f"{part}, {_biggest_mover(report, name)}"
+    return f"{part}, {_biggest_mover(report, name)}" + (f", {unknown}" if unknown else "")
 
 
 def _failed_builds(report: PrReport) -> list[TargetReport]:
@@ -401,7 +419,9 @@ def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
     unusable = [t for t in report.targets if t.yaml_error]
     failed = _failed_builds(report)
     over = [r for r in rows(report) if r.sizes.over_budget]
-    new = [r.sizes for r in rows(report) if r.sizes.base is None and r.sizes.head is not None]
+    new = [
+        r.sizes for r in rows(report) if r.sizes.base is None and r.sizes.head is not None and not r.sizes.base_error
+    ]
     graph = _graph_part(report)
     runtimes = sum(len(t.sizes) for t in report.targets)
     parts = [count(len(report.targets), "target")]

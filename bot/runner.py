@@ -3,15 +3,18 @@ is built from the PR's kernels, so it is PR code (bot/sandbox.py)."""
 
 from __future__ import annotations
 
+import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bot import sandbox
+from bot import bounded_walk, sandbox
 from bot.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
 from bot.limits import DEFAULT_LIMITS, Limits
+from bot.safe_files import UnsafeFileError, read_bytes
 
 MESSAGE_CHARS = 400  # of the runtime's error line, in messages and reports
 
@@ -53,8 +56,34 @@ def run_model(
     if proc.returncode != 0:
         message = proc.last_error_line() or f"exit {proc.returncode}"
         raise BotError(f"{model.name}: {message.removeprefix('error: ')[:MESSAGE_CHARS]}", ExitCode.RUNTIME)
-    outputs = sorted(output_dir.glob("output*.npy"), key=lambda p: int(p.stem.removeprefix("output")))
-    return RunResult(outputs=[np.load(p) for p in outputs], stdout=proc.stdout)
+    return RunResult(outputs=_read_outputs(output_dir, model, limits), stdout=proc.stdout)
+
+
+OUTPUT_NAME = re.compile(r"output([0-9]{1,6})\.npy")
+
+
+def _read_outputs(output_dir: Path, model: Path, limits: Limits) -> list[np.ndarray]:
+    """The runtime's outputs, in order. The runtime is PR code: what it wrote is read like any hostile
+    file (regular files only, bounded, never unpickled), and a file that is not a usable .npy is the
+    model's failure, not a traceback."""
+    listed = bounded_walk.walk(
+        output_dir, f"the outputs of model {model.name}", limits, recursive=False, exit_code=ExitCode.RUNTIME
+    )
+    numbered = sorted(
+        (int(match.group(1)), entry.path) for entry in listed if (match := OUTPUT_NAME.fullmatch(entry.relative))
+    )
+    outputs = []
+    for index, path in numbered:
+        try:
+            data = read_bytes(Path(path), limits.run_memory_bytes, "a runtime output", shown_as=f"output{index}.npy")
+            outputs.append(np.load(io.BytesIO(data), allow_pickle=False))
+        except UnsafeFileError as exc:
+            raise BotError(f"{model.name}: {exc}", ExitCode.RUNTIME) from None
+        except (ValueError, OSError, EOFError) as exc:
+            raise BotError(
+                f"{model.name}: output{index}.npy is not a usable .npy ({exc.__class__.__name__})", ExitCode.RUNTIME
+            ) from None
+    return outputs
 
 
 def emulator(arch: Arch) -> tuple[str, ...]:

@@ -16,7 +16,8 @@ import os
 import stat
 from pathlib import Path
 
-from bot.limits import MIB
+from bot import bounded_walk
+from bot.limits import DEFAULT_LIMITS, MIB, Limits
 
 
 class UnsafeFileError(ValueError):
@@ -153,18 +154,18 @@ def read_text(path: Path, limit: int, what: str, *, shown_as: str | None = None,
         raise UnsafeFileError(f"{shown_as or path}: not UTF-8 text") from None
 
 
-def symlinks_leaving(root: Path, trees: list[Path]) -> list[Path]:
+def symlinks_leaving(root: Path, trees: list[Path], limits: Limits = DEFAULT_LIMITS) -> list[Path]:
     """Symlinks under `trees` whose target lies outside `root`.
 
     The compiler follows a kernel source symlinked to a secret and quotes it in
     its diagnostics, which reach the report; such a tree is refused before any build.
+    Each tree is listed within `limits` (bot/bounded_walk.py), never through a symlinked directory.
     """
     base = root.resolve()
     found = []
     for tree in trees:
-        for directory, subdirs, files in os.walk(tree, followlinks=False):
-            for name in subdirs + files:
-                entry = Path(directory) / name
-                if entry.is_symlink() and not entry.resolve().is_relative_to(base):
-                    found.append(entry)
+        shown = tree.relative_to(root).as_posix() if tree.is_relative_to(root) else str(tree)
+        for entry in bounded_walk.walk(tree, f"{shown}: the check for symlinks", limits):
+            if entry.is_symlink and not entry.path.resolve().is_relative_to(base):
+                found.append(entry.path)
     return sorted(found)

@@ -111,7 +111,7 @@ def trace_model(
     `tracer_runner` is built for `arch` (tracer_runner(arch=...)) and runs under its emulator.
     """
     try:
-        program = pte.load(model)
+        static = oplist.from_program(pte.load(model, limits.model_bytes), label)
     except pte.PteError as exc:
         raise BotError(str(exc), ExitCode.BAD_INPUT) from None
     with tempfile.TemporaryDirectory(prefix="sb-trace-") as tmp:
@@ -135,7 +135,7 @@ def trace_model(
         except safe_files.UnsafeFileError as exc:
             raise BotError(str(exc), ExitCode.RUNTIME) from None
         traced = parse_trace(text, label)
-    observed = oplist.merge([oplist.from_program(program, label), traced])
+    observed = oplist.merge([static, traced])
     if not include_reachable:
         return observed
     return close_over_calls(observed, _declared_calls_cached(tracer_runner, limits, arch), label)

@@ -410,8 +410,26 @@ def test_a_failed_build_is_named_in_the_summary_line() -> None:
     rep = findings_report()
     line = report.summary_line(rep)
     assert line.startswith("❌ build failed: target seq\\-app (aarch64\\: build of seq failed")
-    assert "no size change" not in line.split(",")[0]
+    assert "no size change" not in line
+    assert line.endswith(", seq\\-app on aarch64 head build failed: size unknown"), line
     assert report.summary_line(rep, name=report.plain).startswith("❌ build failed: target seq-app (aarch64: build")
+
+
+def test_a_size_nobody_measured_is_never_no_size_change() -> None:
+    """Head builds that failed and a base that could not be built are named, with their size unknown."""
+    rep = findings_report()
+    vision, seq = rep.targets[:2]
+    failed = ArchSizes("x86-64", None, None, "build of seq failed: op.cpp:1:1: error: no")
+    head = vision.sizes[0].head
+    only_failures = dataclasses.replace(rep, targets=(dataclasses.replace(seq, sizes=(failed,)),))
+    line = report.summary_line(only_failures, name=report.plain)
+    assert line.endswith(", x86-64 head build failed: size unknown") and "no size change" not in line, line
+    base_failed = ArchSizes("x86-64", None, head, base_error="build of base failed")
+    unchanged = ArchSizes("aarch64", head, head)
+    mixed = dataclasses.replace(rep, targets=(dataclasses.replace(seq, sizes=(base_failed, unchanged)),))
+    line = report.summary_line(mixed, name=report.plain)
+    assert "x86-64 base build failed: size change unknown, no size change in 1 other runtime" in line, line
+    assert "new runtime" not in line  # the runtime is not new: its base did not build
 
 
 BIDI = [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)]

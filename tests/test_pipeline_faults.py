@@ -4,12 +4,13 @@ collide, an unusable checked-in yaml is a finding, and files keep the umask's mo
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,184 @@ def test_a_worktree_keeps_its_build_directories_across_commits(repo: Path, tmp_p
     assert git.worktree(repo, second, cache, keep=pipeline.KEEP) == path
     assert (path / "extra.txt").is_file()
     assert (path / build.BUILD_DIR_NAME / "flavour" / "object.o").read_text() == "warm"
+
+
+# --- worktrees: a real `git worktree add` or checkout killed midway, and the locks it leaves --------------
+
+MANY_DIRS, FILES_PER_DIR = 60, 100  # enough files that a checkout takes a moment to kill it during
+
+
+def _write_tree(repo: Path, version: int) -> None:
+    for d in range(MANY_DIRS):
+        folder = repo / f"d{d:02}"
+        folder.mkdir(exist_ok=True)
+        for f in range(FILES_PER_DIR):
+            (folder / f"f{f:03}.txt").write_text(f"version {version}, file {d}/{f}\n" * 40)
+
+
+@pytest.fixture(scope="module")
+def many_files_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repo of two commits (main~1, main) that differ in every one of its 6,000 files."""
+    repo = tmp_path_factory.mktemp("many") / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for name, value in (("user.email", "test@example.com"), ("user.name", "test")):
+        subprocess.run(["git", "-C", str(repo), "config", name, value], check=True)
+    (repo / ".gitignore").write_text(f"{build.BUILD_DIR_NAME}/\n")
+    for version in (1, 2):
+        _write_tree(repo, version)
+        commit_all(repo, f"version {version}")
+    return repo
+
+
+@pytest.fixture
+def many_files(many_files_template: Path, tmp_path: Path) -> Path:
+    return clone_of(many_files_template, tmp_path / "repo")
+
+
+def admin_dir(repo: Path, path: Path) -> Path:
+    """Where git keeps the worktree's admin entry (the name it would give it)."""
+    return repo / ".git" / "worktrees" / path.name
+
+
+def assert_clean_worktree(repo: Path, got: Path, commit: str) -> None:
+    """A checkout of `commit` that git has registered once, unlocked and not prunable."""
+    assert git._git(got, "rev-parse", "HEAD").strip() == commit
+    assert git._git(got, "status", "--porcelain", "--untracked-files=all").strip() == ""
+    assert tracked_files(got) == git._git(repo, "ls-tree", "-r", "--name-only", commit).split()
+    assert (got / "d59" / "f099.txt").read_text() == git._git(repo, "show", f"{commit}:d59/f099.txt")
+    listing = git._git(repo, "worktree", "list", "--porcelain").splitlines()
+    assert not [line for line in listing if line.startswith(("locked", "prunable"))], listing
+    assert listing.count(f"worktree {got}") == 1, listing
+    entries = sorted(p.name for p in (repo / ".git" / "worktrees").iterdir())
+    assert entries == [got.name], entries  # no leftover admin entry (say, a locked one git renamed around)
+
+
+def kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], delay: float) -> bool:
+    """SIGKILLs `proc`'s process group `delay` s after `ready()` holds; False when it finished first."""
+    deadline = time.monotonic() + 60
+    while not ready():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.0005)
+    time.sleep(delay)
+    if proc.poll() is not None:
+        return False
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return True
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.02, 0.15])
+def test_a_worktree_add_killed_midway_never_blocks_the_next_run(many_files: Path, tmp_path: Path, delay: float) -> None:
+    """SIGKILL `git worktree add` (and the checkout it runs) once git has locked the new entry
+    "initializing": the next run gets a clean worktree instead of "use 'add -f -f' to override"."""
+    cache = tmp_path / "cache"
+    commit = git.resolve(many_files, "main")
+    path = worktree_path(many_files, cache, "base")
+    path.parent.mkdir(parents=True)
+    add = ["git", "-C", str(many_files), "worktree", "add", "--quiet", "--force", "--detach", str(path), commit]
+    proc = subprocess.Popen(add, start_new_session=True)
+    if not kill_when(proc, (admin_dir(many_files, path) / "locked").exists, delay):
+        pytest.skip("git worktree add finished before it could be killed")
+    assert (admin_dir(many_files, path) / "locked").exists()  # the state the issue describes
+
+    got = git.worktree(many_files, commit, cache, role="base", keep=pipeline.KEEP)
+
+    assert got == path
+    assert_clean_worktree(many_files, got, commit)
+
+
+def test_a_checkout_killed_midway_is_repaired_in_place(many_files: Path, tmp_path: Path) -> None:
+    """SIGKILL the checkout that moves an existing worktree to another commit while it holds the
+    index lock: the next run clears the stale lock and repairs the worktree, keeping its builds."""
+    cache = tmp_path / "cache"
+    first, second = git.resolve(many_files, "main~1"), git.resolve(many_files, "main")
+    path = git.worktree(many_files, first, cache, role="base", keep=pipeline.KEEP)
+    warm = path / build.BUILD_DIR_NAME / "flavour" / "object.o"
+    warm.parent.mkdir(parents=True)
+    warm.write_text("warm")
+    checkout = ["git", "-C", str(path), "checkout", "--quiet", "--force", "--detach", second]
+    proc = subprocess.Popen(checkout, start_new_session=True)
+    if not kill_when(proc, (admin_dir(many_files, path) / "index.lock").exists, 0.05):
+        pytest.skip("git checkout finished before it could be killed")
+    assert (admin_dir(many_files, path) / "index.lock").exists()
+
+    got = git.worktree(many_files, second, cache, role="base", keep=pipeline.KEEP)
+
+    assert got == path
+    assert_clean_worktree(many_files, got, second)
+    assert warm.read_text() == "warm"
+
+
+# What a kill leaves, made with git itself and the files git writes, for the states a real kill
+# reaches only by chance.
+
+
+def locked_before_gitdir(repo: Path, path: Path, commit: str) -> None:
+    """Killed right after git created the admin entry and its "initializing" lock (and the directory)."""
+    admin_dir(repo, path).mkdir(parents=True)
+    (admin_dir(repo, path) / "locked").write_text("initializing")
+    path.mkdir()
+
+
+def locked_directory_gone(repo: Path, path: Path, commit: str) -> None:
+    """A locked entry whose directory is missing: git's own "missing but locked worktree"."""
+    git._git(repo, "worktree", "add", "--quiet", "--no-checkout", "--detach", str(path), commit)
+    git._git(repo, "worktree", "lock", "--reason", "initializing", str(path))
+    subprocess.run(["rm", "-rf", str(path)], check=True)
+
+
+def locked_half_checkout_with_index_lock(repo: Path, path: Path, commit: str) -> None:
+    """Killed during the checkout `git worktree add` runs: locked, some files written, index locked."""
+    git._git(repo, "worktree", "add", "--quiet", "--no-checkout", "--detach", str(path), commit)
+    git._git(repo, "worktree", "lock", "--reason", "initializing", str(path))
+    git._git(path, "checkout", commit, "--", "d00", "d01")
+    (admin_dir(repo, path) / "index.lock").write_text("")
+
+
+def head_and_index_locked(repo: Path, path: Path, commit: str) -> None:
+    """An existing worktree whose checkout was killed holding both the index and the HEAD lock."""
+    git._git(repo, "worktree", "add", "--quiet", "--detach", str(path), f"{commit}~1")
+    (admin_dir(repo, path) / "index.lock").write_text("")
+    (admin_dir(repo, path) / "HEAD.lock").write_text("")
+    (path / "d00" / "f000.txt").write_text("half written")
+
+
+def directory_without_admin_entry(repo: Path, path: Path, commit: str) -> None:
+    """The directory (its .git file pointing at an admin entry) outlived the entry."""
+    git._git(repo, "worktree", "add", "--quiet", "--detach", str(path), commit)
+    subprocess.run(["rm", "-rf", str(admin_dir(repo, path))], check=True)
+
+
+def directory_without_git_file(repo: Path, path: Path, commit: str) -> None:
+    """A partial directory that never got its .git file."""
+    (path / "d00").mkdir(parents=True)
+    (path / "d00" / "f000.txt").write_text("partial")
+
+
+@pytest.mark.parametrize(
+    "tear",
+    [
+        locked_before_gitdir,
+        locked_directory_gone,
+        locked_half_checkout_with_index_lock,
+        head_and_index_locked,
+        directory_without_admin_entry,
+        directory_without_git_file,
+    ],
+)
+def test_every_state_a_kill_leaves_is_recovered(many_files: Path, tmp_path: Path, tear) -> None:
+    cache = tmp_path / "cache"
+    commit = git.resolve(many_files, "main")
+    path = worktree_path(many_files, cache, "base")
+    path.parent.mkdir(parents=True)
+    tear(many_files, path, commit)
+
+    got = git.worktree(many_files, commit, cache, role="base", keep=pipeline.KEEP)
+
+    assert got == path
+    assert_clean_worktree(many_files, got, commit)
 
 
 def test_a_killed_run_never_poisons_the_next_pipeline_run(repo: Path, tmp_path: Path) -> None:
@@ -393,3 +572,41 @@ def test_a_broken_kernel_library_at_head_is_a_build_failure_not_a_traceback(repo
 
     assert "kernels/functions.yaml" in rep.build_error and "duplicate key" in rep.build_error
     assert rep.first_build_error()
+
+
+def test_a_head_build_that_fails_says_its_size_is_unknown_never_no_change(repo: Path) -> None:
+    """relu now insists on its double path: it compiles for the tracer (every dtype) but not in the cnn
+    target's dtype-selective runtime (squeezenet's relu is float only), so that head build fails. The
+    headline, the check-run title and the terminal table say which build failed and that its size is
+    unknown; "no size change" is said only of the runtime that was measured."""
+    kernel = repo / "kernels" / "portable" / "op_relu.cpp"
+    declaration = 'constexpr char kOp[] = "aten::relu.out";'
+    insist = (
+        'static_assert(sb::selection::dtype_selected(kOp, ScalarType::kDouble), "relu breaks the selective build");'
+    )
+    assert declaration in kernel.read_text()
+    kernel.write_text(kernel.read_text().replace(declaration, f"{declaration}\n{insist}"))
+    commit_all(repo, "relu breaks the selective build")
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "pr", "--base", "main~1", "--output", str(repo / "report.md")],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+
+    assert proc.returncode == 5, proc.stderr  # ExitCode.BUILD
+    assert "Traceback" not in proc.stderr
+    rep = pipeline_report(repo / "report.json")
+    cnn, seq = (next(t for t in rep.targets if t.name == n) for n in ("cnn", "seq"))
+    assert cnn.build_error and "relu breaks the selective build" in cnn.build_error
+    assert cnn.sizes[0].head is None and seq.sizes[0].delta == 0
+    headline = report.summary_line(rep, name=report.plain)
+    assert headline.startswith("❌ build failed: target cnn ("), headline
+    expected_tail = ", 2 targets, cnn on x86-64 head build failed: size unknown, no size change in 1 other runtime"
+    assert headline.endswith(expected_tail), headline
+    assert report.summary_line(rep) in (repo / "report.md").read_text()  # the comment's headline
+    printed = " ".join(proc.stdout.split())  # rich wraps the title `bot pr` prints at the terminal's width
+    assert printed.startswith(" ".join(headline.split()) + " "), proc.stdout  # the check-run title
+    table = proc.stdout.splitlines()
+    assert "    x86-64: head build failed: size unknown" in table[table.index("  cnn:") + 1 :][:1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import struct
 import subprocess
@@ -159,3 +160,40 @@ def test_bit_flips_never_crash(runner: Path, tmp_path: Path) -> None:
 
 def test_missing_model_file(runner: Path, tmp_path: Path) -> None:
     assert_clean_failure(run(runner, tmp_path / "absent.pte"), "cannot open model file")
+
+
+def _non_regular(kind: str, tmp_path: Path) -> Path:
+    """A FIFO (no writer: an open without O_NONBLOCK would wait forever), a directory or a device."""
+    if kind == "FIFO":
+        path = tmp_path / "model.pte"
+        os.mkfifo(path)
+        return path
+    if kind == "directory":
+        path = tmp_path / "dir.pte"
+        path.mkdir()
+        return path
+    return Path("/dev/zero")  # endless: a reader that does not check would never finish
+
+
+NON_REGULAR = {"FIFO": "a FIFO", "directory": "a directory", "device": "a character device"}
+
+
+@pytest.mark.parametrize("kind", sorted(NON_REGULAR))
+def test_model_that_is_not_a_regular_file_is_refused_at_once(kind: str, runner: Path, tmp_path: Path) -> None:
+    """`--model` naming a FIFO, a directory or a device: one error line within seconds, never a wait."""
+    model = _non_regular(kind, tmp_path)
+    proc = subprocess.run([str(runner), "--model", str(model)], capture_output=True, text=True, timeout=5)
+    assert_clean_failure(proc, f"{model}: model file is not a regular file ({NON_REGULAR[kind]})")
+
+
+@pytest.mark.parametrize("kind", sorted(NON_REGULAR))
+def test_input_that_is_not_a_regular_file_is_refused_at_once(kind: str, runner: Path, tmp_path: Path) -> None:
+    """`--input` naming a FIFO, a directory or a device: the model loads, then one error line, never a wait."""
+    source = _non_regular(kind, tmp_path)
+    proc = subprocess.run(
+        [str(runner), "--model", str(ZOO_DIR / "gru.pte"), "--input", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=5,
+    )
+    assert_clean_failure(proc, f"{source}: input file is not a regular file ({NON_REGULAR[kind]})")

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 
 #include "npy.h"
+#include "regular_file.h"
 #include "sb/checked.h"
 #include "sb/limits.h"
 #include "sb/method.h"
@@ -121,18 +122,6 @@ bool parse_args(int argc, char** argv, Options* opt) {
   return (!opt->model.empty() || opt->list_kernels || opt->list_prim_ops) && opt->repeat >= 0;
 }
 
-Error read_file(const std::string& path, std::vector<uint8_t>* out) {
-  FILE* f = fopen(path.c_str(), "rb");
-  if (f == nullptr) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot open model file", path.c_str());
-  uint8_t chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) out->insert(out->end(), chunk, chunk + n);
-  const bool failed = ferror(f) != 0;
-  fclose(f);
-  if (failed) return Error::make(ErrorCode::kInvalidArgument, "%s: read error", path.c_str());
-  return Error();
-}
-
 std::string stem(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -213,7 +202,7 @@ int main(int argc, char** argv) {
     opt.limits.deadline_ns = sb::sat_add(sb::monotonic_ns(), static_cast<uint64_t>(opt.max_seconds * 1e9));
   }
   std::vector<uint8_t> file;
-  if (!(err = read_file(opt.model, &file)).ok()) return fail(err);
+  if (!(err = sb::runner::read_regular_file(opt.model, "model", &file)).ok()) return fail(err);
 
   sb::Result<sb::Program> program = sb::Program::load(file.data(), file.size());
   if (!program.ok()) return fail(program.error);

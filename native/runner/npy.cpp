@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "atomic_file.h"
+#include "regular_file.h"
 #include "sb/checked.h"
 
 namespace sb::runner {
@@ -40,13 +41,9 @@ size_t find_key(const std::string& header, const char* key) {
 }  // namespace
 
 Error read_npy(const std::string& path, NpyArray* out) {
-  FILE* f = fopen(path.c_str(), "rb");
-  if (f == nullptr) return Error::make(ErrorCode::kInvalidArgument, "%s: cannot open input file", path.c_str());
   std::vector<uint8_t> file;
-  uint8_t chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) file.insert(file.end(), chunk, chunk + n);
-  fclose(f);
+  Error err = read_regular_file(path, "input", &file);
+  if (!err.ok()) return err;
 
   if (file.size() < 10 || memcmp(file.data(), kMagic, 6) != 0) return bad(path, "missing NUMPY magic");
   const uint8_t major = file[6];
