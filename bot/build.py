@@ -203,13 +203,17 @@ def _forget_outputs(build_dir: Path, outputs: dict[str, str]) -> None:
                 path.unlink(missing_ok=True)
 
 
-def log_scope(source: Path, build_dir: Path, options: dict[str, str]) -> build_log.Scope:
-    """Where a build's messages may point (build_log.Scope): the checkout of the sources (and of the config's
-    kernel sources), the tool's bundled runtime and the build directory; relative paths are the build
-    directory's (the compiler's) or the source directory's (CMake's)."""
-    roots = [] if bundle.contains(source) else [_checkout_of(source) or source.parent]
-    kernel_sources = [Path(p) for p in options.get("SB_KERNEL_SOURCES", "").split(";") if p]
-    roots += [checkout for checkout in map(_checkout_of, kernel_sources) if checkout is not None]
+def log_scope(source: Path, build_dir: Path, options: dict[str, str], repo_root: Path | None = None) -> build_log.Scope:
+    """Where a build's messages may point (build_log.Scope): the checkout (`repo_root`, else the nearest
+    .git above the sources and above the config's kernel sources), the tool's bundled runtime and the
+    build directory; relative paths are the build directory's (the compiler's) or the source directory's
+    (CMake's)."""
+    roots = [repo_root] if repo_root is not None else []
+    if repo_root is None and not bundle.contains(source):
+        roots.append(_checkout_of(source) or source.parent)
+    if repo_root is None:
+        kernel_sources = [Path(p) for p in options.get("SB_KERNEL_SOURCES", "").split(";") if p]
+        roots += [checkout for checkout in map(_checkout_of, kernel_sources) if checkout is not None]
     return build_log.Scope.of([*roots, bundle.root(), build_dir], (build_dir, source))
 
 
@@ -228,8 +232,12 @@ def build(
     source_dir: Path | None = None,
     build_dir: Path | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    repo_root: Path | None = None,
 ) -> Path:
     """Configures (once) and builds `targets`; returns the build directory.
+
+    `repo_root`: the checkout whose sources are built (its config's root), where the build's messages
+    may point (`log_scope`); by default the nearest directory with a .git above the sources.
 
     Build directories live inside the checkout (`.sb-build/<flavour>`), so that
     two checkouts of the same code (head and the base worktree, or a fresh
@@ -249,7 +257,7 @@ def build(
             f"{source.parent / BUILD_DIR_NAME}: leads outside the checkout; refusing to build there", ExitCode.BUILD
         )
     out.mkdir(parents=True, exist_ok=True)
-    scope = log_scope(source, out, flavour.options)
+    scope = log_scope(source, out, flavour.options, repo_root)
     with lock.exclusive(out / LOCK_NAME, f"the build directory {out}"):
         configure = [
             _tool("cmake"),

@@ -375,7 +375,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
     except KernelLibraryError as exc:
         raise BotError(str(exc), ExitCode.CONFIG) from None
     with console().status("compiling the kernel library"):
-        graph = depgraph.graph_for_checkout(root / cfg.runtime_source, library, cfg.limits, options)
+        graph = depgraph.graph_for_checkout(root / cfg.runtime_source, library, cfg.limits, options, root)
     if args.op:
         if args.op not in library:
             raise BotError(f"{args.op} is not in the kernel library", ExitCode.BAD_INPUT)

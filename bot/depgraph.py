@@ -272,16 +272,20 @@ def graph_for_checkout(
     library: dict[str, KernelEntry],
     limits: Limits = DEFAULT_LIMITS,
     options: dict[str, str] | None = None,
+    repo_root: Path | None = None,
 ) -> Graph:
     """Builds a checkout's kernel library (all kernels, as the tracer does) and reads its graph.
 
     `runtime_source` is the CMake project, e.g. <checkout>/native; `options` adds the config's
-    kernel libraries (build.kernel_library_options), so custom kernels are in the graph too.
+    kernel libraries (build.kernel_library_options), so custom kernels are in the graph too;
+    `repo_root` is the checkout (build.build).
     """
     from bot import build, trace
 
     flavour = replace(trace.TRACER, options={**trace.TRACER.options, **options}) if options else trace.TRACER
-    build_dir = build.build(flavour, ("sb_selected_kernels",), source_dir=runtime_source, limits=limits)
+    build_dir = build.build(
+        flavour, ("sb_selected_kernels",), source_dir=runtime_source, limits=limits, repo_root=repo_root
+    )
     return from_build(build_dir, library)
 
 

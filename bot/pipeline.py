@@ -219,7 +219,7 @@ class Checkout:
             return None
         try:
             return depgraph.graph_for_checkout(
-                self.root / self.cfg.runtime_source, self.library, self.cfg.limits, self.build_options
+                self.root / self.cfg.runtime_source, self.library, self.cfg.limits, self.build_options, self.root
             )
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
@@ -238,6 +238,7 @@ class Checkout:
             targets=build.runtime_targets(arch) if smoke else build.size_targets(arch),
             source_dir=self.root / self.cfg.runtime_source,
             limits=self.cfg.limits,
+            repo_root=self.root,
         )
 
     def measure(self, build_dir: Path, work: Path, arch: arches.Arch) -> size.SizeReport:
