@@ -6,18 +6,19 @@ directory under the cache, so rebuilding one is incremental.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
-import re
 import shutil
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import arch as arches
-from bot import bundle, lock, sandbox
+from bot import build_log, bundle, lock, sandbox
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
 from bot.kernel_library import KernelLibrary, KernelLibraryError
@@ -27,8 +28,7 @@ REPO_ROOT = bundle.root()  # the source checkout, or an installed package's bund
 BUILD_DIR_NAME = ".sb-build"
 CONFIGURED_STAMP = ".sb-configured"  # the configure command, written once it has succeeded
 LOCK_NAME = ".sb-lock"
-COMPILER_DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (fatal )?error:")
-LOG_TAIL_LINES = 30
+DEPFILE_CLOCK_SLACK = 2.0  # seconds: a depfile this much older than the build step's start still counts as its
 
 
 def cache_dir() -> Path:
@@ -181,31 +181,77 @@ def runtime_targets(arch: arches.Arch) -> tuple[str, ...]:
     return ("executor_runner", SIZE_PROBE) if arch.runs_models else size_targets(arch)
 
 
-def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
-    return "\n".join(text.rstrip().splitlines()[-lines:])
+def _run(
+    cmd: list[str],
+    cwd: Path,
+    what: str,
+    limits: Limits,
+    view: sandbox.View,
+    env: dict[str, str],
+    scope: build_log.Scope,
+    compiles: bool,
+) -> None:
+    """Runs a configure (`compiles` False) or build step; raises the step's failure (`failure`).
 
-
-def first_error(log: str) -> str:
-    """The first `error:` line of a build log, with CMake's wrapped continuation lines joined."""
-    lines = log.splitlines()
-    for i, line in enumerate(lines):
-        if "error:" in line.lower():
-            parts = [line.strip()]
-            if COMPILER_DIAGNOSTIC.match(line.strip()):
-                return parts[0]  # what follows is the source excerpt, not more message
-            for follow in lines[i + 1 :]:
-                if not follow.startswith("  ") or not follow.strip() or "error" in follow.lower():
-                    break
-                parts.append(follow.strip())
-            return " ".join(parts)
-    return next((ln.strip() for ln in reversed(lines) if ln.strip()), "no output")
-
-
-def _run(cmd: list[str], cwd: Path, what: str, limits: Limits, view: sandbox.View, env: dict[str, str]) -> None:
+    After a build step, the depfiles its compiles wrote say which files they read: a compile that read a
+    file outside the repo and the toolchain fails the step, whatever its exit status (its output is then
+    shown as little as what it quoted), and its object is deleted, so the next run compiles and checks it again.
+    """
+    started = time.time()
     proc = sandbox.run_build(cmd, what=what, limits=limits, cwd=cwd, extra_env=env, view=view)
+    tainted = build_log.outside_reads(cwd, scope, since=started - DEPFILE_CLOCK_SLACK) if compiles else {}
+    _forget_outputs(cwd, tainted)
     if proc.returncode != 0:
-        log = proc.log
-        raise BotError(f"{what} failed: {first_error(log)[:400]}", ExitCode.BUILD, detail=log_tail(log))
+        raise failure(what, (proc.stdout, proc.stderr), scope, tainted)
+    if tainted:
+        shown = [f"{source}: {build_log.READ_OUTSIDE}" for source in dict.fromkeys(tainted.values())]
+        shown = shown[: build_log.MAX_DIAGNOSTICS]
+        build_log.to_job_log(f"the compiles of the {what} that read files outside the repository", shown)
+        raise BotError(f"{what} failed: {shown[0]}", ExitCode.BUILD, detail="\n".join(shown))
+
+
+def failure(what: str, streams: tuple[str, ...], scope: build_log.Scope, tainted: dict[str, str]) -> BotError:
+    """A failed build step as the one error the report shows: the step, then at most a few of its error lines
+    located inside the repo (bot/build_log.py). The rest of its output goes to the job log, without every
+    message about a file outside the repo."""
+    shown = [line for text in streams for line in build_log.safe_diagnostics(text, scope.inside, tainted)]
+    shown = shown[: build_log.MAX_DIAGNOSTICS]
+    kept = [line for text in streams for line in build_log.filtered_log(text, scope.inside, tainted)]
+    build_log.to_job_log(f"the output of the failed {what}", kept)
+    if shown:
+        return BotError(f"{what} failed: {shown[0]}", ExitCode.BUILD, detail="\n".join(shown))
+    return BotError(f"{what} failed (no message located in the repository: see the job log)", ExitCode.BUILD)
+
+
+def _forget_outputs(build_dir: Path, outputs: dict[str, str]) -> None:
+    """Deletes these outputs of `build_dir` and their depfiles: ninja builds them again next time."""
+    for output in outputs:  # relative paths found by walking `build_dir`
+        for path in (build_dir / output, build_dir / f"{output}.d"):
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+
+
+def log_scope(source: Path, build_dir: Path, options: dict[str, str], repo_root: Path | None = None) -> build_log.Scope:
+    """Where a build's messages may point (build_log.Scope): the checkout (`repo_root`, else the nearest
+    .git above the sources and above the config's kernel sources), the tool's bundled runtime and the
+    build directory; relative paths are the build directory's (the compiler's) or the source directory's
+    (CMake's)."""
+    roots = [repo_root] if repo_root is not None else []
+    if repo_root is None and not bundle.contains(source):
+        roots.append(_checkout_of(source) or source.parent)
+    if repo_root is None:
+        kernel_sources = [Path(p) for p in options.get("SB_KERNEL_SOURCES", "").split(";") if p]
+        roots += [checkout for checkout in map(_checkout_of, kernel_sources) if checkout is not None]
+    return build_log.Scope.of([*roots, bundle.root(), build_dir], (build_dir, source))
+
+
+def _checkout_of(path: Path) -> Path | None:
+    """The nearest directory holding `path` that has a .git (a clone or a worktree), if any."""
+    resolved = path.resolve()
+    for directory in (resolved, *resolved.parents):
+        if (directory != resolved or resolved.is_dir()) and (directory / ".git").exists():
+            return directory
+    return None
 
 
 def build(
@@ -216,8 +262,12 @@ def build(
     limits: Limits = DEFAULT_LIMITS,
     trusted: bool = False,
     reads: Sequence[Path] = (),
+    repo_root: Path | None = None,
 ) -> Path:
     """Configures (once) and builds `targets` in the sandbox; returns the build directory.
+
+    `repo_root`: the checkout whose sources are built (its config's root), where the build's messages
+    may point (`log_scope`); by default the nearest directory with a .git above the sources.
 
     Build directories live inside the checkout (`.sb-build/<flavour>`), so that
     two checkouts of the same code (head and the base worktree, or a fresh
@@ -239,6 +289,7 @@ def build(
             f"{source.parent / BUILD_DIR_NAME}: leads outside the checkout; refusing to build there", ExitCode.BUILD
         )
     out.mkdir(parents=True, exist_ok=True)
+    scope = log_scope(source, out, flavour.options, repo_root)
     with lock.exclusive(out / LOCK_NAME, f"the build directory {out}"):
         configure = [
             _tool("cmake"),
@@ -280,10 +331,11 @@ def build(
         if not _configured_by(stamp, configure):
             # Never configured, or a run was killed mid-configure: start from an empty directory.
             _empty_directory(out, keep=(LOCK_NAME,))
-            _run(configure, out, f"CMake configure of {flavour.name}", limits, view, env)
+            _run(configure, out, f"CMake configure of {flavour.name}", limits, view, env, scope, compiles=False)
             write_text_atomic(stamp, "\0".join(configure))
-        build_cmd = [_tool("cmake"), "--build", str(out), "--target", *targets]
-        _run(build_cmd, out, f"build of {flavour.name}", limits, view, env)
+        # keepdepfile: ninja leaves each compile's depfile (the files it read) for build_log.outside_reads.
+        build_cmd = [_tool("cmake"), "--build", str(out), "--target", *targets, "--", "-d", "keepdepfile"]
+        _run(build_cmd, out, f"build of {flavour.name}", limits, view, env, scope, compiles=True)
     return out
 
 

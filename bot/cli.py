@@ -340,7 +340,7 @@ def cmd_pr(args: argparse.Namespace) -> int:
                 out.print(f"    {escape(_safe(report.plain(sizes.arch)))}: {shown}")
         out.print(_safe(f"report written to {args.output}"), markup=False, soft_wrap=True)
     if result.first_build_error():
-        raise BotError(f"{result.first_build_error()} (log tail in {args.output})", ExitCode.BUILD)
+        raise BotError(f"{result.first_build_error()} (details in {args.output})", ExitCode.BUILD)
     cfg = config_mod.load(args.root.resolve())
     over_budget = any(t.over_budget for t in result.targets)
     failing = (cfg.fail_on_stale and result.stale) or (cfg.fail_on_budget and over_budget)
@@ -378,7 +378,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
     except KernelLibraryError as exc:
         raise BotError(str(exc), ExitCode.CONFIG) from None
     with console().status("compiling the kernel library"):
-        graph = depgraph.graph_for_checkout(root / cfg.runtime_source, library, cfg.limits, options)
+        graph = depgraph.graph_for_checkout(root / cfg.runtime_source, library, cfg.limits, options, root)
     if args.op:
         if args.op not in library:
             raise BotError(f"{args.op} is not in the kernel library", ExitCode.BAD_INPUT)

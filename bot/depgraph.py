@@ -276,18 +276,24 @@ def graph_for_checkout(
     limits: Limits = DEFAULT_LIMITS,
     options: dict[str, str] | None = None,
     trusted: bool = False,
+    repo_root: Path | None = None,
 ) -> Graph:
     """Builds a checkout's kernel library (all kernels, as the tracer does) and reads its graph.
 
     `runtime_source` is the CMake project, e.g. <checkout>/native; `options` adds the config's
-    kernel libraries (build.kernel_library_options), so custom kernels are in the graph too.
-    `trusted`: the base's kernels (bot/sandbox.py).
+    kernel libraries (build.kernel_library_options), so custom kernels are in the graph too;
+    `repo_root` is the checkout (build.build); `trusted`: the base's kernels (bot/sandbox.py).
     """
     from bot import build, trace
 
     flavour = replace(trace.TRACER, options={**trace.TRACER.options, **options}) if options else trace.TRACER
     build_dir = build.build(
-        flavour, ("sb_selected_kernels",), source_dir=runtime_source, limits=limits, trusted=trusted
+        flavour,
+        ("sb_selected_kernels",),
+        source_dir=runtime_source,
+        limits=limits,
+        trusted=trusted,
+        repo_root=repo_root,
     )
     return from_build(build_dir, library, limits)
 

@@ -23,7 +23,7 @@ class BotError(Exception):
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
-        self.detail = detail  # e.g. the tail of a build log, for reports
+        self.detail = detail  # for reports, e.g. a failed build's error lines located in the repo (bot/build_log.py)
 
 
 def internal_error(exc: BaseException, limit: int = 400) -> str:

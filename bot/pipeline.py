@@ -247,6 +247,7 @@ class Checkout:
                 self.library,
                 self.cfg.limits,
                 self.build_options,
+                repo_root=self.root,
                 trusted=self.trusted,
             )
         except BotError as exc:
@@ -268,6 +269,7 @@ class Checkout:
             source_dir=self.root / self.cfg.runtime_source,
             limits=self.cfg.limits,
             trusted=self.trusted,
+            repo_root=self.root,
         )
 
     def measure(self, build_dir: Path, work: Path, arch: arches.Arch) -> size.SizeReport:

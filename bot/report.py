@@ -1,14 +1,14 @@
 """Renders a PrReport as GitHub-flavoured markdown (the sticky comment, the job
 summary, the local report file).
 
-Everything that comes from the PR (op, model and file names, build log
-lines, anything read from a report artifact) goes through `text` or `code`,
+Everything that comes from the PR (op, model and file names, a build's
+error lines, anything read from a report artifact) goes through `text` or `code`,
 which make it inert: no HTML, no links or images, no @-mentions, no breaking
 out of tables or code; invisible characters (zero-width, bidi controls) shown
 as <U+XXXX>; long values capped with an ellipsis.
 
 The comment has a size limit. What is dropped to fit it is detail (breakdowns,
-chart, untraced ops, log tails, size rows), in that order, whole blocks at a
+chart, untraced ops, build error lines, size rows), in that order, whole blocks at a
 time; the summary and every finding stay.
 """
 
@@ -32,7 +32,8 @@ SYMBOL_LIMIT = 72  # characters of a symbol in a table cell (argument lists drop
 CHART_BARS = 20
 NAME_LIMIT = 200  # characters of an op, model, file or target name
 MESSAGE_LIMIT = 400  # characters of a one-line message (a load failure, a yaml error)
-LOG_LINE_LIMIT = 300  # characters of one line of a build log tail
+BUILD_MESSAGE_LIMIT = 300  # characters of one error line of a failed build (bot/build_log.py)
+BUILD_MESSAGES = 5  # error lines shown per failed build
 ELLIPSIS = "…"
 COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}|working tree")
 
@@ -155,7 +156,7 @@ class Detail:
     chart: bool = True
     not_traced: bool = True
     movers: bool = True
-    log_tails: bool = True
+    build_messages: bool = True
     size_rows: bool = True
     name_limit: int = NAME_LIMIT
     message_limit: int = MESSAGE_LIMIT
@@ -170,7 +171,7 @@ LEVELS = (
     replace(FULL, breakdowns=False, chart=False),
     replace(FULL, breakdowns=False, chart=False, not_traced=False),
     replace(FULL, breakdowns=False, chart=False, not_traced=False, movers=False),
-    replace(FULL, breakdowns=False, chart=False, not_traced=False, movers=False, log_tails=False),
+    replace(FULL, breakdowns=False, chart=False, not_traced=False, movers=False, build_messages=False),
     _BARE,
     replace(_BARE, name_limit=60, message_limit=160),
     replace(_BARE, name_limit=60, message_limit=160, items=20),
@@ -181,7 +182,7 @@ OMITTED = {
     "chart": "the chart",
     "not_traced": "untraced ops",
     "movers": "top movers",
-    "log_tails": "build log tails",
+    "build_messages": "build error lines",
     "size_rows": "the size table",
 }
 
@@ -832,13 +833,15 @@ def _chart(report: PrReport, detail: Detail) -> list[str]:
     return [*lines, "```", ""]
 
 
-def _log_tail(log: str) -> str:
-    """A build log tail inside <pre>: entities only (the block is raw HTML), each line capped."""
-    lines = [visible(cap(line.rstrip("\r"), LOG_LINE_LIMIT)) for line in log.split("\n")]
+def _build_messages(messages: str) -> str:
+    """A failed build's error lines inside <pre>: entities only (the block is raw HTML), at most
+    BUILD_MESSAGES lines of BUILD_MESSAGE_LIMIT characters, whatever an artifact holds."""
+    lines = [visible(cap(line.rstrip("\r"), BUILD_MESSAGE_LIMIT)) for line in messages.split("\n")[:BUILD_MESSAGES]]
     return html.escape("\n".join(lines)).replace("@", "&#64;&#8203;")
 
 
 def _build_errors(report: PrReport, detail: Detail) -> list[str]:
+    """Each failed build: the step that failed, then its error lines located in the repo (bot/build_log.py)."""
     lines = []
     n = detail.name_limit
     failures = [(text("head kernels"), report.build_error)] + [
@@ -846,11 +849,11 @@ def _build_errors(report: PrReport, detail: Detail) -> list[str]:
     ]
     for name, error in failures:
         if error:
-            message, _, log = error.partition("\n")
+            message, _, messages = error.partition("\n")
             lines += [f"#### {name}: build failed", ""]
             lines += [text(message, detail.message_limit), ""]
-            if log and detail.log_tails:
-                lines += ["<details><summary>build log (tail)</summary>", "", f"<pre>{_log_tail(log)}</pre>"]
+            if messages.strip() and detail.build_messages:
+                lines += ["<details><summary>error lines</summary>", "", f"<pre>{_build_messages(messages)}</pre>"]
                 lines += ["</details>", ""]
     return ["### Build failures", "", *lines] if lines else []
 

@@ -159,4 +159,5 @@ def tracer_runner(progress: Progress | None = None, arch: Arch = HOST, cfg: Conf
     label = "building the model tracer" + ("" if arch == HOST else f" for {arch.name}")
     with (progress or Progress()).step(label):
         limits = cfg.limits if cfg else DEFAULT_LIMITS
-        return build.runner_path(build.build(flavour, source_dir=source_dir, limits=limits))
+        repo_root = cfg.root if cfg else None
+        return build.runner_path(build.build(flavour, source_dir=source_dir, limits=limits, repo_root=repo_root))

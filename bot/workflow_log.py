@@ -8,8 +8,8 @@ data and properties are escaped the way the runner unescapes them, so a
 newline or CR cannot start a new line; a plain line cannot begin with `::`
 and cannot contain `##[`. Then no PR text is ever at the start of a line, so
 `::stop-commands::` (for printing untrusted blocks verbatim) is not needed:
-the bot never prints a build log or any other block to the job log, only into
-the report.
+even a failed build's output goes out line by line, each line plain and
+indented (bot/build_log.py `to_job_log`).
 
 Every line is redacted (bot/redact.py) and shows invisible characters.
 """

@@ -4,6 +4,7 @@ README's "Bad input" table lists these cases; each row is a test here."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -90,7 +91,7 @@ def test_git_base_that_cannot_be_found() -> None:
     assert_one_line(bot("pr", "--base", "no-such-branch"), ExitCode.GIT, "git base 'no-such-branch' cannot be found")
 
 
-def test_compiler_failure_shows_the_log_tail_in_the_report(base_repo: Path, tmp_path: Path) -> None:
+def test_compiler_failure_shows_its_error_line_in_the_report(base_repo: Path, tmp_path: Path) -> None:
     repo = clone_of(base_repo, tmp_path / "repo")
     kernel = repo / "kernels" / "portable" / "op_relu.cpp"
     kernel.write_text(kernel.read_text() + "\nint broken_on_purpose() { return undeclared_thing; }\n")
@@ -103,10 +104,18 @@ def test_compiler_failure_shows_the_log_tail_in_the_report(base_repo: Path, tmp_
     finally:
         for key in env_cache:
             os.environ.pop(key)
-    assert_one_line(proc, ExitCode.BUILD, "failed:")
-    assert "undeclared_thing" in proc.stderr
+    assert_one_line(proc, ExitCode.BUILD, "build of tracer failed: kernels/portable/op_relu.cpp:")
+    assert "undeclared_thing" in proc.stderr.splitlines()[-1]
+    # The job log has the compiler's whole message (excerpt and caret); the report its error line, path repo-relative.
+    assert "the output of the failed build of tracer:" in proc.stderr
+    assert "| int broken_on_purpose() { return undeclared_thing; }" in proc.stderr
     text = report.read_text()
-    assert "Build failures" in text and "build log (tail)" in text and "undeclared_thing" in text
+    assert "Build failures" in text and "<summary>error lines</summary>" in text
+    block = text.split("<pre>", 1)[1].split("</pre>", 1)[0]
+    expected = (
+        r"kernels/portable/op_relu\.cpp:\d+:\d+: error: .{1,6}undeclared_thing.{1,6} was not declared in this scope"
+    )
+    assert re.fullmatch(expected, block), block
 
 
 def test_disk_full_while_writing_yaml_leaves_the_old_file(

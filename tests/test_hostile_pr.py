@@ -58,8 +58,8 @@ def test_hostile_names_reach_the_report_and_render_inert(hostile_report: pipelin
     cnn = next(t for t in hostile_report.targets if t.name == "cnn")
     seq = next(t for t in hostile_report.targets if t.name == "seq")
     assert cnn.models_without_yaml == (f"{MODEL_DIR}/{MODEL_NAME}.pte",)
-    assert HOSTILE_OP in seq.build_error  # the hostile op broke the smoke build; its log is in the report
-    assert "Build failures" in markdown and "build log (tail)" in markdown
+    assert HOSTILE_OP in seq.build_error  # the hostile op broke the smoke build; CMake's error names it
+    assert "Build failures" in markdown and "<summary>error lines</summary>" in markdown
     assert "img src" in markdown  # present, as text
     assert_inert(markdown)
 
