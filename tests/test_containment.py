@@ -343,6 +343,36 @@ def test_a_constructor_in_pr_code_reaches_neither_tool_nor_token_nor_base(
     assert _base_sizes(runs[0]) == _base_sizes(runs[1]) != []
 
 
+def test_a_tool_rewritten_on_disk_never_runs_beside_the_token(base_repo: Path, tmp_path: Path) -> None:
+    """Where nothing confines PR code ("limits only": no namespaces, not root), the constructor does rewrite
+    the installed tool. The pipeline process holds no token by then, and the poster, the one process that
+    does, was forked before any PR code ran and loads nothing from disk: the rewritten modules never run
+    with the token in reach."""
+    tool = _tool_copy(tmp_path / "tool")
+    repo = clone_of(base_repo, tmp_path / "workspace")
+    base_sha = git(repo, "rev-parse", "HEAD").strip()
+    loot = Path("/tmp") / f"sb-loot-{os.getpid()}-limits.txt"
+    kernel = repo / "kernels" / "portable" / "op_relu.cpp"
+    attack = (
+        HOSTILE_CONSTRUCTOR.replace("@TOOL@", str(tool))
+        .replace("@LOOT@", str(loot))
+        .replace("@BASEYAML@", str(tmp_path / "no-base.yaml"))
+        .replace("@WORKSPACE@", str(repo))
+    )
+    kernel.write_text(kernel.read_text() + attack)
+    head_sha = commit_all(repo, "hostile constructor")
+    proc, fake = _run_hostile_action(repo, base_sha, head_sha, tool, tmp_path / "run", "limits")
+    texts = everything_published(tmp_path / "run", proc, fake)
+    stolen = loot.read_bytes() if loot.exists() else b""
+    loot.unlink(missing_ok=True)
+    assert "sandbox: limits only" in proc.stderr + proc.stdout
+    assert "import os; open(" in (tool / "bot" / "github.py").read_text()  # the rewrite did land on disk
+    assert len(fake.comments) == 1  # and the poster still posted
+    assert_no_secret(texts)
+    for secret in SECRETS.values():
+        assert secret.encode() not in stolen
+
+
 def _repo_key(repo: Path) -> str:
     from bot import git as git_mod
 
