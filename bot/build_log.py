@@ -1,33 +1,42 @@
-"""What of a failed build's output may leave the bot, and in which form.
+"""What of a build's output may leave the bot, and in which form.
 
 A PR controls the sources the compiler reads, and a source can make the
 compiler read any file the job can: `#include "/etc/hostname"`, a `../../..`
-include, an assembler `.include`. The compiler then quotes that file in its
-diagnostics: a diagnostic located in the file (with a source excerpt of it),
-a macro-expansion note or template "required from" chain through it, or a
-message naming what the file declared ("cannot convert 'S' ..." for a struct
-whose name the file spelled) at a location in the PR's own source.
+include, an assembler `.include`. The tools then quote that file: a
+diagnostic located in it (with a source excerpt), a macro-expansion note or
+template "required from" chain through it, or, when the file compiled, a
+message located in the PR's own source naming what the file spelled
+("cannot convert 'S' to 'int'" for a struct the file named).
 
 So a build log is read as groups (`groups`): a diagnostic with everything
-that belongs to it (its include chain and function context, its excerpt and
-caret lines, its notes), a CMake message with its call stack, a ninja line
-with what follows it. A group may be shown only when every file it names as a
-location resolves (`os.path.realpath`) inside the repository being built, the
-tool's bundled runtime or the build directory (`Scope`), and when the
-translation unit it belongs to read no file outside those and the
-toolchain's include directories (its depfile, `outside_reads`). Lines before
-the first recognized line (a log kept from its tail starts mid-group) are
-never shown. That one classification serves both readers:
+that belongs to it (its include chain and function context, its excerpt,
+caret and label lines, its notes), a CMake message with its call stack, a
+ninja line. A group may be shown only when every file it names as a location
+resolves (`os.path.realpath`) to an existing file inside the repository
+being built, the tool's bundled runtime or the build directory (`Scope`; a
+`.git` directory is not the repository), and when its translation unit read
+no file outside those and the toolchain's include directories: the depfile
+ninja keeps for each compile says which files it read (`outside_reads`).
+Never shown: lines before the first recognized one (a log kept from its tail
+starts mid-message), output after a ninja line in no shape read here (a
+custom command's), and, once a compile read an outside file, messages that
+name no file (a linker's "undefined reference" to a name that file spelled).
+Where unsure, lines join the group before, so doubt hides more, never less.
 
-- `safe_diagnostics`: for the report (PR comment, artifact, check run,
-  terminal): at most a few error lines of shown groups, each capped, its path
-  made repo-relative; never an excerpt, a note or raw CMake output.
-- `filtered_log`: for the job log: the whole log without the groups that may
-  not be shown, each replaced by one line saying what was left out.
+One classification serves both readers:
 
-This stops the tools from quoting outside files. PR code that reads a file
-itself (a CMake `file(READ)`, a custom command) can print it in any form;
-only the sandbox's view of the file system stops that.
+- `safe_diagnostics`, for the report (PR comment, artifact, check run,
+  terminal): at most a few error lines of shown groups, each on one line and
+  capped, its path made repo-relative; never an excerpt, a note or CMake's
+  raw output. A compile that read an outside file is named, not quoted.
+- `filtered_log`, for the job log (`to_job_log`: redacted, line by line,
+  never a workflow command): the whole log, each group that may not be shown
+  replaced by one line saying what was left out.
+
+This stops the tools from quoting files. PR code that reads a file itself
+(CMake's `file(READ)`, a custom command, a kernel at run time) can print it
+in any shape, a compiler's included; only the sandbox's view of the file
+system stops that.
 """
 
 from __future__ import annotations
@@ -55,12 +64,13 @@ SYSTEM_COMPONENT = "include"
 
 # --- line shapes ------------------------------------------------------------------------------
 
-_PATH = r"(?P<path>[^\s:][^:]*?)"
+_PATH = r"(?P<path>\S.*?)"  # lazy: up to the first `:<line>` that fits; a path may hold ':' or ' '
+
 NINJA = re.compile(r"^(?:\[\d+/\d+\] |FAILED: |ninja: )")
 BUILDING = re.compile(r"^\[\d+/\d+\] Building (?:CXX|C|ASM) object (\S+)$")  # CMake's description of a compile
 CMAKE_HEADLINE = re.compile(
     r"^CMake (?P<severity>Error|Warning|Deprecation Warning|Deprecation Error)(?: \(dev\))?"
-    r"(?: at (?P<at>[^\s:][^:]*?):(?P<line>\d+)(?: \((?P<command>[^)]*)\))?:| in (?P<in>[^\s:][^:]*?):|:)"
+    r"(?: at (?P<at>\S.*?):(?P<line>\d+)(?: \((?P<command>[^)]*)\))?:| in (?P<in>\S.*?):|:)"
     r"(?P<rest>.*)$"
 )
 CMAKE_CALL = re.compile(r"^\s+" + _PATH + r":(?P<line>\d+) \([^)]*\)\s*$")
@@ -69,6 +79,9 @@ INCLUDED_FIRST = re.compile(r"^In (?:file included from|module imported at) ")
 INCLUDED = re.compile(r"^(?:In (?:file included from|module imported at)|\s+from) " + _PATH + r":\d+(?::\d+)?[,:]$")
 CONTEXT = re.compile(r"^" + _PATH + r": (?:In |At |Assembler messages:)")
 LOCATED = re.compile(r"^" + _PATH + r":(?P<line>\d+):(?:(?P<col>\d+):)?(?P<rest>(?: .*)?)$")
+PATH_ONLY = re.compile(
+    r"^" + _PATH + r":(?P<rest> (?:fatal error|error|Error|warning|Warning|note|sorry, unimplemented):.*)$"
+)
 SEVERITY = re.compile(r"^ (?P<severity>fatal error|error|Error|warning|Warning|note|sorry, unimplemented):")
 TOOL = re.compile(r"^[\w.+-]+: (?:fatal error|error|warning|note|sorry, unimplemented|all warnings)")
 LINKER = re.compile(r"^(?:\S*/)?(?:[\w.+-]*-)?(?:ld(?:\.\w+)?|lld|collect2)(?:\.exe)?: ")
@@ -82,7 +95,9 @@ ERROR_SEVERITIES = frozenset({"error", "fatal error", "Error", "sorry, unimpleme
 class Group:
     """Lines of a log that belong together, and every file they name as a location."""
 
-    kind: str  # "compiler", "cmake", "ninja", "neutral" or "orphan" (lines before the first recognized one)
+    # "compiler", "cmake", "ninja", "neutral" (a linker's, a tool's, CMake's status), "other" (output after
+    # a ninja line in no shape read here) or "orphan" (lines before the first recognized one)
+    kind: str
     unit: str = ""  # the outputs of the ninja edge (FAILED: ...) whose output this is
     lines: list[str] = field(default_factory=list)
     locations: list[str] = field(default_factory=list)
@@ -132,6 +147,8 @@ def groups(text: str) -> list[Group]:
             else:
                 current.add(line, elsewhere)
             continue
+        # Shapes no path can take first (a path printed starts with / or ../, or is a bare file name);
+        # then the located shapes, before any shape a path could imitate (`<dir>/ld: ...`).
         if NINJA.match(line):
             building = BUILDING.match(line)
             unit = _outputs(line) if line.startswith("FAILED: ") else building.group(1) if building else ""
@@ -144,7 +161,7 @@ def groups(text: str) -> list[Group]:
             if path:
                 current.headline, current.severity = 0, cmake.group("severity")
             continue
-        if STATUS.match(line) or LINKER.match(line) or TOOL.match(line) or NEUTRAL.match(line):
+        if STATUS.match(line) or NEUTRAL.match(line):
             current = start("neutral", line)
             continue
         open_context = current is not None and current.kind == "compiler" and current.headline is None
@@ -160,7 +177,7 @@ def groups(text: str) -> list[Group]:
             else:
                 current = start("compiler", line, context_path)
             continue
-        located = LOCATED.match(line)
+        located = LOCATED.match(line) or (None if TOOL.match(line) else PATH_ONLY.match(line))
         if located:
             severity = SEVERITY.match(located.group("rest"))
             primary = severity is not None and severity.group("severity") != "note"
@@ -173,8 +190,14 @@ def groups(text: str) -> list[Group]:
             if i + 2 < len(lines) and lines[i + 1].strip() and CARET.match(lines[i + 2]):
                 excerpt = i + 1  # a raw source line (clang prints excerpts unindented)
             continue
+        if TOOL.match(line) or LINKER.match(line):
+            current = start("neutral", line)
+            continue
         if current is None:
             current = start("orphan", line, elsewhere)
+        elif current.kind == "ninja" and not (current.failed_line and len(current.lines) == 1):
+            # Output after a ninja line in no shape read here (a custom command's): never shown.
+            current = start("other", line, elsewhere)
         else:
             current.add(line, elsewhere)
     return out
@@ -188,7 +211,7 @@ Inside = Callable[[str], "str | None"]  # a path as a tool printed it -> its rep
 def _shown(group: Group, inside: Inside, tainted: Mapping[str, str]) -> bool:
     """Whether all of `group` may be shown. Once a compile read a file outside the repo, a message that
     names no file (a linker's `undefined reference to` a name that file spelled) is not shown either."""
-    if group.kind == "orphan" or (group.kind == "neutral" and tainted):
+    if group.kind in ("orphan", "other") or (group.kind == "neutral" and tainted):
         return False
     if _tainted_source(group.unit, tainted) and not group.failed_line:
         return False
@@ -279,6 +302,8 @@ def filtered_log(text: str, inside: Inside, tainted: Mapping[str, str] | None = 
             out += group.lines
         elif group.kind == "orphan":
             out.append(_left_out(group.lines, "the end of a message whose start was not kept"))
+        elif group.kind == "other":
+            out.append(_left_out(group.lines, "output not in a compiler's or CMake's shape"))
         elif source:
             out.append(_left_out(group.lines, f"the compile of {source} read a file outside the repository"))
         elif group.kind == "neutral":

@@ -142,6 +142,42 @@ def test_the_assembler_quoting_an_outside_file_is_left_out(box: Sandbox) -> None
     )
 
 
+def test_a_path_shaped_like_another_line_is_still_read_as_a_location(box: Sandbox) -> None:
+    # A PR names its directories: "ld: " makes an outside path start like a linker's line, "a:b" puts a
+    # colon in it. Both are read as the locations they are, so what they quote is left out.
+    for directory in ("ld: ", "a:b"):
+        (box.repo / "k" / directory).mkdir()
+    secret = "../../../outside/secret.txt"
+    text = (
+        f'#include "{"a:b/" + secret}"\n'  # relative to the including file in k/
+        f'asm(".include \\"../k/ld: /{secret}\\"");\n'  # relative to the assembler's directory, the build's
+    )
+    log = box.compile("g++", "spoof.cpp", text)
+    assert box.marker in log and "a:b/../../../outside/secret.txt:1:1: error" in log
+    box.assert_absent(
+        joined(build_log.safe_diagnostics(log, box.scope.inside)),
+        joined(build_log.filtered_log(log, box.scope.inside)),
+    )
+    asm = box.compile("g++", "spoof_asm.cpp", text.split("\n", 1)[1])
+    assert box.marker.lower() in asm.lower() and "ld: /../../../outside/secret.txt: Assembler messages:" in asm
+    box.assert_absent(joined(build_log.filtered_log(asm, box.scope.inside)))
+
+
+def test_output_after_a_ninja_line_in_no_known_shape_is_not_shown(box: Sandbox) -> None:
+    log = (
+        "[1/3] Generating tables\nFAILED: tables.h \npython3 gen.py\nsome tool's line\n  and its detail\n"
+        "[2/3] Building CXX object k/a.o\nninja: build stopped: subcommand failed.\n"
+    )
+    assert build_log.filtered_log(log, box.scope.inside) == [
+        "[1/3] Generating tables",
+        "FAILED: tables.h ",
+        "python3 gen.py",
+        "[2 lines not shown: output not in a compiler's or CMake's shape]",
+        "[2/3] Building CXX object k/a.o",
+        "ninja: build stopped: subcommand failed.",
+    ]
+
+
 def test_a_log_cut_mid_message_never_shows_its_first_lines(box: Sandbox) -> None:
     log = box.compile("g++", "a.cpp", outside_include_source(box))
     cut = log.split("\n", 2)[2]  # the kept tail starts inside the outside file's excerpt
