@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,14 +210,26 @@ def _run(
         raise BotError(f"{what} failed: {shown[0]}", ExitCode.BUILD, detail="\n".join(shown))
 
 
-def failure(what: str, streams: tuple[str, ...], scope: build_log.Scope, tainted: dict[str, str]) -> BotError:
+def failure(
+    what: str,
+    streams: tuple[str, ...],
+    scope: build_log.Scope,
+    tainted: dict[str, str],
+    write: Callable[[str], None] | None = None,
+) -> BotError:
     """A failed build step as the one error the report shows: the step, then at most a few of its error lines
-    located inside the repo (bot/build_log.py). The rest of its output goes to the job log, without every
-    message about a file outside the repo."""
+    located inside the repo (bot/build_log.py). The rest of its output goes to the job log (`write`, stderr),
+    without every message about a file outside the repo."""
     shown = [line for text in streams for line in build_log.safe_diagnostics(text, scope.inside, tainted)]
+    # Compiles that read an outside file and did not fail are named too (their objects are gone already).
+    shown += [
+        f"{source}: {build_log.READ_OUTSIDE}"
+        for source in dict.fromkeys(tainted.values())
+        if not any(line.startswith(f"{source}: ") for line in shown)
+    ]
     shown = shown[: build_log.MAX_DIAGNOSTICS]
     kept = [line for text in streams for line in build_log.filtered_log(text, scope.inside, tainted)]
-    build_log.to_job_log(f"the output of the failed {what}", kept)
+    build_log.to_job_log(f"the output of the failed {what}", kept, write)
     if shown:
         return BotError(f"{what} failed: {shown[0]}", ExitCode.BUILD, detail="\n".join(shown))
     return BotError(f"{what} failed (no message located in the repository: see the job log)", ExitCode.BUILD)

@@ -250,3 +250,22 @@ def test_a_report_shows_at_most_five_error_lines_whatever_the_artifact_holds() -
     block = report.render(rep).split("<pre>", 1)[1].split("</pre>", 1)[0]
     assert len(block.split("\n")) == report.BUILD_MESSAGES
     assert all(len(line) <= report.BUILD_MESSAGE_LIMIT for line in block.split("\n"))
+
+
+def test_a_failed_step_names_every_compile_that_read_an_outside_file(box: Sandbox) -> None:
+    # named.cpp read the outside file and compiled (in a real run its object was deleted); plain.cpp failed.
+    box.ninja_log(
+        "g++", "named.cpp", f'struct\n#include "{box.outside / "token"}"\n{{}} sb_value;\nint sb_int = sb_value;\n'
+    )
+    log = box.ninja_log("g++", "plain.cpp", REPO_CODE)
+    tainted = build_log.outside_reads(box.build_dir, box.scope)
+    assert tainted == {"k/named.cpp.o": "k/named.cpp"}
+    written: list[str] = []
+    error = build.failure("build of x", (log, ""), box.scope, tainted, written.append)
+    assert (
+        error.message
+        == "build of x failed: k/plain.cpp:1:30: error: 'sb_undeclared_on_purpose' was not declared in this scope"
+    )
+    assert error.detail.splitlines()[-1] == "k/named.cpp: its compile read a file outside the repository"
+    assert written[0] == "the output of the failed build of x:"
+    box.assert_absent(error.message, error.detail, *written)
