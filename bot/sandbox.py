@@ -382,10 +382,6 @@ class Completed:
     stdout: str  # the last log_bytes of it
     stderr: str
 
-    @property
-    def log(self) -> str:
-        return self.stdout + self.stderr
-
     def last_error_line(self) -> str:
         lines = [line.strip() for line in self.stderr.splitlines() if line.strip()]
         return lines[-1] if lines else ""
