@@ -273,7 +273,6 @@ def build(
     build_dir: Path | None = None,
     limits: Limits = DEFAULT_LIMITS,
     trusted: bool = False,
-    reads: Sequence[Path] = (),
     repo_root: Path | None = None,
 ) -> Path:
     """Configures (once) and builds `targets` in the sandbox; returns the build directory.
@@ -284,8 +283,7 @@ def build(
     Build directories live inside the checkout (`.sb-build/<flavour>`), so that
     two checkouts of the same code (head and the base worktree, or a fresh
     clone) compile with identical relative paths and share ccache hits.
-    `trusted`: the base's code (bot/sandbox.py); `reads`: what the build reads outside its
-    checkout (an app's repository, for the bundled runtime; a selection yaml in the cache).
+    `trusted`: the base's code (bot/sandbox.py).
     """
     source = (source_dir or bundle.runtime_dir()).resolve()
     ccache_base = source.parent
@@ -335,7 +333,8 @@ def build(
         env, cache_reads, cache_writes = ccache_env(trusted)
         env["CCACHE_BASEDIR"] = str(ccache_base)
         view = sandbox.View(
-            reads=(source.parent, *_option_paths(flavour), *reads, *cache_reads),
+            # What the build's messages may point at is what it may read: the checkout(s), the bundled runtime.
+            reads=(source.parent, *map(Path, scope.roots), *_option_paths(flavour), *cache_reads),
             writes=(out, *cache_writes),
             trusted=trusted,
         )

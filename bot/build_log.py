@@ -15,7 +15,7 @@ ninja line. A group may be shown only when every file it names as a location
 resolves (`os.path.realpath`) to an existing file inside the repository
 being built, the tool's bundled runtime or the build directory (`Scope`; a
 `.git` directory is not the repository), and when its translation unit read
-no file outside those and the toolchain's include directories: the depfile
+no file outside those, the toolchain's include directories and /usr/: the depfile
 ninja keeps for each compile says which files it read (`outside_reads`).
 Never shown: lines before the first recognized one (a log kept from its tail
 starts mid-message), output after a ninja line in no shape read here (a
@@ -59,8 +59,7 @@ MAX_DEPFILES = 100_000  # a build directory's depfiles looked at, at most
 # Where toolchains keep their headers: a dependency here is the toolchain's, not a file of the runner's.
 # (/usr/include, /usr/lib/gcc/<triple>/<v>/include, /usr/<triple>/include, /usr/lib/llvm-<v>/lib/clang/<v>/include,
 # /usr/lib/arm-none-eabi/include, /usr/local/include...)
-SYSTEM_PREFIX = "/usr/"
-SYSTEM_COMPONENT = "include"
+SYSTEM_PREFIX = "/usr/"  # the system's packages: compilers, their headers, a sanitizer's ignore list
 
 # --- line shapes ------------------------------------------------------------------------------
 
@@ -394,15 +393,15 @@ class Scope:
         return self._seen[path]
 
     def toolchain_or_inside(self, path: str, toolchain: tuple[str, ...] = ()) -> bool:
-        """For a depfile's entry: inside the roots, or a toolchain's header: in one of the `toolchain`
-        directories (real paths), or under /usr/ in an include directory."""
+        """For a depfile's entry: inside the roots, or the toolchain's: in one of the `toolchain` directories
+        (real paths), or under /usr/ (the system's packages)."""
         key = "\0".join((path, *toolchain))
         if key not in self._dep_seen:
             resolved = self._resolved(path)
             self._dep_seen[key] = bool(resolved) and all(
                 self._shown_path(real) is not None
                 or any(_within(real, directory) for directory in toolchain)
-                or (real.startswith(SYSTEM_PREFIX) and SYSTEM_COMPONENT in Path(real).parts)
+                or real.startswith(SYSTEM_PREFIX)
                 for real in resolved
             )
         return self._dep_seen[key]

@@ -188,7 +188,7 @@ yaml_file = root / "apps/assistant/selected_operators.yaml"
 if role == "head":  # the head is built from the regenerated yaml
     yaml_file = pipeline.regenerated_path(root, "assistant-app")
 flavour = build.with_options(build.selective_flavour(yaml_file, True, False), checkout.build_options)
-print(build.bundled_build_dir(flavour))
+print(build.bundled_build_dir(flavour, trusted=role == "base"))  # the base is built as trusted code
 """
 
 

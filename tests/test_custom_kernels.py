@@ -203,12 +203,12 @@ def test_a_size_only_change_to_a_custom_kernel_is_attributed_to_its_op(app: Path
     # the delta is the loadable bytes binutils counts in the two probes (not bot/size.py's figure)
     base_root = build.cache_dir() / "worktrees" / f"base-{bot_git.repo_key(app)}"
     probes = []
-    for root, selected in (
-        (base_root, base_root / "apps/app/selected_operators.yaml"),
-        (app, pipeline.regenerated_path(app, "app")),
+    for root, selected, trusted in (
+        (base_root, base_root / "apps/app/selected_operators.yaml", True),  # the base is built as trusted code
+        (app, pipeline.regenerated_path(app, "app"), False),
     ):
         flavour = build.with_options(build.selective_flavour(selected, True, False), checkout(root).build_options)
-        built = build.build(flavour, targets=build.size_targets(arch.HOST), source_dir=root / "native")
+        built = build.build(flavour, targets=build.size_targets(arch.HOST), source_dir=root / "native", trusted=trusted)
         probes.append(loadable_bytes(built / build.SIZE_PROBE, arch.HOST))
     assert sizes.delta == probes[1] - probes[0] > 0
     # every byte of the delta is attributed: to the custom op, and to linker padding ("(...)" rows) at most

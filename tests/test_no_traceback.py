@@ -155,7 +155,9 @@ def test_hostile_runtime_outputs_end_in_one_error(kind: str, tmp_path: Path) -> 
     from bot.errors import BotError
     from tests.conftest import ZOO_DIR
 
-    pickled = tmp_path / "pickled.npy"
+    out = tmp_path / "out"  # the run's only writable (and, with its inputs, visible) folder: bot/sandbox.py
+    out.mkdir()
+    pickled = out / "pickled.npy"
     np.save(pickled, np.array([{"a": 1}], dtype=object), allow_pickle=True)
     write, expected = HOSTILE_OUTPUTS[kind]
     fake_runtime = tmp_path / "executor_runner"
@@ -163,7 +165,7 @@ def test_hostile_runtime_outputs_end_in_one_error(kind: str, tmp_path: Path) -> 
     fake_runtime.chmod(0o755)
 
     with pytest.raises(BotError) as caught:
-        runner.run_model(fake_runtime, ZOO_DIR / "gru.pte", [], tmp_path / "out")
+        runner.run_model(fake_runtime, ZOO_DIR / "gru.pte", [], out)
 
     assert caught.value.exit_code == ExitCode.RUNTIME
     assert caught.value.message == f"gru.pte: {expected}"
@@ -176,14 +178,16 @@ def test_stray_runtime_files_are_not_outputs(tmp_path: Path) -> None:
     from bot import runner
     from tests.conftest import ZOO_DIR
 
+    out = tmp_path / "out"  # the run's only writable (and, with its inputs, visible) folder: bot/sandbox.py
+    out.mkdir()
     for index in (0, 1, 10):
-        np.save(tmp_path / f"v{index}.npy", np.full(2, index, dtype=np.float32))
-    write = "\n".join(f'cp "{tmp_path}/v{i}.npy" "$out/output{i}.npy"' for i in (0, 1, 10))
+        np.save(out / f"v{index}.npy", np.full(2, index, dtype=np.float32))
+    write = "\n".join(f'cp "{out}/v{i}.npy" "$out/output{i}.npy"' for i in (0, 1, 10))
     fake_runtime = tmp_path / "executor_runner"
     fake_runtime.write_text(FAKE_RUNTIME.format(write=write + '\ntouch "$out/outputX.npy"'))
     fake_runtime.chmod(0o755)
 
-    result = runner.run_model(fake_runtime, ZOO_DIR / "gru.pte", [], tmp_path / "out")
+    result = runner.run_model(fake_runtime, ZOO_DIR / "gru.pte", [], out)
 
     assert [int(out[0]) for out in result.outputs] == [0, 1, 10]
 
@@ -194,7 +198,8 @@ def test_a_broken_install_still_ends_in_one_line(tmp_path: Path) -> None:
     from tests.conftest import REPO_ROOT
 
     shutil.copytree(REPO_ROOT / "bot", tmp_path / "bot", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "bot" / "bounded_walk.py").unlink()
+    # Broken, not deleted: an editable install's finder would serve a deleted module from the source tree.
+    (tmp_path / "bot" / "bounded_walk.py").write_text("raise ImportError('this install of bounded_walk is broken')\n")
 
     proc = subprocess.run(
         [sys.executable, "-m", "bot", "regenerate", "--check"], cwd=tmp_path, capture_output=True, text=True
@@ -203,4 +208,4 @@ def test_a_broken_install_still_ends_in_one_line(tmp_path: Path) -> None:
     assert proc.returncode == ExitCode.INTERNAL, proc.stderr
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1, proc.stderr
-    assert proc.stderr.startswith("error: internal error (ImportError): cannot import name 'bounded_walk'")
+    assert proc.stderr.startswith("error: internal error (ImportError): this install of bounded_walk is broken")
