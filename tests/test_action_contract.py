@@ -33,6 +33,16 @@ def webhook_examples(event: str, action: str) -> list[dict]:
     return found
 
 
+def opened_event(base_sha: str, head_sha: str, fake: FakeGitHub | None = None) -> dict:
+    """A real pull_request.opened payload for base..head; `fake`, when given, answers for that PR."""
+    event = copy.deepcopy(webhook_examples("pull_request", "opened")[0])
+    event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"] = base_sha, head_sha
+    if fake is not None:
+        fake.owner, fake.repo = event["repository"]["full_name"].split("/")
+        fake.pr_number, fake.head_sha = event["number"], head_sha
+    return event
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeGitHub]:
     server = FakeGitHub().start()
@@ -126,9 +136,7 @@ def test_workflow_run_post_mode_posts_the_saved_report(base_repo: Path, tmp_path
     repo = clone_of(base_repo, tmp_path / "workspace")
     base_sha = git(repo, "rev-parse", "HEAD").strip()
     head_sha = commit_all(repo, "no change")
-    analyze_event = copy.deepcopy(webhook_examples("pull_request", "opened")[0])
-    analyze_event["pull_request"]["base"]["sha"] = base_sha
-    analyze_event["pull_request"]["head"]["sha"] = head_sha
+    analyze_event = opened_event(base_sha, head_sha)
     report = tmp_path / "artifact" / "selective-build-report"
     report.parent.mkdir()
     env = runner_env(tmp_path, repo, analyze_event, fake, {"post": "false", "report": str(report)})

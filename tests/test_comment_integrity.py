@@ -25,7 +25,7 @@ from bot.workflow_log import Log, command, plain
 from tests.conftest import ZOO_DIR
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git
-from tests.test_action_contract import TOKEN, outputs, run_action, runner_env, webhook_examples
+from tests.test_action_contract import TOKEN, opened_event, outputs, run_action, runner_env, webhook_examples
 from tests.test_hostile_pr import assert_inert, rendered_html
 
 HEAD = "a" * 40
@@ -324,8 +324,7 @@ def test_a_model_path_with_newlines_writes_no_command_into_the_job_log(base_repo
     hostile = "models/zoo/x\\n::warning file=a::pwned\\n##[error]pwned\\r::set-output name=stale::false.pte"
     config.write_text(config.read_text().replace("models: [models/zoo/gru.pte]", f'models: ["{hostile}"]'))
     head_sha = commit_all(repo, "model path with newlines")
-    event = copy.deepcopy(webhook_examples("pull_request", "opened")[0])
-    event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"] = base_sha, head_sha
+    event = opened_event(base_sha, head_sha)
     server = FakeGitHub().start()
     try:
         env = runner_env(tmp_path / "runner", repo, event, server, {"post": "true", "report": str(tmp_path / "r")})

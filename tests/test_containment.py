@@ -9,7 +9,6 @@ every PR process is.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import os
 import shutil
@@ -28,7 +27,7 @@ from bot.limits import MIB, Limits
 from tests.conftest import REPO_ROOT
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git
-from tests.test_action_contract import run_action, runner_env, webhook_examples
+from tests.test_action_contract import opened_event, run_action, runner_env
 from tests.test_secrets import SECRETS, assert_no_secret, everything_published
 
 MODES = [pytest.param("namespaces", id="namespaces"), pytest.param("uid", id="uid-fallback")]
@@ -283,10 +282,7 @@ def _digest(tree: Path) -> dict[str, str]:
 def _run_hostile_action(repo: Path, base_sha: str, head_sha: str, tool: Path, tmp_path: Path, mode: str):
     fake = FakeGitHub().start()
     try:
-        event = copy.deepcopy(webhook_examples("pull_request", "opened")[0])
-        event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"] = base_sha, head_sha
-        fake.owner, fake.repo = event["repository"]["full_name"].split("/")
-        fake.pr_number, fake.head_sha = event["number"], head_sha
+        event = opened_event(base_sha, head_sha, fake)
         inputs = {"post": "true", "report": str(tmp_path / "report"), "targets": "seq"}
         env = runner_env(tmp_path, repo, event, fake, inputs)
         env.update(SECRETS, PYTHONPATH=str(tool), SB_SANDBOX=mode, SB_CACHE_DIR=str(tmp_path.parent / "cache"))
@@ -339,8 +335,10 @@ def test_a_constructor_in_pr_code_reaches_neither_tool_nor_token_nor_base(
     for path in [*repo.rglob("stolen.txt"), *cache.rglob("stolen.txt")]:
         assert not any(secret.encode() in path.read_bytes() for secret in SECRETS.values())
     assert "include_all_operators: true" not in base_yaml.read_text()
-    # The base's size, measured before any PR code ran, is the same in both runs.
-    assert _base_sizes(runs[0]) == _base_sizes(runs[1]) != []
+    # The first run built and measured the base before any PR code ran: a clean base. The second run,
+    # beside whatever the first run's PR code left in the cache, reports the same base and the same delta.
+    assert _sizes(runs[0]) == _sizes(runs[1])
+    assert all(base is not None for base, _ in _sizes(runs[1])) and _sizes(runs[1])
 
 
 def test_a_tool_rewritten_on_disk_never_runs_beside_the_token(base_repo: Path, tmp_path: Path) -> None:
@@ -379,11 +377,17 @@ def _repo_key(repo: Path) -> str:
     return git_mod.repo_key(git_mod.toplevel(repo))
 
 
-def _base_sizes(report_json: str) -> list[int]:
+def _sizes(report_json: str) -> list[tuple[int | None, int | None]]:
+    """(base VM bytes, head minus base) of every runtime in a report artifact."""
     import json
 
     data = json.loads(report_json)
-    return [s["base"]["vm_size"] for t in data["report"]["targets"] for s in t["sizes"] if s.get("base")]
+    found = []
+    for s in (s for t in data["report"]["targets"] for s in t["sizes"]):
+        base = s["base"]["vm_size"] if s.get("base") else None
+        head = s["head"]["vm_size"] if s.get("head") else None
+        found.append((base, head - base if base is not None and head is not None else None))
+    return found
 
 
 def test_the_uid_fallback_is_what_a_container_without_namespaces_gets(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,7 +6,6 @@ image's entrypoint as the runner starts it: INPUT_* variables, a real webhook pa
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import shutil
@@ -28,7 +27,7 @@ from tests.installed_tool import (
     install_commands,
     installed_tool,
 )
-from tests.test_action_contract import TOKEN, outputs, runner_env, webhook_examples
+from tests.test_action_contract import TOKEN, opened_event, outputs, runner_env
 from tests.test_github_contract import example_head_sha, prism
 
 __all__ = ["prism"]  # the module-scoped Prism fixture, shared with the GitHub contract tests
@@ -68,10 +67,9 @@ def test_the_consumer_fixture_through_the_images_entrypoint(
     config.write_text(config.read_text().replace(squeezenet, squeezenet + "      - models/mha_block.pte\n"))
     commit_all(workspace, "camera-app ships mha_block")
 
-    event = copy.deepcopy(webhook_examples("pull_request", "opened")[0])
-    event["pull_request"]["base"]["sha"] = base_sha
     # Prism answers GET /pulls/N with its example; a run for that head posts, any other is outdated
-    event["pull_request"]["head"]["sha"] = head_sha = example_head_sha(prism)
+    head_sha = example_head_sha(prism)
+    event = opened_event(base_sha, head_sha)
     api = SimpleNamespace(owner="octocat", repo="Hello-World", base_url=prism)
     env = runner_env(tmp_path / "runner", workspace, event, api, {"post": "true", "report": str(tmp_path / "report")})
     env = {**env, **tool.env, "HOME": env["HOME"], "SB_CACHE_DIR": str(tool.cache)}

@@ -8,7 +8,6 @@ job log."""
 
 from __future__ import annotations
 
-import copy
 import json
 import shutil
 import subprocess
@@ -22,7 +21,7 @@ from bot import action, cli, report_io
 from bot.errors import ExitCode
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git
-from tests.test_action_contract import run_action, runner_env, webhook_examples
+from tests.test_action_contract import opened_event, run_action, runner_env
 
 EVIL_NAME = "evil\n::warning file=x::pwned"
 EVIL = f"models/zoo/{EVIL_NAME}"
@@ -82,9 +81,7 @@ def test_a_model_that_is_not_a_program_is_a_finding_not_a_traceback(evil_repo: P
 def test_the_action_logs_the_model_escaped(evil_repo: Path, tmp_path: Path, fake: FakeGitHub) -> None:
     base_sha = git(evil_repo, "rev-parse", "main~1").strip()
     head_sha = git(evil_repo, "rev-parse", "HEAD").strip()
-    event = copy.deepcopy(webhook_examples("pull_request", "opened")[0])
-    event["pull_request"]["base"]["sha"] = base_sha
-    event["pull_request"]["head"]["sha"] = head_sha
+    event = opened_event(base_sha, head_sha)
     env = runner_env(tmp_path / "runner", evil_repo, event, fake, {"post": "false", "report": str(tmp_path / "r")})
 
     proc = run_action(env, evil_repo)

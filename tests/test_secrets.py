@@ -10,7 +10,6 @@ the stateful fake."""
 from __future__ import annotations
 
 import base64
-import copy
 import os
 import stat
 import subprocess
@@ -28,7 +27,7 @@ from bot.runner import run_model
 from tests.conftest import REPO_ROOT, ZOO_DIR
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git
-from tests.test_action_contract import TOKEN, run_action, runner_env, webhook_examples
+from tests.test_action_contract import TOKEN, opened_event, run_action, runner_env
 
 SECRETS = {
     "INPUT_GITHUB-TOKEN": TOKEN,
@@ -40,7 +39,7 @@ SECRETS = {
 EXTRAHEADER = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
 
 # What a hostile build runs: everything it can find of the bot's secrets.
-LEAK_SCRIPT = r'''
+LEAK_SCRIPT = r"""
 import os, re, sys
 pattern = re.compile(rb"gh[opsu]_[A-Za-z0-9_]{30,}")  # the shape of a GitHub token
 found, memory = set(), {"read": 0, "closed": 0}
@@ -82,7 +81,7 @@ header = [l.strip() for l in open(config) if "extraheader" in l] if os.path.exis
 print("LEAKCHECK names", " ".join(sorted(os.environ)))
 print("LEAKCHECK found", " ".join(sorted(found)) or "none", "memory", memory)
 print("LEAKCHECK git", " ".join(header))
-'''
+"""
 
 CONFIGURE_LEAK = """
 execute_process(COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/leak.py" "${CMAKE_CURRENT_SOURCE_DIR}"
@@ -210,10 +209,7 @@ def test_a_hostile_pr_never_sees_or_publishes_a_secret(
 
     fake = FakeGitHub().start()
     try:
-        event = copy.deepcopy(webhook_examples("pull_request", "opened")[0])
-        event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"] = base_sha, head_sha
-        fake.owner, fake.repo = event["repository"]["full_name"].split("/")
-        fake.pr_number, fake.head_sha = event["number"], head_sha
+        event = opened_event(base_sha, head_sha, fake)
         env = runner_env(tmp_path, repo, event, fake, {"post": "true", "report": str(tmp_path / "report"), **inputs})
         env.update(SECRETS)
         proc = run_action(env, repo)
