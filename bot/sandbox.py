@@ -305,11 +305,7 @@ def _grant(path: Path, uid: int) -> None:
     """Makes `path` (a step's writable directory) writable by `uid`.
 
     Only what the bot created there is handed over; a file with more than one link
-    (a hard link PR code made to a file it may not change) is never chowned. A directory the uid
-    owns already was handed over before: what is in it was made by the uid (a compiler cache of
-    100,000 entries is not walked again on every step)."""
-    if path.stat().st_uid == uid:
-        return
+    (a hard link PR code made to a file it may not change) is never chowned."""
     entries = [path]
     for directory, subdirs, files in os.walk(path, followlinks=False):
         entries += [Path(directory) / name for name in (*subdirs, *files)]
