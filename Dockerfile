@@ -5,7 +5,7 @@ FROM python:3.11-slim-bookworm
 # Pinned to bookworm's versions so the toolchains (and so the sizes) are reproducible: the
 # host compiler, the cross toolchains of the architectures targets are measured for
 # (aarch64 Linux, run under qemu-user; bare-metal Cortex-M with newlib-nano, size only), and
-# bubblewrap, the sandbox PR code runs in (bot/sandbox.py; where a container refuses namespaces,
+# bubblewrap, the sandbox PR code runs in (bot/safety/sandbox.py; where a container refuses namespaces,
 # the bot falls back to a dedicated uid).
 # tests/test_image_install.py checks that the machine the tests run on has these versions.
 RUN apt-get update \

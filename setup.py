@@ -1,7 +1,7 @@
 """Copies the runtime sources and the kernel libraries into the wheel (bot/_bundled/).
 
 The package then builds runtimes for app repositories that carry none of their
-own (bot/bundle.py). A source checkout uses its own tree: nothing is copied there.
+own (bot/build/bundle.py). A source checkout uses its own tree: nothing is copied there.
 """
 
 from __future__ import annotations

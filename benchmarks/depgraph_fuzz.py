@@ -10,11 +10,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import build, depgraph, trace
-from bot.kernel_library import load_libraries
+from bot.build import cmake
+from bot.selection import depgraph, trace
+from bot.selection.kernel_library import load_libraries
 
-ROOT = build.REPO_ROOT
-FUZZ = build.Flavour("fuzz", {"SB_FUZZ": "ON", "SELECT_ALL_OPS": "ON", "CMAKE_CXX_COMPILER": "clang++"})
+ROOT = cmake.REPO_ROOT
+FUZZ = cmake.Flavour("fuzz", {"SB_FUZZ": "ON", "SELECT_ALL_OPS": "ON", "CMAKE_CXX_COMPILER": "clang++"})
 FUZZ_SECONDS = int(os.environ.get("SB_BENCH_FUZZ_SECONDS", "600"))
 LOAD_FUZZ_SECONDS = int(os.environ.get("SB_BENCH_LOAD_FUZZ_SECONDS", "300"))
 
@@ -27,7 +28,7 @@ def graph_section(work: Path) -> list[str]:
     os.environ["CCACHE_DISABLE"] = "1"
     try:
         start = time.perf_counter()
-        build.build(trace.TRACER, targets=("sb_selected_kernels",), build_dir=cold_dir)
+        cmake.build(trace.TRACER, targets=("sb_selected_kernels",), build_dir=cold_dir)
         compile_s = time.perf_counter() - start
     finally:
         if env_before is None:
@@ -104,11 +105,11 @@ def fuzz_run(fuzzer: Path, seconds: int, work: Path, artifacts: Path) -> FuzzRun
 
 
 def fuzz_section(work: Path) -> list[str]:
-    artifacts = ROOT / build.BUILD_DIR_NAME / "fuzz-artifacts"  # kept: a crash must be reproducible
+    artifacts = ROOT / cmake.BUILD_DIR_NAME / "fuzz-artifacts"  # kept: a crash must be reproducible
     artifacts.mkdir(parents=True, exist_ok=True)
     if shutil.which("clang++") is None:
         return ["## Fuzzing", "", "clang++ not installed: run scripts/setup.sh.", ""]
-    build_dir = build.build(FUZZ, targets=("pte_fuzzer", "pte_load_fuzzer"))
+    build_dir = cmake.build(FUZZ, targets=("pte_fuzzer", "pte_load_fuzzer"))
     full = fuzz_run(build_dir / "pte_fuzzer", FUZZ_SECONDS, work / "full", artifacts)
     load = fuzz_run(build_dir / "pte_load_fuzzer", LOAD_FUZZ_SECONDS, work / "load", artifacts)
 
@@ -132,7 +133,7 @@ def fuzz_section(work: Path) -> list[str]:
         row("features (`ft`)", full.ft, load.ft),
         row("corpus units at the end", full.corpus_units, load.corpus_units),
         row(
-            f"crashes (kept in `{build.BUILD_DIR_NAME}/fuzz-artifacts/`)",
+            f"crashes (kept in `{cmake.BUILD_DIR_NAME}/fuzz-artifacts/`)",
             f"{len(full.crashes)} {' '.join(full.crashes)}",
             f"{len(load.crashes)} {' '.join(load.crashes)}",
         ),

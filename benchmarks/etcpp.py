@@ -5,10 +5,10 @@ core (`taskset -c 0`); each figure is the median over several processes of each 
 iteration. Both runners time the same thing: one warm-up execute, then N iterations of (set every
 input, execute).
 
-- ``portable``: our all-ops runtime, portable kernels only (bot/build.py ``ALL_OPS``, the compiler's
+- ``portable``: our all-ops runtime, portable kernels only (bot/build/cmake.py ``ALL_OPS``, the compiler's
   default cpu), ``executor_runner --repeat N``; single-threaded by construction.
 - ``optimized``: our all-ops runtime with the optimized library preferred wherever it has a kernel
-  (``build.optimized_all_ops(cpu)``, ``-march=<cpu>``; ``host_cpu()`` picks the cpu).
+  (``cmake.optimized_all_ops(cpu)``, ``-march=<cpu>``; ``host_cpu()`` picks the cpu).
 - ``et-optimized``: native/et_bench's ``et_bench_optimized``, the executorch wheel's ``libexecutorch.so``
   with ``libexecutorch_kernels_optimized.so``, on the same ``.pte``. The thread pool those kernels share
   is reset to one thread; the runner reports the pool's and the process's thread count, checked here.
@@ -37,11 +37,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import build
+from bot.build import cmake
 from bot.errors import BotError, ExitCode
 
-SOURCE = build.REPO_ROOT / "native" / "et_bench"
-ZOO_DIR = build.REPO_ROOT / "models" / "zoo"
+SOURCE = cmake.REPO_ROOT / "native" / "et_bench"
+ZOO_DIR = cmake.REPO_ROOT / "models" / "zoo"
 VARIANTS = ("portable", "optimized", "et-optimized", "et-xnnpack")
 OURS = frozenset({"portable", "optimized"})
 PROCESSES = 5
@@ -101,25 +101,25 @@ def build_runner() -> Path:
 
     Keyed by the versions and by this checkout's source directory, so each checkout builds its own."""
     source_key = hashlib.sha256(str(SOURCE.resolve()).encode()).hexdigest()[:10]
-    out = build.cache_dir() / "et_bench" / f"{_versions()}-{source_key}"
+    out = cmake.cache_dir() / "et_bench" / f"{_versions()}-{source_key}"
     out.mkdir(parents=True, exist_ok=True)
     steps = []
     if not (out / "build.ninja").is_file():
         steps.append(
             [
-                build._tool("cmake"),
+                cmake._tool("cmake"),
                 "-S",
                 str(SOURCE),
                 "-B",
                 str(out),
                 "-G",
                 "Ninja",
-                f"-DCMAKE_MAKE_PROGRAM={build._tool('ninja')}",
+                f"-DCMAKE_MAKE_PROGRAM={cmake._tool('ninja')}",
                 "-DCMAKE_BUILD_TYPE=Release",
                 f"-DCMAKE_PREFIX_PATH={executorch_lib_dir() / 'cmake'}",
             ]
         )
-    steps.append([build._tool("ninja"), "-C", str(out)])
+    steps.append([cmake._tool("ninja"), "-C", str(out)])
     for cmd in steps:
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
@@ -128,11 +128,11 @@ def build_runner() -> Path:
     return out
 
 
-def ours_flavour(variant: str, cpu: str | None) -> build.Flavour:
+def ours_flavour(variant: str, cpu: str | None) -> cmake.Flavour:
     if variant == "portable":
-        return build.ALL_OPS
+        return cmake.ALL_OPS
     if variant == "optimized":
-        return build.optimized_all_ops(cpu)
+        return cmake.optimized_all_ops(cpu)
     raise ValueError(f"not one of our variants: {variant!r}")
 
 
@@ -145,7 +145,7 @@ def delegated_pte(name: str) -> Path:
 
     A dynamic model (models/export.py DYNAMIC) is exported with its dynamic dims, as the zoo's is, so
     the saved inputs (taken at another shape than the traced one) fit it."""
-    out = build.cache_dir() / "et_bench" / "xnnpack-pte" / _versions() / f"{name}.pte"
+    out = cmake.cache_dir() / "et_bench" / "xnnpack-pte" / _versions() / f"{name}.pte"
     if not out.is_file():
         import torch
         from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
@@ -202,7 +202,7 @@ def command(binary: Path, model_path: Path, variant: str, inputs: list[Path], it
 class Figures:
     """One model's medians in µs per variant; a variant not measured has its one-line reason instead.
     `errors`: per variant, the largest error of its outputs against the zoo's expected outputs
-    (ExecuTorch's reference, bot/compare.py's measure), from one untimed run."""
+    (ExecuTorch's reference, bot/build/compare.py's measure), from one untimed run."""
 
     name: str
     us: dict[str, float] = field(default_factory=dict)
@@ -219,7 +219,7 @@ def output_error(cmd: list[str], variant: str, expected: list[Path]) -> float:
     """Runs `cmd` once more (one iteration) writing its outputs; their largest error against `expected`."""
     import numpy as np
 
-    from bot.compare import max_error
+    from bot.build.compare import max_error
 
     with tempfile.TemporaryDirectory() as tmp:
         at = cmd.index("--repeat")
@@ -248,7 +248,7 @@ class Binaries:
         if variant not in self._built:
             try:
                 if variant in OURS:
-                    self._built[variant] = build.runner_path(build.build(ours_flavour(variant, self.cpu)))
+                    self._built[variant] = cmake.runner_path(cmake.build(ours_flavour(variant, self.cpu)))
                 else:
                     self._built[variant] = build_runner() / f"et_bench_{variant.removeprefix('et-')}"
             except BotError as exc:

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks import etcpp
-from bot import build, pte, size
-from bot.compare import TOLERANCE
+from bot.build import cmake, size
+from bot.build.compare import TOLERANCE
 from bot.errors import BotError
+from bot.selection import pte
 
-ZOO_DIR = build.REPO_ROOT / "models" / "zoo"
-OPLIST_DIR = build.REPO_ROOT / "models" / "oplist"
+ZOO_DIR = cmake.REPO_ROOT / "models" / "zoo"
+OPLIST_DIR = cmake.REPO_ROOT / "models" / "oplist"
 CONVOLUTION = "aten::convolution.out"
 GOAL_XNNPACK = 1.0  # goal: geomean ours optimized / XNNPACK over every zoo model
 GATE_CNN_XNNPACK = 2.0  # first gate: geomean ours optimized / XNNPACK over the CNNs
@@ -233,7 +234,7 @@ def error_lines(rows: Sequence[ModelRow]) -> list[str]:
                 worst[variant] = max(worst.get(variant, 0.0), err)
     lines = [
         "Outputs checked: each variant's outputs, from one untimed run, against ExecuTorch's reference",
-        f"(`models/zoo/<name>.expected*.npy`; bot/compare.py's measure, tolerance {TOLERANCE:g}). Largest error: "
+        f"(`models/zoo/<name>.expected*.npy`; bot/build/compare.py's measure, tolerance {TOLERANCE:g}). Largest error: "
         + (", ".join(f"{LABELS[v]} {worst[v]:.1e}" for v in etcpp.VARIANTS if v in worst) or "none checked")
         + ".",
     ]
@@ -384,32 +385,32 @@ def wheel_sizes(work: Path) -> list[LibSize]:
     return out
 
 
-def selective_flavours(yaml_path: Path, cpu: str | None) -> dict[str, build.Flavour]:
+def selective_flavours(yaml_path: Path, cpu: str | None) -> dict[str, cmake.Flavour]:
     """A model's selective runtimes as the bot builds them (Release, dtype selection on): portable, and
     with the optimized library preferred at `cpu`."""
-    portable = build.selective_flavour(yaml_path)
+    portable = cmake.selective_flavour(yaml_path)
     return {
         "portable": portable,
-        "optimized": build.with_options(portable, build.kernel_choice_options("ALL", cpu)),
+        "optimized": cmake.with_options(portable, cmake.kernel_choice_options("ALL", cpu)),
     }
 
 
 def measure_sizes(names: Sequence[str], cpu: str | None, work: Path) -> list[SizeRow]:
-    from bot import oplist
+    from bot.selection import oplist
 
     rows = []
     for name in names:
         yaml_path = OPLIST_DIR / f"{name}.yaml"
         if not yaml_path.is_file():
-            rows.append(SizeRow(name, 0, None, None, f"no {yaml_path.relative_to(build.REPO_ROOT)}"))
+            rows.append(SizeRow(name, 0, None, None, f"no {yaml_path.relative_to(cmake.REPO_ROOT)}"))
             continue
         n_ops = len(oplist.load(yaml_path).operators)
         measured: dict[str, int | None] = {}
         note = ""
         for variant, flavour in selective_flavours(yaml_path, cpu).items():
             try:
-                build_dir = build.build(flavour, targets=(build.SIZE_PROBE,))
-                measured[variant] = _vm_bytes(build_dir / build.SIZE_PROBE, work / name / variant)[0]
+                build_dir = cmake.build(flavour, targets=(cmake.SIZE_PROBE,))
+                measured[variant] = _vm_bytes(build_dir / cmake.SIZE_PROBE, work / name / variant)[0]
             except BotError as exc:
                 measured[variant] = None
                 note = etcpp.one_line(exc)
@@ -444,7 +445,7 @@ def compile_flags(build_dir: Path, source_name: str) -> str | None:
     the launcher, include paths, dependency-file and output options."""
     import json
 
-    done = subprocess.run([build._tool("ninja"), "-C", str(build_dir), "-t", "compdb"], capture_output=True, text=True)
+    done = subprocess.run([cmake._tool("ninja"), "-C", str(build_dir), "-t", "compdb"], capture_output=True, text=True)
     if done.returncode != 0:
         return None
     for entry in json.loads(done.stdout or "[]"):
@@ -460,7 +461,7 @@ def compile_flags(build_dir: Path, source_name: str) -> str | None:
 def link_flags(build_dir: Path, target: str) -> str | None:
     """The link command of `target`: the linker driver and its options (objects and libraries by name)."""
     done = subprocess.run(
-        [build._tool("ninja"), "-C", str(build_dir), "-t", "commands", target], capture_output=True, text=True
+        [cmake._tool("ninja"), "-C", str(build_dir), "-t", "commands", target], capture_output=True, text=True
     )
     lines = [ln for ln in done.stdout.splitlines() if f"-o {target}" in ln]
     if done.returncode != 0 or not lines:
@@ -504,13 +505,13 @@ def flag_lines(cpu: str | None) -> list[str]:
     builds: list[tuple[str, Path | None, tuple[str, ...], str]] = []
     for variant in ("portable", "optimized"):
         try:
-            build_dir: Path | None = build.build(etcpp.ours_flavour(variant, cpu))
+            build_dir: Path | None = cmake.build(etcpp.ours_flavour(variant, cpu))
         except BotError:
             build_dir = None
         sources: tuple[str, ...] = ("op_convolution.cpp",)
         if variant == "optimized":
             # An optimized kernel and a portable one (there: a fallback) compile differently.
-            optimized = sorted((build.REPO_ROOT / "kernels" / "optimized").glob("opt_*.cpp"))
+            optimized = sorted((cmake.REPO_ROOT / "kernels" / "optimized").glob("opt_*.cpp"))
             sources = (optimized[0].name, *sources) if optimized else sources
         builds.append((LABELS[variant], build_dir, sources, "executor_runner"))
     try:
@@ -587,7 +588,7 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
         lines += [
             "## Runtime sizes against ExecuTorch's libraries",
             "",
-            "Stripped VM bytes (loadable sections of a stripped copy, summed without page padding; bot/size.py).",
+            "Stripped VM bytes (loadable sections of a stripped copy, summed without page padding; bot/build/size.py).",
             "Ours: each model's selective runtime (`runtime_size_probe`: loader, executor and the kernels of",
             "`models/oplist/<name>.yaml`, dtype selection on, Release as the bot builds it), portable and with",
             f"the optimized library preferred at `-march={cpu or 'default'}`. ExecuTorch: the wheel's shared",

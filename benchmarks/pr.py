@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from bot import build
+from bot.build import cmake
 
 RUNS = 2
 
@@ -20,7 +20,7 @@ def _git(repo: Path, *args: str) -> None:
 def section(work: Path) -> list[str]:
     work.mkdir(parents=True, exist_ok=True)
     repo = work / "clone"
-    subprocess.run(["git", "clone", "-q", str(build.REPO_ROOT), str(repo)], check=True)
+    subprocess.run(["git", "clone", "-q", str(cmake.REPO_ROOT), str(repo)], check=True)
     _git(repo, "config", "user.email", "bench@example.com")
     _git(repo, "config", "user.name", "bench")
     kernel = repo / "kernels" / "portable" / "op_relu.cpp"

@@ -6,12 +6,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bot import arch as arches
-from bot import build, size
+from bot.build import arch as arches
+from bot.build import cmake, size
 from bot.errors import BotError
 
-ZOO_DIR = build.REPO_ROOT / "models" / "zoo"
-CORE_FLAVOUR = build.Flavour("core-size", build_type="MinSizeRel")
+ZOO_DIR = cmake.REPO_ROOT / "models" / "zoo"
+CORE_FLAVOUR = cmake.Flavour("core-size", build_type="MinSizeRel")
 CORE_ARCHES = ("x86-64", "aarch64")  # the hosted probes (cortex-m builds the firmware size probe only)
 REPEAT = 30
 CORE_GOAL = 25600
@@ -22,7 +22,7 @@ def _core_row(arch: arches.Arch, work: Path) -> str:
     if missing is not None:
         return f"| {arch.name} | not measured: {missing} | | | |"
     try:
-        build_dir = build.build(CORE_FLAVOUR.for_arch(arch), targets=("core_size_probe", "baseline_probe"))
+        build_dir = cmake.build(CORE_FLAVOUR.for_arch(arch), targets=("core_size_probe", "baseline_probe"))
         probe = size.analyse(build_dir / "core_size_probe", None, {}, work, arch=arch)
         baseline = size.analyse(build_dir / "baseline_probe", None, {}, work, arch=arch)
     except BotError as exc:
@@ -41,7 +41,7 @@ def core_size(work: Path) -> list[str]:
         "",
         "`-Os`, `-ffunction-sections -fdata-sections -Wl,--gc-sections`. The probe loads and executes a program",
         "with an empty op registry; the baseline is the same `main` without the runtime. Sizes are exact VM",
-        "bytes: the loadable sections of the stripped binary summed without page padding (bot/size.py);",
+        "bytes: the loadable sections of the stripped binary summed without page padding (bot/build/size.py);",
         "the stripped file, page padded, is in the last column for reference.",
         "",
         "| arch | core_size_probe (core, no kernels) | baseline_probe (no runtime) | core's own bytes (difference) |"

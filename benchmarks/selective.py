@@ -11,12 +11,14 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from bot import arch as arches
-from bot import build, config, oplist, pte, size, trace
+from bot import config
+from bot.build import arch as arches
+from bot.build import cmake, size
 from bot.errors import BotError
-from bot.kernel_library import load_libraries, op_sources
+from bot.selection import oplist, pte, trace
+from bot.selection.kernel_library import load_libraries, op_sources
 
-ZOO_DIR = build.REPO_ROOT / "models" / "zoo"
+ZOO_DIR = cmake.REPO_ROOT / "models" / "zoo"
 SIZE_BUILD = "MinSizeRel"
 ARCHES = ("x86-64", "aarch64", "cortex-m")
 MODEL_ARCH = "x86-64"  # per-model tables on one architecture; apps on all of them
@@ -26,10 +28,10 @@ EXTRACTION_REPEAT = 5
 
 def ops_by_source() -> dict[str, list[str]]:
     """Kernel source file name -> the ops it defines (for the linker-map attribution)."""
-    kernels = build.REPO_ROOT / "kernels"
+    kernels = cmake.REPO_ROOT / "kernels"
     library = load_libraries([kernels / "functions.yaml"])
     by_source: dict[str, list[str]] = {}
-    for op, path in op_sources(library, sorted(kernels.rglob("*.cpp")), build.REPO_ROOT).items():
+    for op, path in op_sources(library, sorted(kernels.rglob("*.cpp")), cmake.REPO_ROOT).items():
         by_source.setdefault(path.name, []).append(op)
     return by_source
 
@@ -39,12 +41,12 @@ def kernel_bytes(report: size.SizeReport) -> int:
     return sum(v for k, v in report.per_op.items() if k not in BUCKETS) + report.per_op.get(size.HELPERS, 0)
 
 
-def measure(flavour: build.Flavour, arch: arches.Arch, work: Path, by_source: dict[str, list[str]]) -> size.SizeReport:
+def measure(flavour: cmake.Flavour, arch: arches.Arch, work: Path, by_source: dict[str, list[str]]) -> size.SizeReport:
     """Builds `flavour` for `arch` (`SIZE_BUILD`) and measures its size probe."""
-    flavour = build.Flavour(flavour.name, flavour.options, build_type=SIZE_BUILD, arch=arch.name)
-    build_dir = build.build(flavour, targets=build.size_targets(arch))
-    probe = build_dir / build.SIZE_PROBE
-    return size.analyse(probe, build_dir / f"{build.SIZE_PROBE}.map", by_source, work, arch=arch)
+    flavour = cmake.Flavour(flavour.name, flavour.options, build_type=SIZE_BUILD, arch=arch.name)
+    build_dir = cmake.build(flavour, targets=cmake.size_targets(arch))
+    probe = build_dir / cmake.SIZE_PROBE
+    return size.analyse(probe, build_dir / f"{cmake.SIZE_PROBE}.map", by_source, work, arch=arch)
 
 
 def traced_yamls(work: Path, models: Iterable[str] | None = None) -> dict[str, Path]:
@@ -76,7 +78,7 @@ def _row(
 ) -> str:
     """One selective runtime against all-ops: with and without dtype selection, and what dtype selection saves."""
     measured = {
-        dtype_selective: measure(build.selective_flavour(yaml_path, dtype_selective), arch, work, by_source)
+        dtype_selective: measure(cmake.selective_flavour(yaml_path, dtype_selective), arch, work, by_source)
         for dtype_selective in (False, True)
     }
     plain, narrow = measured[False].vm_size, measured[True].vm_size
@@ -105,7 +107,7 @@ def arch_sizes(
     if missing is not None:
         return [*heading, f"Not measured: {missing}.", ""]
     try:
-        all_ops = measure(build.Flavour("all-ops-size"), arch, work, by_source)
+        all_ops = measure(cmake.Flavour("all-ops-size"), arch, work, by_source)
         app_rows = [
             _row(name, len(oplist.load(path).operators), path, arch, all_ops, work, by_source)
             for name, path in apps.items()
@@ -140,8 +142,8 @@ def arch_sizes(
 
 def app_yamls() -> dict[str, Path]:
     """Each target of this repo's config and its checked-in selected_operators.yaml."""
-    cfg = config.load(build.REPO_ROOT)
-    return {target.name: build.REPO_ROOT / target.yaml for target in cfg.targets}
+    cfg = config.load(cmake.REPO_ROOT)
+    return {target.name: cmake.REPO_ROOT / target.yaml for target in cfg.targets}
 
 
 def sizes(work: Path, models: Iterable[str] | None = None, arch_names: Iterable[str] = ARCHES) -> list[str]:
@@ -158,7 +160,7 @@ def sizes(work: Path, models: Iterable[str] | None = None, arch_names: Iterable[
         f"(its traced yaml, `python -m bot oplist --trace`) on {MODEL_ARCH}; with and without dtype selection.",
         "Sizes are exact VM bytes: the loadable sections of the stripped binary (code, read-only data, data,",
         "relocations, dynamic and unwind tables), summed without page padding, as the PR comment reports",
-        "them; `.bss` is apart. Kernel bytes come from the linker map (bot/size.py): each op's objects plus",
+        "them; `.bss` is apart. Kernel bytes come from the linker map (bot/build/size.py): each op's objects plus",
         "the shared kernel helpers and the registration table; the fixed part (core, libc and C++ runtime,",
         "linker-generated tables and padding) is the rest.",
         "",

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import BotError, ExitCode, inert, internal_error
-from bot.limits import DEFAULT_LIMITS, Limits
+from bot.safety.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from bot import build
-    from bot import oplist as oplist_mod
+    from bot.build import cmake
     from bot.progress import Progress
+    from bot.selection import oplist as oplist_mod
 
 
 @functools.cache
@@ -77,7 +77,7 @@ def print_timings(progress: Progress) -> None:
 def _input_file(path: Path, limit: int, what: str) -> Path:
     """A model or .npy the runtime will read: an existing regular file within its limit
     (never a FIFO or device, which the runtime would block on or read forever)."""
-    from bot.safe_files import MissingFileError, UnsafeFileError, check_regular_file
+    from bot.safety.safe_files import MissingFileError, UnsafeFileError, check_regular_file
 
     try:
         return check_regular_file(path, limit, f"a {what}")
@@ -91,30 +91,31 @@ def _checked_inputs(model: Path, inputs: list[Path], limits: Limits) -> tuple[Pa
     return _input_file(model, limits.model_bytes, "model"), [_input_file(p, limits.npy_bytes, "input") for p in inputs]
 
 
-def _selective_flavour(ops_yaml: Path, dtype_selective: bool, limits: Limits = DEFAULT_LIMITS) -> build.Flavour:
+def _selective_flavour(ops_yaml: Path, dtype_selective: bool, limits: Limits = DEFAULT_LIMITS) -> cmake.Flavour:
     """Checks the yaml (and that every op it selects has a kernel) before any build starts."""
-    from bot import build, oplist
-    from bot.kernel_library import KernelLibraryError, load_libraries
-    from bot.resolve import ResolveError, resolve
+    from bot.build import cmake
+    from bot.selection import oplist
+    from bot.selection.kernel_library import KernelLibraryError, load_libraries
+    from bot.selection.resolve import ResolveError, resolve
 
     try:
         selection = oplist.load_ops_yaml(ops_yaml, limits.yaml_bytes)
-        resolve(load_libraries([build.REPO_ROOT / "kernels" / "functions.yaml"]), selection)
+        resolve(load_libraries([cmake.REPO_ROOT / "kernels" / "functions.yaml"]), selection)
     except (oplist.OplistError, ResolveError, KernelLibraryError) as exc:
         raise BotError(
             f"{ops_yaml}: {exc}" if isinstance(exc, ResolveError) else str(exc), ExitCode.BAD_INPUT
         ) from None
-    return build.selective_flavour(ops_yaml, dtype_selective)
+    return cmake.selective_flavour(ops_yaml, dtype_selective)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from bot import build, runner
+    from bot.build import cmake, runner
 
     model, inputs = _checked_inputs(args.model, args.input, DEFAULT_LIMITS)
-    flavour = _selective_flavour(args.ops_yaml, not args.no_dtype_selection) if args.ops_yaml else build.ALL_OPS
+    flavour = _selective_flavour(args.ops_yaml, not args.no_dtype_selection) if args.ops_yaml else cmake.ALL_OPS
     with console().status(f"building the {flavour.name} runtime"):
-        build_dir = build.build(flavour)
-    result = runner.run_model(build.runner_path(build_dir), model, inputs, args.output_dir)
+        build_dir = cmake.build(flavour)
+    result = runner.run_model(cmake.runner_path(build_dir), model, inputs, args.output_dir)
     for i, out in enumerate(result.outputs):
         print(f"output{i}: shape={tuple(out.shape)} dtype={out.dtype} -> {args.output_dir / f'output{i}.npy'}")
     return ExitCode.OK
@@ -126,14 +127,14 @@ def cmd_zoo(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from bot import build, compare, runner
+    from bot.build import cmake, compare, runner
 
     zoo = args.zoo_dir
     models = sorted(zoo.glob("*.pte"))
     if not models:
         raise BotError(f"{zoo}: no .pte models found", ExitCode.BAD_INPUT)
     with console().status("building the all-ops runtime"):
-        runtime = build.runner_path(build.build(build.ALL_OPS))
+        runtime = cmake.runner_path(cmake.build(cmake.ALL_OPS))
     table = Table(title=f"{len(models)} models on the native runtime")
     for column in ("model", "outputs", "max error vs ExecuTorch", "result"):
         table.add_column(column)
@@ -160,7 +161,7 @@ def cmd_zoo(args: argparse.Namespace) -> int:
 
 def _emit_selection(selection: oplist_mod.SelectedOps, output: Path | None) -> int:
     """A selection as yaml: to `output` (atomically), or to stdout."""
-    from bot import oplist
+    from bot.selection import oplist
 
     if output is None:
         sys.stdout.write(oplist.dumps(selection))
@@ -171,11 +172,11 @@ def _emit_selection(selection: oplist_mod.SelectedOps, output: Path | None) -> i
 
 
 def cmd_oplist(args: argparse.Namespace) -> int:
-    from bot import oplist, pte
+    from bot.selection import oplist, pte
 
     label = args.label or args.model.name
     if args.trace:
-        from bot import trace
+        from bot.selection import trace
 
         _checked_inputs(args.model, args.input, DEFAULT_LIMITS)
         with console().status("building the model tracer"):
@@ -190,9 +191,9 @@ def cmd_oplist(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from bot import arch as arches
-    from bot import build, size
     from bot import config as config_mod
+    from bot.build import arch as arches
+    from bot.build import cmake, size
 
     ops_yaml, dtype_selective, limits = args.ops_yaml, not args.no_dtype_selection, DEFAULT_LIMITS
     arch = arches.get(args.arch)
@@ -223,13 +224,13 @@ def cmd_build(args: argparse.Namespace) -> int:
             )
     cpu = (named_cpu or arch.optimized_cpu) if optimized_ops else None
     flavour = _selective_flavour(ops_yaml, dtype_selective, limits).for_arch(arch)
-    flavour = build.with_options(flavour, build.kernel_choice_options(optimized_ops, cpu))
+    flavour = cmake.with_options(flavour, cmake.kernel_choice_options(optimized_ops, cpu))
     kernels = config_mod.kernel_choice(optimized_ops)
     with make_progress() as progress:
         with progress.step(f"build {flavour.name} ({kernels} kernels) for {arch.name}"):
-            build_dir = build.build(flavour, targets=build.runtime_targets(arch), build_dir=args.build_dir)
+            build_dir = cmake.build(flavour, targets=cmake.runtime_targets(arch), build_dir=args.build_dir)
         with progress.step(f"size analysis ({arch.name})"), tempfile.TemporaryDirectory() as tmp:
-            probe = build_dir / build.SIZE_PROBE
+            probe = build_dir / cmake.SIZE_PROBE
             sizes = size.analyse(probe, None, {}, Path(tmp), arch=arch, limits=limits)
     print_timings(progress)
     if args.json:
@@ -245,7 +246,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
-    from bot import oplist
+    from bot.selection import oplist
 
     try:
         merged = oplist.merge(oplist.load(path) for path in args.yamls)
@@ -256,7 +257,7 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
 
 def cmd_regenerate(args: argparse.Namespace) -> int:
     from bot import config as config_mod
-    from bot import regenerate, trace
+    from bot.selection import regenerate, trace
 
     cfg = config_mod.load(args.root.resolve())
     with make_progress() as progress:
@@ -296,8 +297,8 @@ def _safe(message: str) -> str:
     plain line "%" needs none (plain() would show "+0.05%" as "+0.05%25"). Each piece between
     them is made plain; a "%" between pieces cannot form a command or a newline.
     """
-    from bot.redact import redact
-    from bot.workflow_log import plain
+    from bot.github.workflow_log import plain
+    from bot.safety.redact import redact
 
     return "%".join(plain(piece) for piece in redact(message).split("%"))
 
@@ -307,8 +308,9 @@ def cmd_pr(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from bot import config as config_mod
-    from bot import pipeline, publish, report
-    from bot.redact import current
+    from bot import pipeline
+    from bot.report import comment, publish
+    from bot.safety.redact import current
 
     only = {t.strip() for t in args.targets.split(",") if t.strip()} if args.targets else None
     with make_progress() as progress:
@@ -316,12 +318,12 @@ def cmd_pr(args: argparse.Namespace) -> int:
     print_timings(progress)
     publish.write_report(result, current(), args.output, args.output.with_suffix(".json"))
     if args.json:
-        print(current().text(json.dumps(report.to_json(publish.publishable(result, current())), indent=2)))
+        print(current().text(json.dumps(comment.to_json(publish.publishable(result, current())), indent=2)))
     else:
         out = Console(highlight=False)
         out.print(_safe(publish.title(result, current())), markup=False)
         for target in result.targets:
-            name = escape(_safe(report.plain(target.name)))
+            name = escape(_safe(comment.plain(target.name)))
             out.print(f"  {name}:" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else ""))
             for sizes in target.sizes:
                 if sizes.build_error:
@@ -333,11 +335,11 @@ def cmd_pr(args: argparse.Namespace) -> int:
                     else:
                         shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
                     shown += "  [red]over budget[/red]" if sizes.over_budget else ""
-                    cost = report.choice_cost(sizes)
+                    cost = comment.choice_cost(sizes)
                     if cost:
-                        phrase = report.kernels_phrase(sizes.kernels, sizes.cpu)
-                        shown += "  " + escape(_safe(report.plain(f"{phrase}: {cost}")))
-                out.print(f"    {escape(_safe(report.plain(sizes.arch)))}: {shown}")
+                        phrase = comment.kernels_phrase(sizes.kernels, sizes.cpu)
+                        shown += "  " + escape(_safe(comment.plain(f"{phrase}: {cost}")))
+                out.print(f"    {escape(_safe(comment.plain(sizes.arch)))}: {shown}")
         out.print(_safe(f"report written to {args.output}"), markup=False, soft_wrap=True)
     if result.first_build_error():
         raise BotError(f"{result.first_build_error()} (details in {args.output})", ExitCode.BUILD)
@@ -348,17 +350,17 @@ def cmd_pr(args: argparse.Namespace) -> int:
 
 
 def cmd_action(args: argparse.Namespace) -> int:
-    from bot import action
+    from bot.github import action
 
     return action.main()
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from bot import publish, report_io
-    from bot.redact import current
+    from bot.report import artifact, publish
+    from bot.safety.redact import current
 
-    loaded = [report_io.load(path) for path in args.reports]
-    merged = report_io.merge([r for r, _ in loaded])
+    loaded = [artifact.load(path) for path in args.reports]
+    merged = artifact.merge([r for r, _ in loaded])
     pr_info = next((info for _, info in loaded if info), {})
     publish.write_report(merged, current(), args.output.with_suffix(".md"), args.output.with_suffix(".json"), pr_info)
     print(f"merged {len(loaded)} report(s) into {args.output.with_suffix('.md')}", file=sys.stderr)
@@ -366,15 +368,16 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_deps(args: argparse.Namespace) -> int:
-    from bot import build, depgraph
     from bot import config as config_mod
-    from bot.kernel_library import KernelLibraryError, load_libraries
+    from bot.build import cmake
+    from bot.selection import depgraph
+    from bot.selection.kernel_library import KernelLibraryError, load_libraries
 
     root = args.root.resolve()
     cfg = config_mod.load(root)
     try:
         library = load_libraries([root / p for p in cfg.kernel_libraries], cfg.limits.yaml_bytes)
-        options = build.kernel_library_options(root, cfg.libraries())
+        options = cmake.kernel_library_options(root, cfg.libraries())
     except KernelLibraryError as exc:
         raise BotError(str(exc), ExitCode.CONFIG) from None
     with console().status("compiling the kernel library"):
@@ -402,7 +405,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    from bot import arch as arches
+    from bot.build import arch as arches
 
     parser = argparse.ArgumentParser(
         prog="python -m bot",
@@ -546,13 +549,13 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bot import redact
+    from bot.safety import redact
 
     parser = make_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     redact.install(os.environ)  # before any PR code runs: record the secrets, hide them from children
-    if func is not cmd_action:  # the Action's entry hands its token to the poster (bot/action.py) first
+    if func is not cmd_action:  # the Action's entry hands its token to the poster (bot/github/action.py) first
         redact.take_secrets(os.environ)  # no other command needs a token: none stays in the environment
     try:
         return int(func(args))

@@ -8,12 +8,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import arch as arches
-from bot import bounded_walk, bundle, safe_yaml
+from bot.build import arch as arches
+from bot.build import bundle
 from bot.errors import BotError, ExitCode
-from bot.kernel_library import DEFAULT_SOURCES, KernelLibrary, KernelLibraryError, load_libraries
-from bot.limits import DEFAULT_LIMITS, Limits
-from bot.safe_files import MissingFileError, UnsafeFileError, check_regular_file, inside_repo
+from bot.safety import bounded_walk, safe_yaml
+from bot.safety.limits import DEFAULT_LIMITS, Limits
+from bot.safety.safe_files import MissingFileError, UnsafeFileError, check_regular_file, inside_repo
+from bot.selection.kernel_library import DEFAULT_SOURCES, KernelLibrary, KernelLibraryError, load_libraries
 
 CONFIG_NAME = ".selective-build.yml"
 DEFAULT_RUNTIME = "native"  # a runtime repo's own CMake project (else the bundled runtime)
@@ -51,7 +52,7 @@ class Target:
     yaml: Path
     size_budget: int | dict[str, int] | None  # VM bytes: one figure for every architecture, or per architecture
     dtype_selective: bool
-    architectures: tuple[str, ...] = (arches.HOST.name,)  # names of bot/arch.py, in config order
+    architectures: tuple[str, ...] = (arches.HOST.name,)  # names of bot/build/arch.py, in config order
     # Size or speed: None (portable), "ALL" (every op the optimized library has), or the ops to optimize.
     optimized_ops: str | tuple[str, ...] | None = None
     cpu: tuple[tuple[str, str], ...] = ()  # (architecture, -march) the config names
@@ -90,14 +91,14 @@ class Config:
     targets: tuple[Target, ...]
     limits: Limits = DEFAULT_LIMITS
     # The repo has no runtime of its own: runtime_source (absolute) and the first kernel library
-    # are the tool's bundled ones (bot/bundle.py), trusted and exempt from the repo-path confinement.
+    # are the tool's bundled ones (bot/build/bundle.py), trusted and exempt from the repo-path confinement.
     bundled_runtime: bool = False
     # Source globs of the kernel_libraries entries that name them ({yaml: ..., sources: [...]}), by yaml.
     library_sources: tuple[tuple[Path, tuple[str, ...]], ...] = ()
 
     def libraries(self) -> tuple[KernelLibrary, ...]:
         """The kernel libraries with their sources; the runtime's own portable library is marked
-        (its CMake project compiles it; the others reach the build as options, bot/build.py)."""
+        (its CMake project compiles it; the others reach the build as options, bot/build/cmake.py)."""
         portable = ((self.root / self.runtime_source).parent / DEFAULT_PORTABLE_LIBRARY).resolve()
         globs = dict(self.library_sources)
         return tuple(

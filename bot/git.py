@@ -68,7 +68,7 @@ def worktree(repo: Path, commit: str, cache: Path, role: str = "base", keep: tup
     A run killed at any point leaves something behind: during `git worktree add`,
     an admin entry locked "initializing" (with or without its gitdir file) and a
     partial directory; during a checkout, a half-updated tree and stale lock files.
-    Runs in one clone are serialized (bot/lock.py), so any lock git left on this
+    Runs in one clone are serialized (bot/build/lock.py), so any lock git left on this
     worktree is stale: it is cleared and the worktree repaired, or removed with
     every trace git keeps of it and recreated; either way it is checked before use.
     Untracked files go too, except those matching the gitignore patterns `keep`

@@ -12,30 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import arch as arches
-from bot import (
-    build,
-    bundle,
-    config,
-    depgraph,
-    git,
-    lock,
-    oplist,
-    pte,
-    regenerate,
-    safe_files,
-    sandbox,
-    size,
-    stale,
-    trace,
-)
+from bot import config, git
+from bot.build import arch as arches
+from bot.build import bundle, cmake, lock, size
+from bot.build.runner import run_model
 from bot.errors import BotError, ExitCode
-from bot.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
-from bot.oplist import SelectedOps
 from bot.progress import LogProgress, Progress
-from bot.runner import run_model
+from bot.safety import safe_files, sandbox
+from bot.selection import depgraph, oplist, pte, regenerate, stale, trace
+from bot.selection.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
+from bot.selection.oplist import SelectedOps
 
-KEEP = (f"{build.BUILD_DIR_NAME}/",)  # a worktree's build directories outlive its checkouts
+KEEP = (f"{cmake.BUILD_DIR_NAME}/",)  # a worktree's build directories outlive its checkouts
 
 
 @dataclass(frozen=True)
@@ -190,7 +178,7 @@ class Checkout:
     kernel_files: dict[str, str]  # op -> repo-relative kernel source (causes)
     library: dict[str, KernelEntry] = field(default_factory=dict)
     build_options: dict[str, str] = field(default_factory=dict)  # CMake options of the app's kernel libraries
-    # The base (default branch's code): built before any PR code runs, as trusted (bot/sandbox.py).
+    # The base (default branch's code): built before any PR code runs, as trusted (bot/safety/sandbox.py).
     trusted: bool = False
     commit: str = ""  # the commit a trusted checkout must hold when it is used
 
@@ -218,7 +206,7 @@ class Checkout:
                 }
             )
             _one_file_per_name(sources, root)
-            options = build.kernel_library_options(root, libraries)
+            options = cmake.kernel_library_options(root, libraries)
             bundled = [src for src in sources if cfg.trusted(src)]
             by_op = op_sources(library, bundled) | op_sources(library, [s for s in sources if s not in bundled], root)
             optimized = _optimized_library(root, cfg)
@@ -235,7 +223,7 @@ class Checkout:
     def verify(self) -> None:
         """A trusted checkout is checked again just before each use: it still holds its commit, unchanged."""
         if self.trusted:
-            git.verify_checkout(self.root, self.commit, keep=f"{build.BUILD_DIR_NAME}/")
+            git.verify_checkout(self.root, self.commit, keep=f"{cmake.BUILD_DIR_NAME}/")
 
     def graph(self) -> depgraph.Graph | None:
         if self.cfg is None:
@@ -261,11 +249,11 @@ class Checkout:
         assert self.cfg is not None
         self.verify()
         lenient = self.cfg.include == "traced"
-        flavour = build.selective_flavour(yaml_file, target.dtype_selective, lenient, arch=arch.name)
-        choice = build.kernel_choice_options(target.optimized_ops, target.cpu_for(arch))
-        return build.build(
-            build.with_options(flavour, {**self.build_options, **choice}),
-            targets=build.runtime_targets(arch) if smoke else build.size_targets(arch),
+        flavour = cmake.selective_flavour(yaml_file, target.dtype_selective, lenient, arch=arch.name)
+        choice = cmake.kernel_choice_options(target.optimized_ops, target.cpu_for(arch))
+        return cmake.build(
+            cmake.with_options(flavour, {**self.build_options, **choice}),
+            targets=cmake.runtime_targets(arch) if smoke else cmake.size_targets(arch),
             source_dir=self.root / self.cfg.runtime_source,
             limits=self.cfg.limits,
             trusted=self.trusted,
@@ -274,9 +262,9 @@ class Checkout:
 
     def measure(self, build_dir: Path, work: Path, arch: arches.Arch) -> size.SizeReport:
         assert self.cfg is not None
-        probe = build_dir / build.SIZE_PROBE
+        probe = build_dir / cmake.SIZE_PROBE
         return size.analyse(
-            probe, build_dir / f"{build.SIZE_PROBE}.map", self.ops_by_source, work, arch=arch, limits=self.cfg.limits
+            probe, build_dir / f"{cmake.SIZE_PROBE}.map", self.ops_by_source, work, arch=arch, limits=self.cfg.limits
         )
 
 
@@ -315,14 +303,14 @@ def run_pr(
     """
     shown = _as_progress(progress)
     repo = git.toplevel(repo)
-    with lock.clone(repo, build.cache_dir(), on_wait=shown.note):
+    with lock.clone(repo, cmake.cache_dir(), on_wait=shown.note):
         return _run_pr(repo, base_ref, head_ref, shown, only_targets)
 
 
 def _run_pr(
     repo: Path, base_ref: str, head_ref: str | None, progress: Progress, only_targets: set[str] | None
 ) -> PrReport:
-    cache = build.cache_dir()
+    cache = cmake.cache_dir()
     head_commit = git.resolve(repo, head_ref) if head_ref else git.resolve(repo, "HEAD")
     base_sha = git.merge_base(repo, git.resolve(repo, base_ref), head_commit)
     head_root = git.worktree(repo, head_commit, cache, role="head", keep=KEEP) if head_ref else repo
@@ -353,9 +341,9 @@ def _run_pr(
     try:
         with progress.step("building the model tracer at head"):
             head = Checkout.open(head_root, cfg)
-            tracer = build.with_options(trace.TRACER, head.build_options)
-            tracer_build = build.build(tracer, source_dir=head_root / cfg.runtime_source, limits=cfg.limits)
-            tracer = build.runner_path(tracer_build)
+            tracer = cmake.with_options(trace.TRACER, head.build_options)
+            tracer_build = cmake.build(tracer, source_dir=head_root / cfg.runtime_source, limits=cfg.limits)
+            tracer = cmake.runner_path(tracer_build)
     except BotError as exc:
         if exc.exit_code != ExitCode.BUILD:
             raise
@@ -493,7 +481,7 @@ def _with_graph_findings(
 
 def _open_or_bare(root: Path, commit: str) -> Checkout:
     """The base checkout (trusted); one whose config or kernels cannot be used has nothing to compare with."""
-    root.chmod(0o700)  # PR code running as the sandbox uid (bot/sandbox.py) cannot even read the base tree
+    root.chmod(0o700)  # PR code running as the sandbox uid (bot/safety/sandbox.py) cannot even read the base tree
     try:
         return Checkout.open(root, config.load(root), trusted=True, commit=commit)
     except BotError:
@@ -513,7 +501,7 @@ def _smoke_run(
             try:
                 inputs = [checkout.root / p for p in model.inputs]
                 run_model(
-                    build.runner_path(runtime),
+                    cmake.runner_path(runtime),
                     checkout.root / model.path,
                     inputs,
                     work / model.name,
@@ -652,7 +640,7 @@ def _same_target(side: Checkout, target: config.Target) -> config.Target:
 def regenerated_path(head_root: Path, target: str) -> Path:
     """Where a PR run writes the target's regenerated yaml, the selection its head runtime is built from
     (one per checkout and target: names are `[A-Za-z0-9][A-Za-z0-9_.-]*`, the config schema's pattern)."""
-    return build.cache_dir() / "regenerated" / git.repo_key(head_root) / target / "selected_operators.yaml"
+    return cmake.cache_dir() / "regenerated" / git.repo_key(head_root) / target / "selected_operators.yaml"
 
 
 def _target_report(

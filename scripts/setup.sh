@@ -17,7 +17,7 @@ if ! command -v g++ >/dev/null || ! command -v strip >/dev/null || ! command -v 
   apt-get update -qq && apt-get install -y -qq --no-install-recommends g++ binutils git >/dev/null
 fi
 
-# Cross toolchains for the architectures targets are measured for (bot/arch.py):
+# Cross toolchains for the architectures targets are measured for (bot/build/arch.py):
 # aarch64 Linux/Android (run here under qemu-user) and bare-metal Arm Cortex-M
 # (newlib-nano; size only).
 if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/dev/null \
@@ -26,7 +26,7 @@ if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/
     gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib >/dev/null
 fi
 
-# The sandbox PR code runs in (bot/sandbox.py): bubblewrap's namespaces, setpriv (util-linux) to drop to
+# The sandbox PR code runs in (bot/safety/sandbox.py): bubblewrap's namespaces, setpriv (util-linux) to drop to
 # the sandbox uid inside it.
 if ! command -v bwrap >/dev/null || ! command -v setpriv >/dev/null; then
   apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap util-linux >/dev/null

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import build
+from bot.build import cmake
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ZOO_DIR = REPO_ROOT / "models" / "zoo"
@@ -22,12 +22,12 @@ def zoo_expected(name: str) -> list[Path]:
 @pytest.fixture(scope="session")
 def all_ops_build() -> Path:
     """Build directory of the all-ops runtime (built once per session)."""
-    return build.build(build.ALL_OPS, targets=("executor_runner", "execute_alloc_test"))
+    return cmake.build(cmake.ALL_OPS, targets=("executor_runner", "execute_alloc_test"))
 
 
 @pytest.fixture(scope="session")
 def runner(all_ops_build: Path) -> Path:
-    return build.runner_path(all_ops_build)
+    return cmake.runner_path(all_ops_build)
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import functools
 import struct
 from typing import Any
 
-from bot import pte
+from bot.selection import pte
 from tests.conftest import ZOO_DIR
 
 # Sizes whose product is 2**64: it wraps to 0 in int64, while each size and

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import build
+from bot.build import cmake
 from tests.conftest import REPO_ROOT
 
 DOCKERFILE = REPO_ROOT / "Dockerfile"
@@ -128,7 +128,7 @@ def installed_tool(tmp_path_factory: pytest.TempPathFactory) -> Installed:
             "SB_CACHE_DIR": str(base / "cache"),
             # One compiler cache with the other tests (the bundled runtime's sources have other paths).
             "CCACHE_DIR": subprocess.run(["ccache", "-k", "cache_dir"], capture_output=True, text=True).stdout.strip(),
-            "SB_CCACHE_DIR": str(build.ccache_home()),  # the bot's compiler caches, shared with the other tests
+            "SB_CCACHE_DIR": str(cmake.ccache_home()),  # the bot's compiler caches, shared with the other tests
         }
     )
     context = _context(base / "context")

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import build, report
-from bot.report import MARKER
+from bot.build import cmake
+from bot.report import comment
+from bot.report.comment import MARKER
 from tests.conftest import REPO_ROOT
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git, make_kernel_call_another_op
@@ -63,7 +64,7 @@ def runner_env(tmp_path: Path, workspace: Path, event: dict, fake: FakeGitHub, i
             "HOME": str(home),
             "PYTHONPATH": str(REPO_ROOT),  # this checkout's bot, where the workspace has none
             "CCACHE_DIR": subprocess.run(["ccache", "-k", "cache_dir"], capture_output=True, text=True).stdout.strip(),
-            "SB_CCACHE_DIR": str(build.ccache_home()),  # the bot's compiler caches, shared with the other tests
+            "SB_CCACHE_DIR": str(cmake.ccache_home()),  # the bot's compiler caches, shared with the other tests
             "SB_CACHE_DIR": str(tmp_path / "cache"),
             "GITHUB_ACTIONS": "true",
             "GITHUB_EVENT_NAME": "pull_request",
@@ -121,7 +122,7 @@ def test_pull_request_run_writes_outputs_summary_comment_and_check(
     summary = (tmp_path / "step_summary").read_text()
     assert (
         "Selective build report" in summary
-        and f"missing {report.code('dim_order_ops::_to_dim_order_copy.out')}" in summary
+        and f"missing {comment.code('dim_order_ops::_to_dim_order_copy.out')}" in summary
     )
 
     assert len(fake.comments) == 1 and fake.comments[0]["body"].startswith(MARKER)

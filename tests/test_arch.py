@@ -1,4 +1,4 @@
-"""Architectures (bot/arch.py): the aarch64 runtime runs and traces the whole zoo
+"""Architectures (bot/build/arch.py): the aarch64 runtime runs and traces the whole zoo
 under qemu-user as the x86-64 one does, a Cortex-M build of a real selection is
 freestanding Thumb-2 code, and the config names architectures and budgets per
 target.
@@ -19,12 +19,14 @@ import numpy as np
 import pytest
 import yaml
 
-from bot import arch as arches
-from bot import build, config, oplist, trace
-from bot.compare import TOLERANCE, max_error
+from bot import config
+from bot.build import arch as arches
+from bot.build import cmake
+from bot.build.compare import TOLERANCE, max_error
+from bot.build.runner import run_model
 from bot.errors import BotError, ExitCode
-from bot.limits import MIB, Limits
-from bot.runner import run_model
+from bot.safety.limits import MIB, Limits
+from bot.selection import oplist, trace
 from tests.conftest import ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,7 +50,7 @@ def _require(arch: arches.Arch, run: bool = True) -> None:
 def aarch64_runner() -> Path:
     """The all-ops executor_runner cross-built for aarch64 (one build per session)."""
     _require(arches.AARCH64)
-    return build.runner_path(build.build(build.ALL_OPS.for_arch(arches.AARCH64), targets=("executor_runner",)))
+    return cmake.runner_path(cmake.build(cmake.ALL_OPS.for_arch(arches.AARCH64), targets=("executor_runner",)))
 
 
 @pytest.fixture(scope="session")
@@ -60,8 +62,8 @@ def aarch64_tracer() -> Path:
 @pytest.fixture(scope="session")
 def cortex_m_build() -> Path:
     _require(arches.CORTEX_M, run=False)
-    flavour = build.selective_flavour(SENSOR_YAML, arch=arches.CORTEX_M.name)
-    return build.build(flavour, targets=build.runtime_targets(arches.CORTEX_M))
+    flavour = cmake.selective_flavour(SENSOR_YAML, arch=arches.CORTEX_M.name)
+    return cmake.build(flavour, targets=cmake.runtime_targets(arches.CORTEX_M))
 
 
 def _binutils(arch: arches.Arch, tool: str, *args: str | Path) -> str:
@@ -126,7 +128,7 @@ def test_aarch64_tracing_selects_what_x86_64_tracing_selects(
 
 
 def test_cortex_m_probe_is_thumb2_for_a_hard_float_cortex_m4(cortex_m_build: Path) -> None:
-    probe = cortex_m_build / build.SIZE_PROBE
+    probe = cortex_m_build / cmake.SIZE_PROBE
     header = probe.read_bytes()[:52]
     assert header[:4] == b"\x7fELF" and header[4] == 1  # ELFCLASS32
     e_machine = int.from_bytes(header[18:20], "little")
@@ -161,9 +163,9 @@ def test_cortex_m_core_and_kernels_need_nothing_hosted(cortex_m_build: Path) -> 
     assert "snprintf" in undefined  # the check sees libc references at all
     assert not [name for name in undefined for bad in HOSTED_ONLY if name.startswith(bad) or bad in name]
     # Nor does anything in the linked probe: the link map lists every archive member pulled in and why.
-    link_map = (cortex_m_build / f"{build.SIZE_PROBE}.map").read_text()
+    link_map = (cortex_m_build / f"{cmake.SIZE_PROBE}.map").read_text()
     assert "libsb_selected_kernels.a(" in link_map
-    symbols = _binutils(arches.CORTEX_M, "nm", "-C", cortex_m_build / build.SIZE_PROBE)
+    symbols = _binutils(arches.CORTEX_M, "nm", "-C", cortex_m_build / cmake.SIZE_PROBE)
     defined = {line.split()[-1] for line in symbols.splitlines() if line.strip()}
     assert not [name for name in defined for bad in HOSTED_ONLY if name.startswith(bad)]
 
@@ -172,7 +174,7 @@ def test_cortex_m_links_only_the_selection(cortex_m_build: Path) -> None:
     selected = set(oplist.load(SENSOR_YAML).operators)
     registered = (cortex_m_build / "sb_selected_kernels" / "selected_operators.yaml").read_text()
     assert all(op in registered for op in selected)
-    link_map = (cortex_m_build / f"{build.SIZE_PROBE}.map").read_text()
+    link_map = (cortex_m_build / f"{cmake.SIZE_PROBE}.map").read_text()
     assert "op_convolution.cpp.obj" not in link_map  # a GRU needs no convolution
     assert not (cortex_m_build / "executor_runner").exists()  # nothing hosted is built for a microcontroller
 
@@ -200,11 +202,11 @@ def test_every_kernel_and_the_core_compile_for_cortex_m(cortex_m_build: Path) ->
 
 
 def test_runtime_targets_per_arch() -> None:
-    assert build.runtime_targets(arches.HOST) == ("executor_runner", build.SIZE_PROBE)
-    assert build.runtime_targets(arches.AARCH64) == ("executor_runner", build.SIZE_PROBE)
-    assert build.runtime_targets(arches.CORTEX_M) == (build.SIZE_PROBE,)
-    assert all(build.size_targets(a) == (build.SIZE_PROBE,) for a in arches.ARCHES.values())
-    assert build.ALL_OPS.for_arch("aarch64").key() != build.ALL_OPS.key()
+    assert cmake.runtime_targets(arches.HOST) == ("executor_runner", cmake.SIZE_PROBE)
+    assert cmake.runtime_targets(arches.AARCH64) == ("executor_runner", cmake.SIZE_PROBE)
+    assert cmake.runtime_targets(arches.CORTEX_M) == (cmake.SIZE_PROBE,)
+    assert all(cmake.size_targets(a) == (cmake.SIZE_PROBE,) for a in arches.ARCHES.values())
+    assert cmake.ALL_OPS.for_arch("aarch64").key() != cmake.ALL_OPS.key()
     with pytest.raises(BotError, match="cannot run here"):
         run_model(Path("/nonexistent"), ZOO_DIR / "gru.pte", [], Path("/tmp"), arch=arches.CORTEX_M)
 

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import cli, oplist
+from bot import cli
 from bot.errors import ExitCode
-from bot.limits import MIB
+from bot.safety.limits import MIB
+from bot.selection import oplist
 from tests.conftest import REPO_ROOT, ZOO_DIR
 from tests.scenario_repo import clone_of, commit_all
 

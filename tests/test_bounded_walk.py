@@ -1,5 +1,5 @@
 """Bounded work in the bot itself: every glob and directory walk over a tree a PR controls is one pass
-with an entry bound and a time bound (bot/bounded_walk.py), each ending in one error line, and a glob's
+with an entry bound and a time bound (bot/safety/bounded_walk.py), each ending in one error line, and a glob's
 cost is linear in the entries it sees, whatever its `**` segments.
 
 The attack: `sources: ["**/**/**/**/**/**/**/*.cpp"]` over a 30-deep folder chain kept
@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import bounded_walk, config, safe_files
+from bot import config
 from bot.errors import BotError, ExitCode
-from bot.limits import Limits
+from bot.safety import bounded_walk, safe_files
+from bot.safety.limits import Limits
 from tests.conftest import REPO_ROOT
 
 FIXTURE = REPO_ROOT / "tests" / "consumer"

@@ -1,4 +1,4 @@
-"""bot/build_log.py on real compiler and CMake output: what a report and the job log may show of a
+"""bot/build/build_log.py on real compiler and CMake output: what a report and the job log may show of a
 failed build. Every log here is captured by compiling small files in the test (g++, clang++, the
 assembler, CMake), in a repo next to an `outside/` directory holding a random marker."""
 
@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import build, build_log, redact, report
+from bot.build import build_log, cmake
 from bot.pipeline import PrReport
+from bot.report import comment
+from bot.safety import redact
 
 REPO_CODE = """\
 int sb_repo_error() { return sb_undeclared_on_purpose; }
@@ -216,7 +218,7 @@ def test_cmake_errors_inside_are_kept_and_outside_ones_left_out(box: Sandbox) ->
         f'include("{box.outside / "secret.cmake"}")\n'
     )
     proc = subprocess.run(
-        [build._tool("cmake"), "-S", str(box.repo), "-B", str(box.build_dir)], capture_output=True, text=True
+        [cmake._tool("cmake"), "-S", str(box.repo), "-B", str(box.build_dir)], capture_output=True, text=True
     )
     assert proc.returncode != 0 and box.marker in proc.stderr
     shown = build_log.safe_diagnostics(proc.stderr, box.scope.inside)
@@ -247,9 +249,9 @@ def test_a_report_shows_at_most_five_error_lines_whatever_the_artifact_holds() -
         f"k/a.cpp:{i}:1: error: {'y' * 500}" for i in range(30)
     )
     rep = PrReport("main", "a" * 40, "b" * 40, (), (), build_error=error)
-    block = report.render(rep).split("<pre>", 1)[1].split("</pre>", 1)[0]
-    assert len(block.split("\n")) == report.BUILD_MESSAGES
-    assert all(len(line) <= report.BUILD_MESSAGE_LIMIT for line in block.split("\n"))
+    block = comment.render(rep).split("<pre>", 1)[1].split("</pre>", 1)[0]
+    assert len(block.split("\n")) == comment.BUILD_MESSAGES
+    assert all(len(line) <= comment.BUILD_MESSAGE_LIMIT for line in block.split("\n"))
 
 
 def test_a_failed_step_names_every_compile_that_read_an_outside_file(box: Sandbox) -> None:
@@ -261,7 +263,7 @@ def test_a_failed_step_names_every_compile_that_read_an_outside_file(box: Sandbo
     tainted = build_log.outside_reads(box.build_dir, box.scope)
     assert tainted == {"k/named.cpp.o": "k/named.cpp"}
     written: list[str] = []
-    error = build.failure("build of x", (log, ""), box.scope, tainted, written.append)
+    error = cmake.failure("build of x", (log, ""), box.scope, tainted, written.append)
     assert (
         error.message
         == "build of x failed: k/plain.cpp:1:30: error: 'sb_undeclared_on_purpose' was not declared in this scope"

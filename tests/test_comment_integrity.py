@@ -17,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from bot import github, oplist, pte, report, report_io, stale
+from bot.build.size import SizeReport
+from bot.github import api
+from bot.github.workflow_log import Log, command, plain
 from bot.pipeline import ArchSizes, ClosureChange, LoadFailure, PrReport, TargetReport
-from bot.report import MARKER
-from bot.size import SizeReport
-from bot.workflow_log import Log, command, plain
+from bot.report import artifact, comment
+from bot.report.comment import MARKER
+from bot.selection import oplist, pte, stale
 from tests.conftest import ZOO_DIR
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git
@@ -70,7 +72,7 @@ def post_artifact(tmp_path: Path, fake: FakeGitHub, write: Callable[[Path], None
 
 
 def artifact_data() -> dict:
-    return report_io.to_data(real_report(), {"number": 7, "head_sha": HEAD})
+    return artifact.to_data(real_report(), {"number": 7, "head_sha": HEAD})
 
 
 def writes_json(data: object) -> Callable[[Path], None]:
@@ -110,7 +112,7 @@ def test_head_sha_injection_is_rejected_and_would_render_inert(tmp_path: Path, f
 
     # Where no schema stands in front of the renderer, the value is still inert.
     hostile = dataclasses.replace(real_report(INJECTION), base_ref=INJECTION)
-    markdown = report.render(hostile)
+    markdown = comment.render(hostile)
     assert_inert(markdown)
     page = rendered_html(markdown)
     assert "<!-- selective-build-head: unknown -->" in page  # the HTML comment is not broken out of
@@ -183,7 +185,7 @@ def sparse(path: Path, size: int) -> None:
         (lambda p: p.write_text("[" * 200_000), "not a report: nested too deeply"),
         (lambda p: p.write_text('{"format": NaN}'), "not a report: not valid JSON"),
         (lambda p: p.write_bytes(b"\xff\xfe{}"), "not UTF-8"),
-        (lambda p: sparse(p, report_io.ARTIFACT_BYTES + 1), "for a report artifact"),
+        (lambda p: sparse(p, artifact.ARTIFACT_BYTES + 1), "for a report artifact"),
         (lambda p: os.mkfifo(p), "not a regular file (a FIFO)"),
         (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),
     ],
@@ -208,16 +210,16 @@ def test_new_report_fields_round_trip_and_reach_the_json() -> None:
     rep = dataclasses.replace(
         real_report(), targets=(target,), model_failures=(LoadFailure("models/zoo/gru.pte", "exceeded 300 s"),)
     )
-    back, _ = report_io.loads(report_io.dumps(rep), "r.json")
+    back, _ = artifact.loads(artifact.dumps(rep), "r.json")
     assert back == rep
-    summary = report.to_json(rep)
+    summary = comment.to_json(rep)
     assert summary["model_failures"] == [{"model": "models/zoo/gru.pte", "message": "exceeded 300 s"}]
     assert summary["targets"][0]["yaml_error"].endswith("not valid YAML")  # type: ignore[index]
     x86, cortex_m = summary["targets"][0]["sizes"]  # type: ignore[index]
     assert x86["delta"] == 300 and x86["head"]["vm_size"] == 90_300 and x86["head"]["bss"] == 512
     assert x86["top_ops"] == [{"name": "aten::relu.out", "delta": 300}] and not x86["over_budget"]
     assert cortex_m["build_error"] == "no toolchain" and cortex_m["head"] is None
-    merged = report_io.merge([rep, dataclasses.replace(rep, targets=(), model_failures=())])
+    merged = artifact.merge([rep, dataclasses.replace(rep, targets=(), model_failures=())])
     assert merged.model_failures == rep.model_failures
 
 
@@ -226,18 +228,18 @@ def test_an_artifact_from_before_architectures_still_gets_its_comment() -> None:
     old = {"stripped": 90_112, "sections": {".text": 60_000}, "symbols": {}, "per_op": {}}
     data["report"]["targets"][0].pop("sizes")
     data["report"]["targets"][0].update(base=old, head=dict(old, stripped=94_208), budget=None)
-    rep, _ = report_io.loads(json.dumps(data), "old.json")
+    rep, _ = artifact.loads(json.dumps(data), "old.json")
     assert [(s.arch, s.delta) for s in rep.targets[0].sizes] == [("x86-64", 4096)]
-    markdown = report.render(rep)
+    markdown = comment.render(rep)
     assert "| vision\\-app | 90,112 | 94,208 | ▲ +4,096 |" in markdown and "VM bytes on x86\\-64" in markdown
 
 
 # --- the sticky comment --------------------------------------------------------------------------
 
 
-def client(fake: FakeGitHub, author: str = "") -> github.GitHubClient:
+def client(fake: FakeGitHub, author: str = "") -> api.GitHubClient:
     repository = f"{fake.owner}/{fake.repo}"
-    return github.GitHubClient(
+    return api.GitHubClient(
         TOKEN, repository, fake.base_url, sleep=lambda _: None, throttle=False, backoff=0, author=author
     )
 
@@ -247,20 +249,20 @@ def test_a_marker_comment_by_someone_else_is_left_alone(fake: FakeGitHub, viewer
     fake.viewer = viewer
     forged = MARKER + "\n## Selective build report\n\n✅ **No change** (forged by mallory)"
     fake.add_comment(forged, "mallory")
-    body = report.render(real_report())
-    assert github.post(client(fake), fake.pr_number, HEAD, body, False, "t", []).comment == github.Outcome.CREATED
+    body = comment.render(real_report())
+    assert api.post(client(fake), fake.pr_number, HEAD, body, False, "t", []).comment == api.Outcome.CREATED
     again = body.replace("Selective build report", "Selective build report (2)")
-    assert github.post(client(fake), fake.pr_number, HEAD, again, False, "t", []).comment == github.Outcome.UPDATED
+    assert api.post(client(fake), fake.pr_number, HEAD, again, False, "t", []).comment == api.Outcome.UPDATED
     assert [c["body"] for c in fake.comments] == [forged, again]
-    assert fake.comments[1]["user"]["login"] == (viewer or github.ACTIONS_BOT_LOGIN)
+    assert fake.comments[1]["user"]["login"] == (viewer or api.ACTIONS_BOT_LOGIN)
 
 
 def test_the_comment_author_input_names_an_app_identity(fake: FakeGitHub) -> None:
     fake.add_comment(MARKER + "\nold report", "my-app[bot]")  # what the app posted on an earlier run
     fake.add_comment(MARKER + "\nforged", "github-actions[bot]")
-    body = report.render(real_report())
-    result = github.post(client(fake, author="my-app[bot]"), fake.pr_number, HEAD, body, True, "t", [])
-    assert result.comment == github.Outcome.UPDATED
+    body = comment.render(real_report())
+    result = api.post(client(fake, author="my-app[bot]"), fake.pr_number, HEAD, body, True, "t", [])
+    assert result.comment == api.Outcome.UPDATED
     assert fake.comments[0]["body"] == body and fake.comments[1]["body"] == MARKER + "\nforged"
 
 
@@ -371,7 +373,7 @@ def findings_report() -> PrReport:
 
 def kinds_of_findings() -> list[str]:
     """A piece of each finding of `findings_report`, as the comment shows it."""
-    text, code = report.text, report.code
+    text, code = comment.text, comment.code
     return [
         f"build failed: target {text('seq-app')}",  # in the summary line
         f"#### {text('seq-app')} on {text('aarch64')}: build failed",
@@ -387,18 +389,18 @@ def kinds_of_findings() -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("limit", [report.COMMENT_LIMIT, 20_000, 8_000, 4_000])
+@pytest.mark.parametrize("limit", [comment.COMMENT_LIMIT, 20_000, 8_000, 4_000])
 def test_a_long_op_name_keeps_every_finding_at_any_limit(limit: int) -> None:
     rep = findings_report()
-    markdown = report.render(rep, limit)
+    markdown = comment.render(rep, limit)
     assert len(markdown) <= limit
     assert markdown.startswith(MARKER)
     for finding in kinds_of_findings():
         assert finding in markdown, (limit, finding)
-    if limit == report.COMMENT_LIMIT:
+    if limit == comment.COMMENT_LIMIT:
         for m in rep.targets[0].diff.missing:  # with room, each finding is listed, not counted
-            assert f"missing {report.code(m.op)}" in markdown
-    assert "x" * (report.NAME_LIMIT + 1) not in markdown and "x…" in markdown  # capped, not dropped
+            assert f"missing {comment.code(m.op)}" in markdown
+    assert "x" * (comment.NAME_LIMIT + 1) not in markdown and "x…" in markdown  # capped, not dropped
     for opening, closing in (("<details>", "</details>"), ("<pre>", "</pre>"), ("<code>", "</code>")):
         assert markdown.count(opening) == markdown.count(closing), (limit, opening)
     assert markdown.count("```") % 2 == 0
@@ -407,11 +409,11 @@ def test_a_long_op_name_keeps_every_finding_at_any_limit(limit: int) -> None:
 
 def test_a_failed_build_is_named_in_the_summary_line() -> None:
     rep = findings_report()
-    line = report.summary_line(rep)
+    line = comment.summary_line(rep)
     assert line.startswith("❌ build failed: target seq\\-app (aarch64\\: build of seq failed")
     assert "no size change" not in line
     assert line.endswith(", seq\\-app on aarch64 head build failed: size unknown"), line
-    assert report.summary_line(rep, name=report.plain).startswith("❌ build failed: target seq-app (aarch64: build")
+    assert comment.summary_line(rep, name=comment.plain).startswith("❌ build failed: target seq-app (aarch64: build")
 
 
 def test_a_size_nobody_measured_is_never_no_size_change() -> None:
@@ -421,12 +423,12 @@ def test_a_size_nobody_measured_is_never_no_size_change() -> None:
     failed = ArchSizes("x86-64", None, None, "build of seq failed: op.cpp:1:1: error: no")
     head = vision.sizes[0].head
     only_failures = dataclasses.replace(rep, targets=(dataclasses.replace(seq, sizes=(failed,)),))
-    line = report.summary_line(only_failures, name=report.plain)
+    line = comment.summary_line(only_failures, name=comment.plain)
     assert line.endswith(", x86-64 head build failed: size unknown") and "no size change" not in line, line
     base_failed = ArchSizes("x86-64", None, head, base_error="build of base failed")
     unchanged = ArchSizes("aarch64", head, head)
     mixed = dataclasses.replace(rep, targets=(dataclasses.replace(seq, sizes=(base_failed, unchanged)),))
-    line = report.summary_line(mixed, name=report.plain)
+    line = comment.summary_line(mixed, name=comment.plain)
     assert "x86-64 base build failed: size change unknown, no size change in 1 other runtime" in line, line
     assert "new runtime" not in line  # the runtime is not new: its base did not build
 
@@ -439,9 +441,9 @@ INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u061c", "\ufeff
 @pytest.mark.parametrize("ch", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
 def test_invisible_characters_show_up_visibly(ch: str) -> None:
     name = f"aten::ad{ch}d.out"
-    for piece in (report.text(name), report.code(name), report.plain(name), plain(name)):
+    for piece in (comment.text(name), comment.code(name), comment.plain(name), plain(name)):
         assert ch not in piece
-    page = rendered_html(f"- {report.text(name)} and {report.code(name)}\n")
+    page = rendered_html(f"- {comment.text(name)} and {comment.code(name)}\n")
     shown = re.sub(r"<[^>]+>", "", page).replace("&lt;", "<").replace("&gt;", ">")
     if unicodedata.category(ch) not in ("Zs",) and not ch.isspace():
         assert shown.count(f"<U+{ord(ch):04X}>") == 2, shown
@@ -449,8 +451,8 @@ def test_invisible_characters_show_up_visibly(ch: str) -> None:
 
 
 def test_long_names_are_capped_with_an_ellipsis() -> None:
-    assert report.plain("a" * 300) == "a" * (report.NAME_LIMIT - 1) + "…"
-    assert report.text("a" * 300).endswith("a…") and len(report.text("a" * 300)) == report.NAME_LIMIT
-    shown = re.sub(r"<[^>]+>", "", rendered_html(report.code(LONG_OP))).strip()
-    assert shown == LONG_OP[: report.NAME_LIMIT - 1] + "…"
-    assert len(report.render(dataclasses.replace(real_report(), base_ref=LONG_OP))) < 20_000
+    assert comment.plain("a" * 300) == "a" * (comment.NAME_LIMIT - 1) + "…"
+    assert comment.text("a" * 300).endswith("a…") and len(comment.text("a" * 300)) == comment.NAME_LIMIT
+    shown = re.sub(r"<[^>]+>", "", rendered_html(comment.code(LONG_OP))).strip()
+    assert shown == LONG_OP[: comment.NAME_LIMIT - 1] + "…"
+    assert len(comment.render(dataclasses.replace(real_report(), base_ref=LONG_OP))) < 20_000

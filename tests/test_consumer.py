@@ -15,10 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot import arch, bundle, config, report
+from bot import config
 from bot import git as bot_git
-from bot.compare import TOLERANCE, max_error
+from bot.build import arch, bundle
+from bot.build.compare import TOLERANCE, max_error
 from bot.errors import BotError
+from bot.report import comment
 from tests.conftest import REPO_ROOT, ZOO_DIR
 from tests.installed_tool import CONSUMER, Installed, app_repo, commit_all, git, installed_tool, without_custom_kernels
 from tests.test_pr_scenarios import loadable_bytes
@@ -88,7 +90,8 @@ def test_the_package_carries_schema_runtime_and_kernels(tool: Installed, tmp_pat
         tmp_path,
         "python",
         "-c",
-        "from bot import bundle, config; print(bundle.runtime_dir()); print(bundle.portable_library()); "
+        "from bot import config; from bot.build import bundle; "
+        "print(bundle.runtime_dir()); print(bundle.portable_library()); "
         "print(config.SCHEMA_PATH); print(bundle.describe())",
     )
     assert proc.returncode == 0, proc.stderr
@@ -133,7 +136,7 @@ def test_a_new_model_without_a_regenerated_yaml(tool: Installed, app: Path) -> N
 
     proc, rep, text = pull_request(tool, app, "new-model")
     assert proc.returncode == 1, proc.stdout + proc.stderr  # a stale yaml fails (fail_on.stale)
-    assert rep["runtime"] == RUNTIME and f"Runtime: {report.text(RUNTIME)}" in text
+    assert rep["runtime"] == RUNTIME and f"Runtime: {comment.text(RUNTIME)}" in text
     OUTPUT.mkdir(parents=True, exist_ok=True)
     (OUTPUT / "new_model_first_comment.md").write_text(text)  # the README's quick start shows it
     camera = target(rep, "camera-app")
@@ -181,14 +184,15 @@ GROW = (
 PROBE_DIR = """\
 import sys
 from pathlib import Path
-from bot import build, config, pipeline
+from bot import config, pipeline
+from bot.build import cmake
 root, role = Path(sys.argv[1]), sys.argv[2]
 checkout = pipeline.Checkout.open(root, config.load(root))
 yaml_file = root / "apps/assistant/selected_operators.yaml"
 if role == "head":  # the head is built from the regenerated yaml
     yaml_file = pipeline.regenerated_path(root, "assistant-app")
-flavour = build.with_options(build.selective_flavour(yaml_file, True, False), checkout.build_options)
-print(build.bundled_build_dir(flavour, trusted=role == "base"))  # the base is built as trusted code
+flavour = cmake.with_options(cmake.selective_flavour(yaml_file, True, False), checkout.build_options)
+print(cmake.bundled_build_dir(flavour, trusted=role == "base"))  # the base is built as trusted code
 """
 
 
@@ -239,7 +243,7 @@ def test_a_repo_with_no_custom_kernels(tool: Installed, tmp_path: Path) -> None:
     for t in rep["targets"]:
         (sizes,) = t["sizes"]
         assert sizes["head"]["vm_size"] == sizes["base"]["vm_size"] > 0
-    assert f"Runtime: {report.text(RUNTIME)}" in comment and "unchanged" in comment
+    assert f"Runtime: {comment.text(RUNTIME)}" in comment and "unchanged" in comment
 
 
 def test_an_app_target_choosing_optimized_kernels_builds_the_bundled_optimized_library(

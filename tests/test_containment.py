@@ -1,4 +1,4 @@
-"""PR code is contained, in both sandbox modes (bot/sandbox.py): bubblewrap's namespaces and, where
+"""PR code is contained, in both sandbox modes (bot/safety/sandbox.py): bubblewrap's namespaces and, where
 namespaces are refused, the dedicated uid (forced here with SB_SANDBOX=uid).
 
 The attacks are real: a kernel whose start-up constructor runs inside the tracer at head and goes
@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import build, sandbox
+from bot.build import cmake
 from bot.errors import BotError, ExitCode
-from bot.limits import MIB, Limits
+from bot.safety import sandbox
+from bot.safety.limits import MIB, Limits
 from tests.conftest import REPO_ROOT
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git
@@ -176,7 +177,7 @@ def test_pr_code_cannot_write_the_tool_the_base_or_the_trusted_cache(mode: str, 
     base = tmp_path / "base"
     base.mkdir(mode=0o700)
     (base / "selected_operators.yaml").write_text("include_all_operators: false\n")
-    trusted = build.ccache_env(trusted=True)[2][-1]  # the shared store the base writes
+    trusted = cmake.ccache_env(trusted=True)[2][-1]  # the shared store the base writes
     victims = [tool, base / "selected_operators.yaml", trusted / "planted", REPO_ROOT / "bot" / "github.py"]
     before = {p: p.read_bytes() for p in victims if p.exists()}
     done = sandbox.run(
@@ -234,9 +235,9 @@ void steal(const char* path, FILE* loot) {
 }
 
 int attack() {
-  append("@TOOL@/bot/github.py", "\nimport os; open('@LOOT@', 'a').write(repr(dict(os.environ)))\n");
-  append("@TOOL@/bot/poster.py", "\nimport os; open('@LOOT@', 'a').write(repr(dict(os.environ)))\n");
-  append("@TOOL@/bot/report.py", "\nimport os; open('@LOOT@', 'a').write(repr(dict(os.environ)))\n");
+  append("@TOOL@/bot/github/api.py", "\nimport os; open('@LOOT@', 'a').write(repr(dict(os.environ)))\n");
+  append("@TOOL@/bot/github/poster.py", "\nimport os; open('@LOOT@', 'a').write(repr(dict(os.environ)))\n");
+  append("@TOOL@/bot/report/comment.py", "\nimport os; open('@LOOT@', 'a').write(repr(dict(os.environ)))\n");
   append("@BASEYAML@", "include_all_operators: true\n");
   FILE* loot = std::fopen("@LOOT@", "ab");
   if (loot == nullptr) loot = std::fopen("stolen.txt", "ab");

@@ -18,10 +18,13 @@ import numpy as np
 import pytest
 import yaml
 
-from bot import arch, build, config, oplist, pipeline, pte, report
+from bot import config, pipeline
 from bot import git as bot_git
+from bot.build import arch, cmake
+from bot.build.runner import run_model
 from bot.errors import BotError
-from bot.runner import run_model
+from bot.report import comment
+from bot.selection import oplist, pte
 from tests.conftest import REPO_ROOT
 from tests.scenario_repo import bot, clone_of, commit_all, git
 from tests.test_oplist import gen_oplist
@@ -99,7 +102,7 @@ def test_a_selective_runtime_with_the_custom_library_matches_eager_torch(app_bas
     target = head.cfg.targets[0]
     runtime = head.build_runtime(app_base / "apps/app/selected_operators.yaml", target, arch.HOST, smoke=True)
     run_model(
-        build.runner_path(runtime), app_base / MODEL, [app_base / "models/fancy_mlp.input0.npy"], tmp_path / "out"
+        cmake.runner_path(runtime), app_base / MODEL, [app_base / "models/fancy_mlp.input0.npy"], tmp_path / "out"
     )
     # The reference is eager PyTorch: ExecuTorch's runtime has no kernel for my_ops::fancy_gelu.out.
     expected = np.load(FIXTURE / "models" / "fancy_mlp.eager_output0.npy")
@@ -183,7 +186,7 @@ def test_a_custom_kernel_calling_another_op_makes_the_yaml_stale(app: Path) -> N
     # the runtime of the checked-in yaml lacks the new callee: the model fails at load, naming it
     assert [f.model for f in target.load_failures] == [MODEL]
     assert "aten::div.Scalar_out" in target.load_failures[0].message
-    text = report.render(rep)
+    text = comment.render(rep)
     assert f"(<code>{KERNEL}</code>) now calls" in text
     assert "python -m bot regenerate" in text
 
@@ -200,20 +203,20 @@ def test_a_size_only_change_to_a_custom_kernel_is_attributed_to_its_op(app: Path
     per_op = {op: sizes.head.per_op.get(op, 0) - sizes.base.per_op.get(op, 0) for op in sizes.head.per_op}
     assert per_op[CUSTOM] > 0
     assert all(d == 0 for op, d in per_op.items() if op != CUSTOM and not op.startswith("("))
-    # the delta is the loadable bytes binutils counts in the two probes (not bot/size.py's figure)
-    base_root = build.cache_dir() / "worktrees" / f"base-{bot_git.repo_key(app)}"
+    # the delta is the loadable bytes binutils counts in the two probes (not bot/build/size.py's figure)
+    base_root = cmake.cache_dir() / "worktrees" / f"base-{bot_git.repo_key(app)}"
     probes = []
     for root, selected, trusted in (
         (base_root, base_root / "apps/app/selected_operators.yaml", True),  # the base is built as trusted code
         (app, pipeline.regenerated_path(app, "app"), False),
     ):
-        flavour = build.with_options(build.selective_flavour(selected, True, False), checkout(root).build_options)
-        built = build.build(flavour, targets=build.size_targets(arch.HOST), source_dir=root / "native", trusted=trusted)
-        probes.append(loadable_bytes(built / build.SIZE_PROBE, arch.HOST))
+        flavour = cmake.with_options(cmake.selective_flavour(selected, True, False), checkout(root).build_options)
+        built = cmake.build(flavour, targets=cmake.size_targets(arch.HOST), source_dir=root / "native", trusted=trusted)
+        probes.append(loadable_bytes(built / cmake.SIZE_PROBE, arch.HOST))
     assert sizes.delta == probes[1] - probes[0] > 0
     # every byte of the delta is attributed: to the custom op, and to linker padding ("(...)" rows) at most
     assert sum(per_op.values()) == sizes.delta
-    assert CUSTOM in report.render(rep)
+    assert CUSTOM in comment.render(rep)
 
 
 BROKEN = [
@@ -287,7 +290,7 @@ def test_two_kernel_sources_of_one_file_name_are_refused(app_base: Path, tmp_pat
 
 def test_an_app_repo_without_a_runtime_builds_the_bundled_one_with_its_library(tmp_path: Path) -> None:
     """Only models, config and the custom library: regenerate builds the tool's runtime (here this checkout's,
-    as bot/bundle.py gives it outside an installed package) with the app's kernels."""
+    as bot/build/bundle.py gives it outside an installed package) with the app's kernels."""
     repo = tmp_path / "app"
     shutil.copytree(FIXTURE / "my_kernels", repo / "my_kernels")
     (repo / "models").mkdir()

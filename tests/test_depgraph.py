@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import depgraph, oplist, pte, trace
-from bot.kernel_library import load_libraries
+from bot.selection import depgraph, oplist, pte, trace
+from bot.selection.kernel_library import load_libraries
 from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_inputs
 
 LIBRARY = load_libraries([REPO_ROOT / "kernels" / "functions.yaml"])

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bot import pte
-from bot.runner import run_model
+from bot.build.runner import run_model
+from bot.selection import pte
 from tests.test_runtime_corrupt import assert_clean_failure, patch, run
 
 torch = pytest.importorskip("torch")
@@ -213,7 +213,7 @@ def test_any_permutation_matches_the_contiguous_program(runner: Path, tmp_path: 
 def test_kernel_keys_name_the_dim_order_as_gen_oplist_does(tmp_path: Path) -> None:
     """A channels-last program's op list: ours, static and traced, equals ExecuTorch's gen_oplist, whose
     kernel keys carry each tensor's dim order (`6;0,2,3,1`)."""
-    from bot import oplist, trace
+    from bot.selection import oplist, trace
     from tests.test_oplist import gen_oplist
 
     program, inputs = cnn_program()

@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot import build, oplist, pte
-from bot.compare import TOLERANCE, max_error
+from bot.build import cmake
+from bot.build.compare import TOLERANCE, max_error
+from bot.build.runner import run_model
 from bot.errors import BotError
-from bot.runner import run_model
+from bot.selection import oplist, pte
 from tests.conftest import ZOO_DIR, zoo_inputs
 
 # (model, input dtype, shapes within the bounds the export gave its Dims)
@@ -138,7 +139,7 @@ def runtime_without_cat(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path,
     kept = {op: info for op, info in selection.operators.items() if op != "aten::cat.out"}
     ops_yaml = tmp_path_factory.mktemp("sel") / "pair_pooler_without_cat.yaml"
     oplist.dump(oplist.SelectedOps(kept, {op: selection.et_kernel_metadata[op] for op in kept}), ops_yaml)
-    return build.runner_path(build.build(build.selective_flavour(ops_yaml, dtype_selective=False))), set(kept)
+    return cmake.runner_path(cmake.build(cmake.selective_flavour(ops_yaml, dtype_selective=False))), set(kept)
 
 
 def test_load_error_lists_every_missing_op(runtime_without_cat: tuple[Path, set[str]], tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.compare import TOLERANCE, max_error
-from bot.runner import run_model
+from bot.build.compare import TOLERANCE, max_error
+from bot.build.runner import run_model
 from models import export
 from tests.test_runtime_corrupt import assert_clean_failure, run
 

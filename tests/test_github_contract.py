@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from github import GithubException
 
-from bot import github
+from bot.github import api
 from tests.conftest import REPO_ROOT
 
 NODE = REPO_ROOT / "tests" / "node" / "node_modules"
@@ -56,8 +56,8 @@ def prism(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
-def client(base: str) -> github.GitHubClient:
-    return github.GitHubClient("ghs_contract", REPO, base, sleep=lambda _: None, throttle=False, backoff=0)
+def client(base: str) -> api.GitHubClient:
+    return api.GitHubClient("ghs_contract", REPO, base, sleep=lambda _: None, throttle=False, backoff=0)
 
 
 def example_head_sha(base: str) -> str:
@@ -76,19 +76,19 @@ def test_prism_rejects_a_request_the_spec_forbids(prism: str) -> None:
 def test_sticky_comment_calls(prism: str) -> None:
     c = client(prism)
     head = example_head_sha(prism)
-    assert c.upsert_comment(1347, "<!-- selective-build-report -->\nreport", head) == github.Outcome.CREATED
-    assert c.upsert_comment(1347, "report", "0" * 40) == github.Outcome.SKIPPED_OUTDATED
+    assert c.upsert_comment(1347, "<!-- selective-build-report -->\nreport", head) == api.Outcome.CREATED
+    assert c.upsert_comment(1347, "report", "0" * 40) == api.Outcome.SKIPPED_OUTDATED
     c._request("PATCH", "/issues/comments/1", body={"body": "<!-- selective-build-report -->\nedited"})
 
 
 def test_check_run_and_status_calls(prism: str) -> None:
     c = client(prism)
-    notes = [github.Annotation("apps/vision/selected_operators.yaml", "missing aten::mul.Scalar_out", "stale yaml")]
+    notes = [api.Annotation("apps/vision/selected_operators.yaml", "missing aten::mul.Scalar_out", "stale yaml")]
     assert c.report_check("a" * 40, False, "stale yaml", "summary", notes) in (
-        github.Outcome.CREATED,
-        github.Outcome.UPDATED,
+        api.Outcome.CREATED,
+        api.Outcome.UPDATED,
     )
     fields = {"status": "completed", "conclusion": "success", "output": {"title": "t", "summary": "s"}}
     c._request("PATCH", "/check-runs/4", body=fields)
-    c._request("POST", "/check-runs", body={"name": github.CHECK_NAME, "head_sha": "a" * 40, **fields})
+    c._request("POST", "/check-runs", body={"name": api.CHECK_NAME, "head_sha": "a" * 40, **fields})
     c._request("POST", f"/statuses/{'a' * 40}", body={"state": "failure", "description": "d", "context": "c"})

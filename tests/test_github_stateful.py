@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import action, github, oplist, pte, report, report_io, stale
+from bot.github import action, api
 from bot.pipeline import PrReport, TargetReport
+from bot.report import artifact, comment
+from bot.selection import oplist, pte, stale
 from tests.conftest import ZOO_DIR
 from tests.github_fake import FakeGitHub, Fault
 
@@ -33,30 +35,30 @@ def fake() -> Iterator[FakeGitHub]:
     server.stop()
 
 
-def client(fake: FakeGitHub) -> github.GitHubClient:
-    return github.GitHubClient(
+def client(fake: FakeGitHub) -> api.GitHubClient:
+    return api.GitHubClient(
         TOKEN, f"{fake.owner}/{fake.repo}", fake.base_url, sleep=lambda _: None, throttle=False, backoff=0
     )
 
 
-def post(fake: FakeGitHub, body: str, head: str = HEAD) -> github.PostResult:
-    return github.post(client(fake), fake.pr_number, head, body, False, "title", [])
+def post(fake: FakeGitHub, body: str, head: str = HEAD) -> api.PostResult:
+    return api.post(client(fake), fake.pr_number, head, body, False, "title", [])
 
 
 def test_sticky_comment_is_updated_not_duplicated(fake: FakeGitHub) -> None:
-    first = report.render(real_report())
-    assert post(fake, first).comment == github.Outcome.CREATED
+    first = comment.render(real_report())
+    assert post(fake, first).comment == api.Outcome.CREATED
     second = first.replace("Selective build report", "Selective build report (2)")
-    assert post(fake, second).comment == github.Outcome.UPDATED
+    assert post(fake, second).comment == api.Outcome.UPDATED
     assert len(fake.comments) == 1
     assert fake.comments[0]["body"] == second
 
 
 def test_an_older_run_does_not_overwrite_a_newer_one(fake: FakeGitHub) -> None:
-    post(fake, report.render(real_report()))
+    post(fake, comment.render(real_report()))
     fake.head_sha = "c" * 40  # the PR moved on; this run is for the old head
     result = post(fake, "stale text")
-    assert result.comment == github.Outcome.SKIPPED_OUTDATED
+    assert result.comment == api.Outcome.SKIPPED_OUTDATED
     assert "stale text" not in fake.comments[0]["body"]
 
 
@@ -71,9 +73,9 @@ def test_an_older_run_does_not_overwrite_a_newer_one(fake: FakeGitHub) -> None:
 )
 def test_transient_failures_are_retried_without_duplicate_writes(fake: FakeGitHub, fault: Fault) -> None:
     fake.faults.append(fault)
-    body = report.render(real_report())
+    body = comment.render(real_report())
     result = post(fake, body)
-    assert result.comment in (github.Outcome.CREATED, github.Outcome.UPDATED)
+    assert result.comment in (api.Outcome.CREATED, api.Outcome.UPDATED)
     assert len(fake.comments) == 1 and fake.comments[0]["body"] == body
     assert fault.times == 0
     assert len(fake.check_runs) == 1
@@ -82,9 +84,9 @@ def test_transient_failures_are_retried_without_duplicate_writes(fake: FakeGitHu
 def test_github_enterprise_base_url_with_a_path_prefix() -> None:
     ghe = FakeGitHub(head_sha=HEAD, prefix="/api/v3").start()
     try:
-        api = github.GitHubClient(TOKEN, f"{ghe.owner}/{ghe.repo}", ghe.base_url + "/api/v3", throttle=False, backoff=0)
-        result = github.post(api, ghe.pr_number, HEAD, report.render(real_report()), True, "ok", [])
-        assert result.comment == github.Outcome.CREATED and len(ghe.comments) == 1
+        client = api.GitHubClient(TOKEN, f"{ghe.owner}/{ghe.repo}", ghe.base_url + "/api/v3", throttle=False, backoff=0)
+        result = api.post(client, ghe.pr_number, HEAD, comment.render(real_report()), True, "ok", [])
+        assert result.comment == api.Outcome.CREATED and len(ghe.comments) == 1
         assert all(path.startswith("/api/v3/") for _, path in ghe.requests)
         assert ("GET", "/api/v3/user") in ghe.requests  # who the bot is, to find its own comment
     finally:
@@ -94,16 +96,16 @@ def test_github_enterprise_base_url_with_a_path_prefix() -> None:
 def test_check_run_carries_annotations_and_falls_back_to_a_status(fake: FakeGitHub) -> None:
     rep = real_report()
     notes = action.annotations(rep)
-    github.post(client(fake), fake.pr_number, HEAD, report.render(rep), False, "stale yaml", notes)
+    api.post(client(fake), fake.pr_number, HEAD, comment.render(rep), False, "stale yaml", notes)
     run = fake.check_runs[0]
     assert run["conclusion"] == "failure"
     assert run["output"]["annotations"][0]["path"] == "apps/vision/selected_operators.yaml"
     assert "python -m bot regenerate" in run["output"]["annotations"][0]["message"]
 
     fake.checks_writable = False
-    result = github.post(client(fake), fake.pr_number, HEAD, report.render(rep), True, "ok", notes)
-    assert result.check == github.Outcome.CREATED
-    assert fake.statuses[-1]["state"] == "success" and fake.statuses[-1]["context"] == github.CHECK_NAME
+    result = api.post(client(fake), fake.pr_number, HEAD, comment.render(rep), True, "ok", notes)
+    assert result.check == api.Outcome.CREATED
+    assert fake.statuses[-1]["state"] == "success" and fake.statuses[-1]["context"] == api.CHECK_NAME
 
 
 def action_env(fake: FakeGitHub, tmp_path: Path, event: dict) -> dict[str, str]:
@@ -130,7 +132,7 @@ def test_fork_token_or_deleted_pr_degrades_to_the_job_summary(
 ) -> None:
     setattr(fake, failure, True)
     rep = real_report()
-    (tmp_path / "selective-build-report.json").write_text(report_io.dumps(rep, {"number": fake.pr_number}))
+    (tmp_path / "selective-build-report.json").write_text(artifact.dumps(rep, {"number": fake.pr_number}))
     event = {"workflow_run": {"head_sha": HEAD, "pull_requests": []}}
     assert action.run(action_env(fake, tmp_path, event)) == 0
     summary = (tmp_path / "summary").read_text()

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from bot import oplist, pipeline, report
+from bot import pipeline
+from bot.report import comment
+from bot.selection import oplist
 from tests.conftest import ZOO_DIR
 from tests.scenario_repo import clone_of, commit_all
 
@@ -54,7 +56,7 @@ def hostile_report(base_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_hostile_names_reach_the_report_and_render_inert(hostile_report: pipeline.PrReport) -> None:
-    markdown = report.render(hostile_report)
+    markdown = comment.render(hostile_report)
     cnn = next(t for t in hostile_report.targets if t.name == "cnn")
     seq = next(t for t in hostile_report.targets if t.name == "seq")
     assert cnn.models_without_yaml == (f"{MODEL_DIR}/{MODEL_NAME}.pte",)
@@ -79,7 +81,7 @@ def test_hostile_names_reach_the_report_and_render_inert(hostile_report: pipelin
     ],
 )
 def test_every_escape_helper_is_inert(value: str) -> None:
-    for piece in (report.text(value), report.code(value)):
+    for piece in (comment.text(value), comment.code(value)):
         assert "\n" not in piece
         assert_inert(f"| col |\n|---|\n| {piece} |\n\n- {piece}\n")
         assert not re.search(r"<(strong|em|del|a|img)\b", rendered_html(piece))

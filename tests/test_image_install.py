@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.report import MARKER
+from bot.report.comment import MARKER
 from tests.conftest import ZOO_DIR
 from tests.installed_tool import (
     Installed,

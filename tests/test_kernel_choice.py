@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot import arch, build, pipeline, report, size
-from bot.kernel_library import load_libraries
-from bot.oplist import load as load_selection
+from bot import pipeline
+from bot.build import arch, cmake, size
+from bot.report import comment
+from bot.selection.kernel_library import load_libraries
+from bot.selection.oplist import load as load_selection
 from tests.conftest import REPO_ROOT
 from tests.scenario_repo import bot, clone_of, commit_all
 from tests.scenario_repo import git as repo_git
@@ -57,12 +59,12 @@ def choice_repo(base_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def measured_vm_bytes(yaml_file: Path, source: Path, options: dict[str, str]) -> int:
-    """bot/size.py on the size probe the pipeline built from `yaml_file` with these kernel options
+    """bot/build/size.py on the size probe the pipeline built from `yaml_file` with these kernel options
     (the same flavour, the same build directory: nothing is rebuilt)."""
-    flavour = build.with_options(build.selective_flavour(yaml_file, True, False), options)
-    built = build.build(flavour, targets=build.size_targets(arch.HOST), source_dir=source)
+    flavour = cmake.with_options(cmake.selective_flavour(yaml_file, True, False), options)
+    built = cmake.build(flavour, targets=cmake.size_targets(arch.HOST), source_dir=source)
     with tempfile.TemporaryDirectory() as tmp:
-        return size.analyse(built / build.SIZE_PROBE, None, {}, Path(tmp), arch=arch.HOST).vm_size
+        return size.analyse(built / cmake.SIZE_PROBE, None, {}, Path(tmp), arch=arch.HOST).vm_size
 
 
 def cost_line(markdown: str, target: str) -> str:
@@ -78,14 +80,14 @@ def test_an_optimized_target_states_its_cost_in_exact_bytes(choice_repo: Path) -
     assert (s.kernels, s.cpu, s.base_kernels, s.base_cpu) == ("optimized", "x86-64-v3", "portable", None)
     assert not seq.load_failures and not rep.stale  # gru ran on the optimized runtime
     # The cost is the head's VM bytes minus the portable runtime's of the same selection, both as
-    # bot/size.py measures the build directories the pipeline used.
-    head_root = build.cache_dir() / "worktrees" / f"head-{pipeline.git.repo_key(choice_repo)}"
+    # bot/build/size.py measures the build directories the pipeline used.
+    head_root = cmake.cache_dir() / "worktrees" / f"head-{pipeline.git.repo_key(choice_repo)}"
     yaml_file = pipeline.regenerated_path(head_root, "seq")
-    optimized = measured_vm_bytes(yaml_file, head_root / "native", build.kernel_choice_options("ALL", "x86-64-v3"))
+    optimized = measured_vm_bytes(yaml_file, head_root / "native", cmake.kernel_choice_options("ALL", "x86-64-v3"))
     portable = measured_vm_bytes(yaml_file, head_root / "native", {})
     assert (s.head.vm_size, s.portable.vm_size) == (optimized, portable)
     assert s.optimized_cost == optimized - portable > 0
-    markdown = report.render(rep)
+    markdown = comment.render(rep)
     line = cost_line(markdown, "seq")
     share = f"{(optimized - portable) / portable:.2%}"
     assert line.startswith(
@@ -95,7 +97,7 @@ def test_an_optimized_target_states_its_cost_in_exact_bytes(choice_repo: Path) -
     assert line.endswith("; changed in this PR from portable kernels")
     # A portable target gets no line; the headline names the choice as where the bytes come from.
     assert cnn.sizes[0].portable is None and "- cnn on " not in markdown
-    summary = report.summary_line(rep)
+    summary = comment.summary_line(rep)
     assert "kernels portable → optimized in 1 target: runtimes ▲" in summary, summary
     print(line)  # the real line, for people reading the test log
 
@@ -104,11 +106,11 @@ def test_a_mix_optimizes_just_the_ops_it_names(choice_repo: Path) -> None:
     rep = pipeline.run_pr(choice_repo, "main", "mix", lambda _: None)
     s = next(t for t in rep.targets if t.name == "seq").sizes[0]
     assert (s.kernels, s.cpu) == ("optimized: 1 op", "x86-64-v3") and s.head and s.portable
-    head_root = build.cache_dir() / "worktrees" / f"head-{pipeline.git.repo_key(choice_repo)}"
+    head_root = cmake.cache_dir() / "worktrees" / f"head-{pipeline.git.repo_key(choice_repo)}"
     yaml_file = pipeline.regenerated_path(head_root, "seq")
-    options = build.kernel_choice_options((optimized_op(),), "x86-64-v3")
+    options = cmake.kernel_choice_options((optimized_op(),), "x86-64-v3")
     assert s.head.vm_size == measured_vm_bytes(yaml_file, head_root / "native", options)
-    line = cost_line(report.render(rep), "seq")
+    line = cost_line(comment.render(rep), "seq")
     assert line.startswith("- seq on x86\\-64: optimized kernels for 1 op \\(x86\\-64\\-v3\\), +"), line
 
 

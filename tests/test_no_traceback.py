@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import action, cli, report_io
+from bot import cli
 from bot.errors import ExitCode
+from bot.github import action
+from bot.report import artifact
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git
 from tests.test_action_contract import opened_event, run_action, runner_env
@@ -71,7 +73,7 @@ def test_a_model_that_is_not_a_program_is_a_finding_not_a_traceback(evil_repo: P
     assert_no_command_from_pr(proc.stdout, proc.stderr)
     assert proc.returncode == ExitCode.FINDINGS, proc.stderr
     assert [line for line in proc.stderr.splitlines() if "error:" in line] == []
-    rep = report_io.load(tmp_path / "report.json")[0]
+    rep = artifact.load(tmp_path / "report.json")[0]
     assert [f.model for f in rep.model_failures] == [EVIL]
     assert "not an ExecuTorch program" in rep.model_failures[0].message
     seq = next(t for t in rep.targets if t.name == "seq")
@@ -148,11 +150,11 @@ def test_hostile_runtime_outputs_end_in_one_error(kind: str, tmp_path: Path) -> 
     """Never unpickled, never waited on (a FIFO), never a traceback: the model's one-line failure."""
     import numpy as np
 
-    from bot import runner
+    from bot.build import runner
     from bot.errors import BotError
     from tests.conftest import ZOO_DIR
 
-    out = tmp_path / "out"  # the run's only writable (and, with its inputs, visible) folder: bot/sandbox.py
+    out = tmp_path / "out"  # the run's only writable (and, with its inputs, visible) folder: bot/safety/sandbox.py
     out.mkdir()
     pickled = out / "pickled.npy"
     np.save(pickled, np.array([{"a": 1}], dtype=object), allow_pickle=True)
@@ -172,10 +174,10 @@ def test_stray_runtime_files_are_not_outputs(tmp_path: Path) -> None:
     """Only output<N>.npy are outputs, in numeric order; outputX.npy is no reason to crash."""
     import numpy as np
 
-    from bot import runner
+    from bot.build import runner
     from tests.conftest import ZOO_DIR
 
-    out = tmp_path / "out"  # the run's only writable (and, with its inputs, visible) folder: bot/sandbox.py
+    out = tmp_path / "out"  # the run's only writable (and, with its inputs, visible) folder: bot/safety/sandbox.py
     out.mkdir()
     for index in (0, 1, 10):
         np.save(out / f"v{index}.npy", np.full(2, index, dtype=np.float32))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot import oplist, pte
+from bot.selection import oplist, pte
 from tests.conftest import ZOO_DIR, ZOO_MODELS
 
 

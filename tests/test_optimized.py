@@ -15,11 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot import arch as arches
-from bot import build, codegen
-from bot.compare import TOLERANCE, max_error
-from bot.kernel_library import KernelLibraryError, load_libraries
-from bot.runner import run_model
+from bot.build import arch as arches
+from bot.build import cmake
+from bot.build.compare import TOLERANCE, max_error
+from bot.build.runner import run_model
+from bot.selection import codegen
+from bot.selection.kernel_library import KernelLibraryError, load_libraries
 from tests.conformance import check
 from tests.conformance.layout import fixtures
 from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
@@ -42,12 +43,12 @@ CPUS = ["x86-64-v3"] + (["x86-64-v4"] if _host_has("avx512f") and _host_has("avx
 
 @pytest.fixture(scope="session", params=CPUS)
 def optimized_build(request: pytest.FixtureRequest) -> Path:
-    return build.build(build.optimized_all_ops(request.param), targets=("executor_runner", "execute_alloc_test"))
+    return cmake.build(cmake.optimized_all_ops(request.param), targets=("executor_runner", "execute_alloc_test"))
 
 
 @pytest.fixture(scope="session")
 def optimized_conformance(optimized_build: Path) -> dict[str, check.Result]:
-    return check.run_all(build.runner_path(optimized_build), OVERRIDDEN_FIXTURES)
+    return check.run_all(cmake.runner_path(optimized_build), OVERRIDDEN_FIXTURES)
 
 
 def test_optimized_library_overrides_only_portable_ops() -> None:
@@ -58,7 +59,7 @@ def test_optimized_library_overrides_only_portable_ops() -> None:
 
 @pytest.mark.parametrize("name", ZOO_MODELS)
 def test_zoo_model_matches_executorch(name: str, optimized_build: Path, tmp_path: Path) -> None:
-    result = run_model(build.runner_path(optimized_build), ZOO_DIR / f"{name}.pte", zoo_inputs(name), tmp_path)
+    result = run_model(cmake.runner_path(optimized_build), ZOO_DIR / f"{name}.pte", zoo_inputs(name), tmp_path)
     expected = [np.load(p) for p in zoo_expected(name)]
     assert len(result.outputs) == len(expected)
     for actual, want in zip(result.outputs, expected, strict=True):
@@ -139,13 +140,13 @@ def _require(arch: arches.Arch, run: bool = True) -> None:
 @pytest.fixture(scope="session")
 def aarch64_optimized_build() -> Path:
     _require(arches.AARCH64)
-    flavour = build.optimized_all_ops(arches.AARCH64.optimized_cpu).for_arch(arches.AARCH64)
-    return build.build(flavour, targets=("executor_runner",))
+    flavour = cmake.optimized_all_ops(arches.AARCH64.optimized_cpu).for_arch(arches.AARCH64)
+    return cmake.build(flavour, targets=("executor_runner",))
 
 
 @pytest.mark.parametrize("name", ZOO_MODELS)
 def test_aarch64_zoo_model_matches_executorch(name: str, aarch64_optimized_build: Path, tmp_path: Path) -> None:
-    runner = build.runner_path(aarch64_optimized_build)
+    runner = cmake.runner_path(aarch64_optimized_build)
     result = run_model(runner, ZOO_DIR / f"{name}.pte", zoo_inputs(name), tmp_path, arch=arches.AARCH64)
     expected = [np.load(p) for p in zoo_expected(name)]
     assert len(result.outputs) == len(expected)
@@ -186,9 +187,9 @@ def _binutils(arch: arches.Arch, tool: str, *args: str | Path) -> str:
 
 def test_cortex_m_compiles_the_optimized_library() -> None:
     _require(arches.CORTEX_M, run=False)
-    flavour = build.optimized_all_ops().for_arch(arches.CORTEX_M)
-    out = build.build(flavour, targets=build.size_targets(arches.CORTEX_M))
-    assert (out / build.SIZE_PROBE).is_file()
+    flavour = cmake.optimized_all_ops().for_arch(arches.CORTEX_M)
+    out = cmake.build(flavour, targets=cmake.size_targets(arches.CORTEX_M))
+    assert (out / cmake.SIZE_PROBE).is_file()
 
 
 # Under AddressSanitizer and UndefinedBehaviorSanitizer: the zoo and every overridden op's conformance
@@ -199,12 +200,12 @@ SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime e
 
 @pytest.fixture(scope="module")
 def sanitized_optimized() -> Path:
-    flavour = build.Flavour(
+    flavour = cmake.Flavour(
         "sanitized-optimized",
-        {"SB_SANITIZE": "ON", "SELECT_ALL_OPS": "ON", **build.kernel_choice_options("ALL", CPUS[-1])},
+        {"SB_SANITIZE": "ON", "SELECT_ALL_OPS": "ON", **cmake.kernel_choice_options("ALL", CPUS[-1])},
         build_type="RelWithDebInfo",
     )
-    return build.runner_path(build.build(flavour))
+    return cmake.runner_path(cmake.build(flavour))
 
 
 @pytest.mark.parametrize("name", ZOO_MODELS)

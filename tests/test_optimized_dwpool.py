@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot import build
+from bot.build import cmake
 from tests.conformance import check
 from tests.conformance.layout import Fixture, fixtures
 
@@ -193,9 +193,9 @@ def _export(case: Case, out: Path) -> None:
 
 @pytest.fixture(scope="module")
 def optimized_runner() -> Path:
-    if not hasattr(build, "optimized_all_ops"):
-        pytest.skip("no optimized library plumbing (build.optimized_all_ops)")
-    return build.runner_path(build.build(build.optimized_all_ops("x86-64-v4")))
+    if not hasattr(cmake, "optimized_all_ops"):
+        pytest.skip("no optimized library plumbing (cmake.optimized_all_ops)")
+    return cmake.runner_path(cmake.build(cmake.optimized_all_ops("x86-64-v4")))
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from bot import build
-from bot.runner import run_model
+from bot.build import cmake
+from bot.build.runner import run_model
 from tests.conformance import check
 from tests.conformance.layout import fixtures
 from tests.test_optimized import CPUS, sanitized_optimized  # noqa: F401  (a fixture)
@@ -232,8 +232,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session", params=CPUS)
 def runner(request: pytest.FixtureRequest) -> Path:
-    runtime = build.build(build.optimized_all_ops(request.param), targets=("executor_runner", "execute_alloc_test"))
-    return build.runner_path(runtime)
+    runtime = cmake.build(cmake.optimized_all_ops(request.param), targets=("executor_runner", "execute_alloc_test"))
+    return cmake.runner_path(runtime)
 
 
 @pytest.fixture(scope="session")

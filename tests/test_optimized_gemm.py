@@ -26,9 +26,9 @@ import pytest
 import torch
 from torch import nn
 
-from bot import build
-from bot.compare import TOLERANCE, max_error
-from bot.runner import run_model
+from bot.build import cmake
+from bot.build.compare import TOLERANCE, max_error
+from bot.build.runner import run_model
 from tests.test_optimized import CPUS, SANITIZER_REPORT, sanitized_optimized  # noqa: F401 (a fixture)
 
 
@@ -164,7 +164,7 @@ def _exported(case: Case) -> tuple[Path, list[Path], list[np.ndarray]]:
     """The case's program, inputs and ExecuTorch's outputs, exported once into the build cache."""
     from models.export import reference_outputs, to_pte
 
-    out = build.cache_dir() / "optimized-gemm-cases" / f"{case.name}-{case.key()}"
+    out = cmake.cache_dir() / "optimized-gemm-cases" / f"{case.name}-{case.key()}"
     pte = out / "model.pte"
     inputs = _inputs(case)
     input_paths = [out / f"input{i}.npy" for i in range(len(inputs))]
@@ -184,7 +184,7 @@ def _exported(case: Case) -> tuple[Path, list[Path], list[np.ndarray]]:
 
 @pytest.fixture(scope="module", params=CPUS)
 def optimized_runner(request: pytest.FixtureRequest) -> Path:
-    return build.runner_path(build.build(build.optimized_all_ops(request.param)))
+    return cmake.runner_path(cmake.build(cmake.optimized_all_ops(request.param)))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

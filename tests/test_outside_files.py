@@ -74,7 +74,7 @@ def test_a_file_outside_the_repo_never_reaches_any_output(base_repo: Path, tmp_p
     cache = tmp_path / "cache"
     report_md = tmp_path / "report" / "selective-build-report.md"
     # The worst case: nothing confines the compiler (SB_SANDBOX=limits), so it does read the outside file.
-    # (In the namespaces sandbox the file is not even there to read: bot/sandbox.py, tests/test_containment.py.)
+    # (In the namespaces sandbox the file is not even there to read: bot/safety/sandbox.py, tests/test_containment.py.)
     env = {**os.environ, "SB_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO_ROOT), "SB_SANDBOX": "limits"}
     runs = [
         subprocess.run(

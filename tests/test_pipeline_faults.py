@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from bot import build, git, lock, pipeline, report
+from bot import git, pipeline
+from bot.build import cmake, lock
 from bot.errors import BotError
 from bot.fileio import write_text_atomic
+from bot.report import comment
 from tests.scenario_repo import clone_of, commit_all
 
 
@@ -98,12 +100,12 @@ def test_a_worktree_keeps_its_build_directories_across_commits(repo: Path, tmp_p
     (repo / "extra.txt").write_text("x")
     second = commit_all(repo, "another commit")
     path = git.worktree(repo, first, cache, keep=pipeline.KEEP)
-    (path / build.BUILD_DIR_NAME / "flavour").mkdir(parents=True)
-    (path / build.BUILD_DIR_NAME / "flavour" / "object.o").write_text("warm")
+    (path / cmake.BUILD_DIR_NAME / "flavour").mkdir(parents=True)
+    (path / cmake.BUILD_DIR_NAME / "flavour" / "object.o").write_text("warm")
 
     assert git.worktree(repo, second, cache, keep=pipeline.KEEP) == path
     assert (path / "extra.txt").is_file()
-    assert (path / build.BUILD_DIR_NAME / "flavour" / "object.o").read_text() == "warm"
+    assert (path / cmake.BUILD_DIR_NAME / "flavour" / "object.o").read_text() == "warm"
 
 
 # --- worktrees: a real `git worktree add` or checkout killed midway, and the locks it leaves --------------
@@ -127,7 +129,7 @@ def many_files_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     for name, value in (("user.email", "test@example.com"), ("user.name", "test")):
         subprocess.run(["git", "-C", str(repo), "config", name, value], check=True)
-    (repo / ".gitignore").write_text(f"{build.BUILD_DIR_NAME}/\n")
+    (repo / ".gitignore").write_text(f"{cmake.BUILD_DIR_NAME}/\n")
     for version in (1, 2):
         _write_tree(repo, version)
         commit_all(repo, f"version {version}")
@@ -198,7 +200,7 @@ def test_a_checkout_killed_midway_is_repaired_in_place(many_files: Path, tmp_pat
     cache = tmp_path / "cache"
     first, second = git.resolve(many_files, "main~1"), git.resolve(many_files, "main")
     path = git.worktree(many_files, first, cache, role="base", keep=pipeline.KEEP)
-    warm = path / build.BUILD_DIR_NAME / "flavour" / "object.o"
+    warm = path / cmake.BUILD_DIR_NAME / "flavour" / "object.o"
     warm.parent.mkdir(parents=True)
     warm.write_text("warm")
     checkout = ["git", "-C", str(path), "checkout", "--quiet", "--force", "--detach", second]
@@ -308,10 +310,10 @@ def test_a_configure_killed_midway_is_started_over(tmp_path: Path) -> None:
     (out / "CMakeCache.txt").write_text("CMAKE_MAKE_PROGRAM:FILEPATH=/nonexistent/ninja\n")
     (out / "build.ninja").write_text("this is not ninja syntax\n")
 
-    built = build.build(build.ALL_OPS, targets=("executor_runner",), build_dir=out)
+    built = cmake.build(cmake.ALL_OPS, targets=("executor_runner",), build_dir=out)
 
-    assert (built / build.CONFIGURED_STAMP).is_file()
-    probe = subprocess.run([str(build.runner_path(built)), "--list-kernels"], capture_output=True, text=True)
+    assert (built / cmake.CONFIGURED_STAMP).is_file()
+    probe = subprocess.run([str(cmake.runner_path(built)), "--list-kernels"], capture_output=True, text=True)
     assert probe.returncode == 0 and "aten::add.out" in probe.stdout
 
 
@@ -320,10 +322,10 @@ def test_a_checked_in_build_directory_symlink_cannot_send_the_build_outside(tmp_
     (checkout / "native").mkdir(parents=True)
     outside = tmp_path / "outside"
     outside.mkdir()
-    (checkout / build.BUILD_DIR_NAME).symlink_to(outside)
+    (checkout / cmake.BUILD_DIR_NAME).symlink_to(outside)
 
     with pytest.raises(BotError, match="leads outside the checkout"):
-        build.build(build.ALL_OPS, source_dir=checkout / "native")
+        cmake.build(cmake.ALL_OPS, source_dir=checkout / "native")
     assert list(outside.iterdir()) == []
 
 
@@ -361,7 +363,7 @@ def test_a_lock_held_too_long_ends_in_one_error(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-c",
-                "from pathlib import Path; from bot import lock\n"
+                "from pathlib import Path; from bot.build import lock\n"
                 f"with lock.exclusive(Path({str(tmp_path / 'l.lock')!r}), 'the thing', wait_seconds=0.5): pass",
             ],
             capture_output=True,
@@ -377,7 +379,7 @@ def test_a_killed_holder_releases_its_lock(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import time; from pathlib import Path; from bot import lock\n"
+            "import time; from pathlib import Path; from bot.build import lock\n"
             f"with lock.exclusive(Path({str(tmp_path / 'l.lock')!r}), 'x'):\n"
             "    print('held', flush=True); time.sleep(60)",
         ],
@@ -456,13 +458,13 @@ def test_an_invalid_checked_in_yaml_is_a_finding_in_the_report(repo: Path, tmp_p
     assert seq.sizes[0].head is not None  # the regenerated selection was still built and measured
     cnn = next(t for t in rep.targets if t.name == "cnn")
     assert not cnn.yaml_error and not cnn.diff.stale
-    assert report.summary_line(rep)
+    assert comment.summary_line(rep)
 
 
 def pipeline_report(path: Path) -> pipeline.PrReport:
-    from bot import report_io
+    from bot.report import artifact
 
-    return report_io.load(path)[0]
+    return artifact.load(path)[0]
 
 
 # --- file modes -------------------------------------------------------------------------------------------
@@ -519,7 +521,7 @@ def test_a_build_directory_that_is_not_one_is_never_emptied(tmp_path: Path) -> N
     (precious / "thesis.tex").write_text("years of work")
 
     with pytest.raises(BotError, match="not a build directory"):
-        build.build(build.ALL_OPS, build_dir=precious)
+        cmake.build(cmake.ALL_OPS, build_dir=precious)
     assert (precious / "thesis.tex").read_text() == "years of work"
 
 
@@ -543,7 +545,7 @@ def test_a_model_that_runs_too_long_is_a_finding_not_a_hang(repo: Path) -> None:
     assert "exceeded 1 s" in rep.model_failures[0].message
     seq = next(t for t in rep.targets if t.name == "seq")
     assert seq.sizes[0].head is not None  # the other models were still traced, built and measured
-    assert "models/zoo/loop.pte" in report.render(rep)
+    assert "models/zoo/loop.pte" in comment.render(rep)
 
 
 # --- head kernels that cannot be built as they are --------------------------------------------------------
@@ -560,8 +562,8 @@ def test_a_kernel_source_symlinked_outside_is_refused_before_the_compiler_quotes
     rep = pipeline.run_pr(repo, "main~1", None, lambda _: None)
 
     assert "kernels/portable/op_relu.cpp" in rep.build_error and "outside the repository" in rep.build_error
-    assert "SECRET-MARKER" not in report.render(rep)
-    assert "kernels/portable/op_relu.cpp" in report.summary_line(rep) or "build" in report.summary_line(rep)
+    assert "SECRET-MARKER" not in comment.render(rep)
+    assert "kernels/portable/op_relu.cpp" in comment.summary_line(rep) or "build" in comment.summary_line(rep)
 
 
 def test_a_broken_kernel_library_at_head_is_a_build_failure_not_a_traceback(repo: Path) -> None:
@@ -601,11 +603,11 @@ def test_a_head_build_that_fails_says_its_size_is_unknown_never_no_change(repo: 
     cnn, seq = (next(t for t in rep.targets if t.name == n) for n in ("cnn", "seq"))
     assert cnn.build_error and "relu breaks the selective build" in cnn.build_error
     assert cnn.sizes[0].head is None and seq.sizes[0].delta == 0
-    headline = report.summary_line(rep, name=report.plain)
+    headline = comment.summary_line(rep, name=comment.plain)
     assert headline.startswith("❌ build failed: target cnn ("), headline
     expected_tail = ", 2 targets, cnn on x86-64 head build failed: size unknown, no size change in 1 other runtime"
     assert headline.endswith(expected_tail), headline
-    assert report.summary_line(rep) in (repo / "report.md").read_text()  # the comment's headline
+    assert comment.summary_line(rep) in (repo / "report.md").read_text()  # the comment's headline
     printed = " ".join(proc.stdout.split())  # rich wraps the title `bot pr` prints at the terminal's width
     assert printed.startswith(" ".join(headline.split()) + " "), proc.stdout  # the check-run title
     table = proc.stdout.splitlines()

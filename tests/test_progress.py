@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bot import cli, regenerate
-from bot.oplist import Operator, SelectedOps
+from bot import cli
 from bot.progress import LogProgress, Progress, RichProgress, timing_table
+from bot.selection import regenerate
+from bot.selection.oplist import Operator, SelectedOps
 
 # A model name as a hostile PR could write it: rich markup, a workflow command after a
 # newline, the legacy command form, and a command at the start of the text.

@@ -1,4 +1,4 @@
-"""bot/pte.py on hostile bytes: a mutated or truncated zoo program either parses or
+"""bot/selection/pte.py on hostile bytes: a mutated or truncated zoo program either parses or
 raises PteError with one line, always within a time bound, and what the bot derives
 from a parsed program (operator dtypes, the selected-operators list) is bounded too.
 A program that shares one list among thousands of values parses fast."""
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import oplist, pte
+from bot.selection import oplist, pte
 from tests import crafted_programs as crafted
 from tests.conftest import ZOO_DIR, ZOO_MODELS
 

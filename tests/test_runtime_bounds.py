@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot import pte
+from bot.selection import pte
 from tests import crafted_programs as crafted
 from tests.conftest import ZOO_DIR, ZOO_MODELS, zoo_inputs
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import pte
+from bot.selection import pte
 from tests.conftest import ZOO_DIR
 
 MODEL = ZOO_DIR / "resnet.pte"

@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot import build
-from bot.compare import TOLERANCE, max_error
+from bot.build import cmake
+from bot.build.compare import TOLERANCE, max_error
 from tests import crafted_programs as crafted
 from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
 from tests.test_runtime_corrupt import CORRUPTIONS, MODEL
 
-SANITIZED = build.Flavour("sanitized", {"SB_SANITIZE": "ON", "SELECT_ALL_OPS": "ON"}, build_type="RelWithDebInfo")
-FUZZ = build.Flavour("fuzz", {"SB_FUZZ": "ON", "SELECT_ALL_OPS": "ON", "CMAKE_CXX_COMPILER": "clang++"})
+SANITIZED = cmake.Flavour("sanitized", {"SB_SANITIZE": "ON", "SELECT_ALL_OPS": "ON"}, build_type="RelWithDebInfo")
+FUZZ = cmake.Flavour("fuzz", {"SB_FUZZ": "ON", "SELECT_ALL_OPS": "ON", "CMAKE_CXX_COMPILER": "clang++"})
 CRASHES = REPO_ROOT / "tests" / "fuzz" / "crashes"
 FUZZ_RUNS = 15_000  # about a minute on one core
 LOAD_FUZZ_RUNS = 60_000  # about 20 s: loading alone is some ten times faster
@@ -32,7 +32,7 @@ SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime e
 
 @pytest.fixture(scope="module")
 def sanitized() -> Path:
-    return build.runner_path(build.build(SANITIZED))
+    return cmake.runner_path(cmake.build(SANITIZED))
 
 
 def run(runner: Path, model: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -101,7 +101,7 @@ def test_bit_flips_under_sanitizers(sanitized: Path, tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def fuzz_build() -> Path:
     assert shutil.which("clang++"), "clang++ is needed for the fuzz targets: run scripts/setup.sh"
-    return build.build(FUZZ, targets=FUZZERS)
+    return cmake.build(FUZZ, targets=FUZZERS)
 
 
 @pytest.mark.parametrize("target", FUZZERS)

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.compare import TOLERANCE, max_error
-from bot.runner import run_model
+from bot.build.compare import TOLERANCE, max_error
+from bot.build.runner import run_model
 from tests.conftest import ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import config, kernel_library, oplist, pte, regenerate
+from bot import config
 from bot.errors import BotError
-from bot.limits import MIB
-from bot.safe_files import (
+from bot.safety.limits import MIB
+from bot.safety.safe_files import (
     MissingFileError,
     UnsafeFileError,
     check_regular_file,
@@ -26,6 +26,7 @@ from bot.safe_files import (
     read_bytes,
     read_text,
 )
+from bot.selection import kernel_library, oplist, pte, regenerate
 from tests.conftest import REPO_ROOT, ZOO_DIR
 
 SECRET = "SB-SECRET-7f3a9c"  # planted in files outside the repo; must never appear in any message

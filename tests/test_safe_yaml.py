@@ -16,8 +16,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import oplist, safe_yaml
-from bot.limits import DEFAULT_LIMITS, MIB
+from bot.safety import safe_yaml
+from bot.safety.limits import DEFAULT_LIMITS, MIB
+from bot.selection import oplist
 from tests.conftest import REPO_ROOT
 
 ZOO_OPLISTS = sorted((REPO_ROOT / "models" / "oplist").glob("*.yaml"))
@@ -44,7 +45,7 @@ def test_the_alias_bomb_is_refused_at_once_with_bounded_memory(tmp_path: Path) -
     bomb.write_text(billion_laughs(9))
     child = (
         "import json, sys, time\n"
-        "from bot import safe_yaml\n"
+        "from bot.safety import safe_yaml\n"
         "start = time.perf_counter()\n"
         "try:\n"
         f"    safe_yaml.load_file(__import__('pathlib').Path({str(bomb)!r}))\n"

@@ -20,10 +20,11 @@ from urllib.parse import quote
 
 import pytest
 
-from bot import build, redact, sandbox
+from bot.build import cmake
+from bot.build.runner import run_model
 from bot.errors import BotError, ExitCode
-from bot.limits import DEFAULT_LIMITS, MIB, Limits
-from bot.runner import run_model
+from bot.safety import redact, sandbox
+from bot.safety.limits import DEFAULT_LIMITS, MIB, Limits
 from tests.conftest import REPO_ROOT, ZOO_DIR
 from tests.github_fake import FakeGitHub
 from tests.scenario_repo import clone_of, commit_all, git
@@ -370,7 +371,7 @@ def test_a_runtime_flooding_its_output_is_kept_to_the_log_limit(tmp_path: Path) 
 def test_a_build_past_its_time_limit_names_the_step(tmp_path: Path) -> None:
     limits = Limits(build_seconds=0.2)
     with pytest.raises(BotError) as failed:
-        build.build(build.ALL_OPS, build_dir=tmp_path / "build", limits=limits)
+        cmake.build(cmake.ALL_OPS, build_dir=tmp_path / "build", limits=limits)
     assert failed.value.message == "CMake configure of all-ops exceeded 0.2 s"
     assert failed.value.exit_code == ExitCode.BUILD
 
@@ -384,7 +385,7 @@ def test_the_bots_environment_and_memory_are_closed_to_children(tmp_path: Path) 
     program = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from bot import redact, sandbox\n"
+        "from bot.safety import redact, sandbox\n"
         "from bot.errors import ExitCode\n"
         "redact.install(os.environ)\n"
         "held = dict(os.environ)  # the bot keeps its inputs in memory\n"

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import yaml
 
-from bot import build, oplist, pte, trace
+from bot.build import cmake
+from bot.build.runner import run_model
 from bot.errors import BotError
-from bot.runner import run_model
+from bot.selection import oplist, pte, trace
 from tests.conftest import ZOO_DIR, ZOO_MODELS, zoo_inputs
 
 
@@ -59,7 +60,7 @@ def test_declared_but_untraced_calls_are_selected_and_marked(traced: dict[str, P
 def test_runtime_built_from_traced_yaml_matches_all_ops(
     name: str, traced: dict[str, Path], runner: Path, tmp_path: Path
 ) -> None:
-    selective = build.runner_path(build.build(build.selective_flavour(traced[name], dtype_selective=True)))
+    selective = cmake.runner_path(cmake.build(cmake.selective_flavour(traced[name], dtype_selective=True)))
     model, inputs = ZOO_DIR / f"{name}.pte", zoo_inputs(name)
     ours = run_model(selective, model, inputs, tmp_path / "selective")
     full = run_model(runner, model, inputs, tmp_path / "all")
@@ -72,7 +73,7 @@ def test_root_ops_only_runtime_fails_at_load_naming_op_and_caller(traced: dict[s
     model = ZOO_DIR / "mobilenet_v2.pte"
     root_only = tmp_path / "mobilenet_v2.root.yaml"
     oplist.dump(oplist.from_program(pte.load(model), "mobilenet_v2"), root_only)
-    runtime = build.runner_path(build.build(build.selective_flavour(root_only)))
+    runtime = cmake.runner_path(cmake.build(cmake.selective_flavour(root_only)))
     with pytest.raises(BotError) as failure:
         run_model(runtime, model, zoo_inputs("mobilenet_v2"), tmp_path / "out")
     # One line lists them all: "missing operators X (called by K), Y (called by L), … (needed by M)".
@@ -89,8 +90,8 @@ def test_root_ops_only_runtime_fails_at_load_naming_op_and_caller(traced: dict[s
 def test_selection_sources_combine_as_a_union(tmp_path: Path) -> None:
     ops_yaml = tmp_path / "ops.yaml"
     oplist.dump(oplist.from_root_ops(["aten::relu.out"], "test"), ops_yaml)
-    flavour = build.Flavour("union", {"SELECT_OPS_YAML": str(ops_yaml), "SELECT_OPS_LIST": "aten::add.out"})
-    build_dir = build.build(flavour, targets=("runtime_size_probe",))
+    flavour = cmake.Flavour("union", {"SELECT_OPS_YAML": str(ops_yaml), "SELECT_OPS_LIST": "aten::add.out"})
+    build_dir = cmake.build(flavour, targets=("runtime_size_probe",))
     selected = yaml.safe_load((build_dir / "sb_selected_kernels" / "selected_operators.yaml").read_text())
     assert set(selected["operators"]) == {"aten::relu.out", "aten::add.out"}
     registration = (build_dir / "sb_selected_kernels" / "register_kernels.cpp").read_text()
@@ -98,9 +99,9 @@ def test_selection_sources_combine_as_a_union(tmp_path: Path) -> None:
 
 
 def test_unimplemented_selected_op_fails_the_build_naming_it(tmp_path: Path) -> None:
-    flavour = build.Flavour("bad", {"SELECT_OPS_LIST": "aten::relu.out,aten::frobnicate.out"})
+    flavour = cmake.Flavour("bad", {"SELECT_OPS_LIST": "aten::relu.out,aten::frobnicate.out"})
     with pytest.raises(BotError, match=r"no kernel library implements aten::frobnicate\.out"):
-        build.build(flavour, targets=("runtime_size_probe",), build_dir=tmp_path / "b")
+        cmake.build(flavour, targets=("runtime_size_probe",), build_dir=tmp_path / "b")
 
 
 def test_dtype_selection_compiles_out_unused_dtypes(tmp_path: Path) -> None:
@@ -110,8 +111,8 @@ def test_dtype_selection_compiles_out_unused_dtypes(tmp_path: Path) -> None:
     oplist.dump(oplist.SelectedOps(sel.operators, {"aten::relu.out": ("v1/6;0,1|6;0,1|6;0,1",)}), float_only)
     sizes = {}
     for dtype_selective in (True, False):
-        flavour = build.selective_flavour(float_only, dtype_selective=dtype_selective)
-        build_dir = build.build(flavour, targets=("runtime_size_probe",))
+        flavour = cmake.selective_flavour(float_only, dtype_selective=dtype_selective)
+        build_dir = cmake.build(flavour, targets=("runtime_size_probe",))
         sizes[dtype_selective] = text_size(build_dir / "runtime_size_probe")
         header = (build_dir / "sb_selected_kernels" / "selected_dtypes.h").read_text()
         assert ('"aten::relu.out")) return type == ScalarType::kFloat;' in header) == dtype_selective
@@ -133,13 +134,13 @@ def test_traced_only_selection_loads_only_on_a_lenient_build(runner: Path, tmp_p
     traced_only = tmp_path / "gru.traced-only.yaml"
     oplist.dump(selection, traced_only)
 
-    strict = build.runner_path(build.build(build.selective_flavour(traced_only)))
+    strict = cmake.runner_path(cmake.build(cmake.selective_flavour(traced_only)))
     with pytest.raises(
         BotError, match=r"missing operator aten::mul\.Scalar_out \(needed by gru, called by aten::addmm"
     ):
         run_model(strict, model, inputs, tmp_path / "strict")
 
-    lenient = build.runner_path(build.build(build.selective_flavour(traced_only, lenient_calls=True)))
+    lenient = cmake.runner_path(cmake.build(cmake.selective_flavour(traced_only, lenient_calls=True)))
     ours = run_model(lenient, model, inputs, tmp_path / "lenient")
     full = run_model(runner, model, inputs, tmp_path / "all")
     assert all(np.array_equal(a, b) for a, b in zip(ours.outputs, full.outputs, strict=True))

@@ -1,10 +1,10 @@
-"""Exact sizes of real selective runtimes, on every architecture (bot/size.py).
+"""Exact sizes of real selective runtimes, on every architecture (bot/build/size.py).
 
 Each architecture builds three small runtimes: add.out alone, add.out + mul.out,
 and add.out + mul.out where mul's kernel gained a check (a copy of kernels/
 with one edited file, the way a PR changes a kernel). The figures are checked
 against binutils of that architecture (`<prefix>readelf -SW`, `<prefix>size -A`,
-`<prefix>nm`), never against bot/size.py itself.
+`<prefix>nm`), never against bot/build/size.py itself.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from bot import arch as arches
-from bot import build, oplist, size
-from bot.kernel_library import load_libraries, op_sources
+from bot.build import arch as arches
+from bot.build import cmake, size
+from bot.selection import oplist
+from bot.selection.kernel_library import load_libraries, op_sources
 
-REPO_ROOT = build.REPO_ROOT
-WORK = REPO_ROOT / build.BUILD_DIR_NAME / "test-size"  # stable paths: the builds stay incremental across runs
+REPO_ROOT = cmake.REPO_ROOT
+WORK = REPO_ROOT / cmake.BUILD_DIR_NAME / "test-size"  # stable paths: the builds stay incremental across runs
 OPS = {"one": ("aten::add.out",), "two": ("aten::add.out", "aten::mul.out")}
 GROWN_FILE = "portable/op_mul.cpp"
 GROWN_BEFORE = "Error mul_out_impl(KernelContext& /*ctx*/, Args args) {\n"
@@ -121,10 +122,10 @@ def builds(arch: arches.Arch) -> dict[str, Built]:
     }
     grown = _grown_kernels()
     flavours = {
-        name: build.selective_flavour(path, dtype_selective=False, arch=arch.name) for name, path in yamls.items()
+        name: cmake.selective_flavour(path, dtype_selective=False, arch=arch.name) for name, path in yamls.items()
     }
     two = flavours["two"]
-    flavours["grown"] = build.Flavour(
+    flavours["grown"] = cmake.Flavour(
         "test-size-grown",
         {**two.options, "SB_KERNELS_DIR": str(grown), "SB_KERNEL_LIBRARIES": str(grown / "functions.yaml")},
         arch=arch.name,
@@ -132,9 +133,9 @@ def builds(arch: arches.Arch) -> dict[str, Built]:
     by_source = _ops_by_source()
     out = {}
     for name, flavour in flavours.items():
-        build_dir = build.build(flavour, targets=build.size_targets(arch))
-        binary = build_dir / build.SIZE_PROBE
-        report = size.analyse(binary, build_dir / f"{build.SIZE_PROBE}.map", by_source, WORK / "work", arch=arch)
+        build_dir = cmake.build(flavour, targets=cmake.size_targets(arch))
+        binary = build_dir / cmake.SIZE_PROBE
+        report = size.analyse(binary, build_dir / f"{cmake.SIZE_PROBE}.map", by_source, WORK / "work", arch=arch)
         out[name] = Built(binary, report)
     return out
 

@@ -328,8 +328,8 @@ def to_job_log(title: str, lines: list[str], write: Callable[[str], None] | None
 
 def _job_line(value: str) -> str:
     """Redacted, shown as plain text. A percent sign stays one: the runner reads escapes only in commands."""
-    from bot.redact import redact
-    from bot.workflow_log import plain
+    from bot.github.workflow_log import plain
+    from bot.safety.redact import redact
 
     return "%".join(plain(piece) for piece in redact(value).split("%"))
 

@@ -16,7 +16,7 @@ import re
 from importlib import metadata
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # bot/
 BUNDLE_DIR_NAME = "_bundled"
 DISTRIBUTION = "selective-build"
 RUNTIME_DIR = "native"

@@ -17,12 +17,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import arch as arches
-from bot import build_log, bundle, lock, sandbox
+from bot.build import arch as arches
+from bot.build import build_log, bundle, lock
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
-from bot.kernel_library import KernelLibrary, KernelLibraryError
-from bot.limits import DEFAULT_LIMITS, Limits
+from bot.safety import sandbox
+from bot.safety.limits import DEFAULT_LIMITS, Limits
+from bot.selection.kernel_library import KernelLibrary, KernelLibraryError
 
 REPO_ROOT = bundle.root()  # the source checkout, or an installed package's bundle (native/ and kernels/)
 BUILD_DIR_NAME = ".sb-build"
@@ -89,7 +90,7 @@ def _tool(name: str) -> str:
 
 @dataclass(frozen=True)
 class Flavour:
-    """What to build: a name for humans, the CMake cache options and the architecture (bot/arch.py)."""
+    """What to build: a name for humans, the CMake cache options and the architecture (bot/build/arch.py)."""
 
     name: str
     options: dict[str, str] = field(default_factory=dict)
@@ -218,7 +219,7 @@ def failure(
     write: Callable[[str], None] | None = None,
 ) -> BotError:
     """A failed build step as the one error the report shows: the step, then at most a few of its error lines
-    located inside the repo (bot/build_log.py). The rest of its output goes to the job log (`write`, stderr),
+    located inside the repo (bot/build/build_log.py). The rest of its output goes to the job log (`write`, stderr),
     without every message about a file outside the repo."""
     shown = [line for text in streams for line in build_log.safe_diagnostics(text, scope.inside, tainted)]
     # Compiles that read an outside file and did not fail are named too (their objects are gone already).
@@ -283,7 +284,7 @@ def build(
     Build directories live inside the checkout (`.sb-build/<flavour>`), so that
     two checkouts of the same code (head and the base worktree, or a fresh
     clone) compile with identical relative paths and share ccache hits.
-    `trusted`: the base's code (bot/sandbox.py).
+    `trusted`: the base's code (bot/safety/sandbox.py).
     """
     source = (source_dir or bundle.runtime_dir()).resolve()
     ccache_base = source.parent

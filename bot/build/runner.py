@@ -1,5 +1,5 @@
 """Runs models on a built runtime through executor_runner, sandboxed: the runtime
-is built from the PR's kernels, so it is PR code (bot/sandbox.py)."""
+is built from the PR's kernels, so it is PR code (bot/safety/sandbox.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bot import bounded_walk, sandbox
-from bot.arch import HOST, Arch
+from bot.build.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
-from bot.limits import DEFAULT_LIMITS, Limits
-from bot.safe_files import UnsafeFileError, read_bytes
+from bot.safety import bounded_walk, sandbox
+from bot.safety.limits import DEFAULT_LIMITS, Limits
+from bot.safety.safe_files import UnsafeFileError, read_bytes
 
 MESSAGE_CHARS = 400  # of the runtime's error line, in messages and reports
 

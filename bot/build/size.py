@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot import safe_files, sandbox
-from bot.arch import HOST, Arch
+from bot.build.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
-from bot.limits import DEFAULT_LIMITS, Limits
+from bot.safety import safe_files, sandbox
+from bot.safety.limits import DEFAULT_LIMITS, Limits
 
 CORE = "(core runtime)"
 HELPERS = "(kernel helpers)"

@@ -9,10 +9,10 @@ artifact validated against its schema before use, and posts it.
 
 Every line printed goes through `workflow_log.Log` (workflow-command
 escaping, redaction); every report text written or posted goes through
-`bot/publish.py` (redaction).
+`bot/report/publish.py` (redaction).
 
 The token never sits beside PR code: it is taken out of the environment and the
-inputs at start-up and handed to the poster (bot/poster.py), a process forked
+inputs at start-up and handed to the poster (bot/github/poster.py), a process forked
 before any PR code runs, which alone talks to GitHub.
 """
 
@@ -27,12 +27,14 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from bot import github, poster, publish, redact, report_io
 from bot.errors import BotError, ExitCode, inert, internal_error
+from bot.github import api, poster
+from bot.github.workflow_log import Log
 from bot.pipeline import PrReport
-from bot.redact import Redactor, looks_secret
-from bot.report import COMMIT, count, plain
-from bot.workflow_log import Log
+from bot.report import artifact, publish
+from bot.report.comment import COMMIT, count, plain
+from bot.safety import redact
+from bot.safety.redact import Redactor, looks_secret
 
 BINARY_SIZE_LINE = re.compile(r"^Binary-Size:\s*\S", re.MULTILINE)
 
@@ -141,9 +143,9 @@ def _failing(report: PrReport, inputs: Inputs, root: Path, body: str) -> list[st
     return reasons
 
 
-def annotations(report: PrReport) -> list[github.Annotation]:
+def annotations(report: PrReport) -> list[api.Annotation]:
     """Check-run annotations, one per target with a yaml finding (plain text: names shown, capped)."""
-    Annotation = github.Annotation
+    Annotation = api.Annotation
     found = []
     for t in report.targets:
         problems = [f"missing {plain(m.op)}" for m in t.diff.missing] + [f"unused {plain(u.op)}" for u in t.diff.unused]
@@ -169,7 +171,7 @@ def _post(holder: poster.Poster | None, report: PrReport, number: int, head: str
         body=publish.markdown(safe, redactor),
         ok=ok,
         title=publish.title(safe, redactor),
-        summary=publish.markdown(safe, redactor, limit=github.CHECK_SUMMARY_LIMIT),
+        summary=publish.markdown(safe, redactor, limit=api.CHECK_SUMMARY_LIMIT),
         annotations=tuple((a.path, a.message, a.title, a.level) for a in annotations(safe)),
     )
     return holder.post(request)
@@ -189,7 +191,7 @@ def run(env: Mapping[str, str], log: Log | None = None) -> int:
     inputs = read_inputs(env)
     holder = None
     if token and (inputs.mode == "post" or inputs.post):
-        api_url = env.get("GITHUB_API_URL", github.DEFAULT_API_URL)
+        api_url = env.get("GITHUB_API_URL", api.DEFAULT_API_URL)
         holder = poster.start(token, env.get("GITHUB_REPOSITORY", ""), api_url, inputs.comment_author, redactor)
     del token
     try:
@@ -209,7 +211,7 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
     summary_path = env.get("GITHUB_STEP_SUMMARY")
 
     if inputs.mode == "post":
-        report, pr = report_io.load(json_path)
+        report, pr = artifact.load(json_path)
         # The event, not the artifact, says which commit and pull request the run was for.
         run_info = event.get("workflow_run") or {}
         head_sha = _commit(run_info.get("head_sha")) or _commit(head_sha) or _commit(pr.get("head_sha"))

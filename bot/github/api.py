@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 from github import Auth, Github, GithubException
 from github.GithubRetry import GithubRetry
 
-from bot.redact import Redactor
-from bot.report import MARKER
+from bot.report.comment import MARKER
+from bot.safety.redact import Redactor
 
 HEAD_MARKER_PREFIX = "<!-- selective-build-head: "
 CHECK_NAME = "selective-build"

@@ -1,7 +1,7 @@
 """The one holder of the GitHub token: a process forked at start-up, before any PR code runs.
 
 The Action's process builds and runs PR code (bot/pipeline.py). However well that
-code is confined (bot/sandbox.py), the process that runs it never holds the token:
+code is confined (bot/safety/sandbox.py), the process that runs it never holds the token:
 `start` forks the poster first, which keeps the token, imports everything that talks
 to GitHub, then refuses every further import. The Action's process drops the token
 and, once the report is written, hands the poster plain data (the comment's
@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from bot.redact import Redactor
+from bot.safety.redact import Redactor
 
 PR_SET_PDEATHSIG = 1
 # What posting may import lazily (codecs looked up by name, PyGithub's classes): all loaded before the seal.
@@ -41,7 +41,7 @@ _PRELOAD = (
     "github.Requester",
     "urllib3",
     "requests",
-    "bot.github",
+    "bot.github.api",
 )
 
 
@@ -122,16 +122,16 @@ def start(token: str, repository: str, api_url: str, author: str, redactor: Reda
 def _serve(token: str, repository: str, api_url: str, author: str, redactor: Redactor, inbox: int, outbox: int) -> None:
     from github import GithubException
 
-    from bot import github
+    from bot.github import api
 
-    client = github.GitHubClient(token, repository, api_url, author=author, redactor=redactor)
+    client = api.GitHubClient(token, repository, api_url, author=author, redactor=redactor)
     seal_imports()
     with os.fdopen(inbox, "rb") as requests, os.fdopen(outbox, "wb", buffering=0) as replies:
         for line in requests:
             try:
                 request = Request(**json.loads(line))
-                annotations = [github.Annotation(*a) for a in request.annotations]
-                result = github.post(
+                annotations = [api.Annotation(*a) for a in request.annotations]
+                result = api.post(
                     client,
                     request.number,
                     request.head_sha,

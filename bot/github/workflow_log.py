@@ -9,9 +9,9 @@ newline or CR cannot start a new line; a plain line cannot begin with `::`
 and cannot contain `##[`. Then no PR text is ever at the start of a line, so
 `::stop-commands::` (for printing untrusted blocks verbatim) is not needed:
 even a failed build's output goes out line by line, each line plain and
-indented (bot/build_log.py `to_job_log`).
+indented (bot/build/build_log.py `to_job_log`).
 
-Every line is redacted (bot/redact.py) and shows invisible characters.
+Every line is redacted (bot/safety/redact.py) and shows invisible characters.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from bot.redact import NOTHING, Redactor
-from bot.report import visible
+from bot.report.comment import visible
+from bot.safety.redact import NOTHING, Redactor
 
 
 def escape_data(value: str) -> str:

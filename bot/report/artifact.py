@@ -22,16 +22,16 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 from jsonschema.exceptions import best_match
 
-from bot.depgraph import Edge
+from bot.build.size import SizeReport
 from bot.errors import BotError, ExitCode
-from bot.limits import MIB
 from bot.pipeline import ArchSizes, ClosureChange, LoadFailure, NotTraced, PrReport, TargetReport
-from bot.safe_files import UnsafeFileError, read_text
-from bot.size import SizeReport
-from bot.stale import Cause, DtypeChange, OpUse, SelectionDiff
+from bot.safety.limits import MIB
+from bot.safety.safe_files import UnsafeFileError, read_text
+from bot.selection.depgraph import Edge
+from bot.selection.stale import Cause, DtypeChange, OpUse, SelectionDiff
 
 FORMAT = "selective-build-report/1"
-SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "report-artifact.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schema" / "report-artifact.schema.json"
 ARTIFACT_BYTES = 32 * MIB  # a real report of dozens of targets is well under 1 MiB
 STRING_LIMIT = 65_536  # the schema's maxLength; longer strings are cut when written
 COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")

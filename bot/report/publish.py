@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot import report as report_mod
-from bot import report_io
 from bot.fileio import write_text_atomic
 from bot.pipeline import PrReport
-from bot.redact import Redactor
+from bot.report import artifact
+from bot.report import comment as report_mod
+from bot.safety.redact import Redactor
 
 
 def publishable(report: PrReport, redactor: Redactor) -> PrReport:
     """The report with every secret removed from every string in it."""
-    data = redactor.data(report_io.to_data(report))
+    data = redactor.data(artifact.to_data(report))
     assert isinstance(data, dict)
-    return report_io.from_data(data)[0]
+    return artifact.from_data(data)[0]
 
 
 def markdown(report: PrReport, redactor: Redactor, limit: int = report_mod.COMMENT_LIMIT) -> str:
@@ -35,7 +35,7 @@ def title(report: PrReport, redactor: Redactor) -> str:
 
 
 def json_text(report: PrReport, redactor: Redactor, pr: dict[str, object] | None = None) -> str:
-    return redactor.text(report_io.dumps(publishable(report, redactor), pr))
+    return redactor.text(artifact.dumps(publishable(report, redactor), pr))
 
 
 def write_report(

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import BotError, ExitCode
-from bot.limits import DEFAULT_LIMITS, Limits
+from bot.safety.limits import DEFAULT_LIMITS, Limits
 
 ANY_DIRS = "**"
 

@@ -1,6 +1,6 @@
 """Secrets never leave the bot: one redaction step every emitted text passes through.
 
-The sandbox (`bot/sandbox.py`) keeps secrets out of PR code's reach, so
+The sandbox (`bot/safety/sandbox.py`) keeps secrets out of PR code's reach, so
 nothing PR code prints can contain them. Redaction is the second line: a
 secret that reaches a text anyway (a checkout's `.git/config` extraheader a
 build prints, a secret passed as an input by mistake) is removed before the
@@ -140,7 +140,7 @@ def redact(value: str) -> str:
 def install(env: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
     """At start-up: remember the secrets of `env` and hide them from child processes.
 
-    Children get an allow-listed environment (bot/sandbox.py), but they could
+    Children get an allow-listed environment (bot/safety/sandbox.py), but they could
     still read this process's initial environment from /proc/<pid>/environ
     (same user), or its memory. So the secret values are overwritten in that
     block (Python keeps its own copy in os.environ), and the process is made

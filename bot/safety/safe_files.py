@@ -16,8 +16,8 @@ import os
 import stat
 from pathlib import Path
 
-from bot import bounded_walk
-from bot.limits import DEFAULT_LIMITS, MIB, Limits
+from bot.safety import bounded_walk
+from bot.safety.limits import DEFAULT_LIMITS, MIB, Limits
 
 
 class UnsafeFileError(ValueError):
@@ -159,7 +159,7 @@ def symlinks_leaving(root: Path, trees: list[Path], limits: Limits = DEFAULT_LIM
 
     The compiler follows a kernel source symlinked to a secret and quotes it in
     its diagnostics, which reach the report; such a tree is refused before any build.
-    Each tree is listed within `limits` (bot/bounded_walk.py), never through a symlinked directory.
+    Each tree is listed within `limits` (bot/safety/bounded_walk.py), never through a symlinked directory.
     """
     base = root.resolve()
     found = []

@@ -25,8 +25,8 @@ from pathlib import Path
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from bot.limits import DEFAULT_LIMITS
-from bot.safe_files import describe_size, read_bytes
+from bot.safety.limits import DEFAULT_LIMITS
+from bot.safety.safe_files import describe_size, read_bytes
 
 MAX_DEPTH = 100  # selected_operators and functions.yaml nest 4 deep; 100 keeps composing far from the stack limit
 BYTES_PER_NODE = 16  # a selected_operators.yaml averages ~20 bytes per node

@@ -61,8 +61,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import BotError, ExitCode
-from bot.limits import DEFAULT_LIMITS, MIB, Limits
-from bot.redact import current, looks_secret
+from bot.safety.limits import DEFAULT_LIMITS, MIB, Limits
+from bot.safety.redact import current, looks_secret
 
 ALLOWED_NAMES = frozenset(
     {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "SOURCE_DATE_EPOCH",
@@ -230,9 +230,9 @@ def _system_view() -> list[str]:
             args += ["--ro-bind", tree, tree]
     for path in SYSTEM_FILES:
         args += ["--ro-bind-try", path, path]
-    # The Python running CMake's code generator (`python -m bot.codegen`), cmake and ninja from PyPI,
+    # The Python running CMake's code generator (`python -m bot.selection.codegen`), cmake and ninja from PyPI,
     # and the tool's own package: read-only.
-    from bot import bundle
+    from bot.build import bundle
 
     extra = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     extra.add(Path(sys.executable).resolve().parent)
@@ -330,9 +330,9 @@ def _reachable(path: Path) -> None:
 @contextlib.contextmanager
 def _uid_slot() -> Iterator[None]:
     """uid mode: one step of this uid at a time on this machine, since its end kills every process of the uid."""
-    from bot import build
+    from bot.build import cmake
 
-    lock_dir = build.cache_dir() / "sandbox"
+    lock_dir = cmake.cache_dir() / "sandbox"
     lock_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(lock_dir / f"uid-{sandbox_uid()}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
@@ -592,7 +592,7 @@ def run_program(
     """A program built from PR code (the runtime, the tracer), or a tool reading its output (strip, c++filt),
     seeing `view` (the program itself is read-only in it).
 
-    With an `emulator` (qemu-user, bot/arch.py) the program runs under it, with the same limits (see `emulated`).
+    With an `emulator` (qemu-user, bot/build/arch.py) the program runs under it, with the same limits (see `emulated`).
     """
     memory_bytes = limits.run_memory_bytes
     program = Path(os.fspath(cmd[0]))

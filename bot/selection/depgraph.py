@@ -21,11 +21,11 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
-from bot import bounded_walk
+from bot.build.size import demangle
 from bot.errors import ExitCode
-from bot.kernel_library import KernelEntry
-from bot.limits import DEFAULT_LIMITS, Limits
-from bot.size import demangle
+from bot.safety import bounded_walk
+from bot.safety.limits import DEFAULT_LIMITS, Limits
+from bot.selection.kernel_library import KernelEntry
 
 OP_NAME = re.compile(r"^[a-z_][a-z0-9_]*::[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$")
 # KernelDef layout: op name pointer at 0, signature at 8, implementation at 16.
@@ -281,13 +281,14 @@ def graph_for_checkout(
     """Builds a checkout's kernel library (all kernels, as the tracer does) and reads its graph.
 
     `runtime_source` is the CMake project, e.g. <checkout>/native; `options` adds the config's
-    kernel libraries (build.kernel_library_options), so custom kernels are in the graph too;
-    `repo_root` is the checkout (build.build); `trusted`: the base's kernels (bot/sandbox.py).
+    kernel libraries (cmake.kernel_library_options), so custom kernels are in the graph too;
+    `repo_root` is the checkout (cmake.build); `trusted`: the base's kernels (bot/safety/sandbox.py).
     """
-    from bot import build, trace
+    from bot.build import cmake
+    from bot.selection import trace
 
     flavour = replace(trace.TRACER, options={**trace.TRACER.options, **options}) if options else trace.TRACER
-    build_dir = build.build(
+    build_dir = cmake.build(
         flavour,
         ("sb_selected_kernels",),
         source_dir=runtime_source,

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import bounded_walk, safe_yaml
-from bot.limits import DEFAULT_LIMITS, MIB, Limits
-from bot.safe_files import UnsafeFileError, inside_repo, read_text
+from bot.safety import bounded_walk, safe_yaml
+from bot.safety.limits import DEFAULT_LIMITS, MIB, Limits
+from bot.safety.safe_files import UnsafeFileError, inside_repo, read_text
 
 # Kernel sources are read only to find their KernelDefs; the largest portable kernel is ~20 KB.
 KERNEL_SOURCE_BYTES = 4 * MIB
@@ -38,7 +38,7 @@ class KernelLibrary:
 
     def source_files(self, root: Path) -> list[Path]:
         """The library's sources (absolute, sorted); each one stays inside the repo (no symlink leads out).
-        Listed once for all its globs, within `limits` (bot/bounded_walk.py: one error line beyond them)."""
+        Listed once for all its globs, within `limits` (bot/safety/bounded_walk.py: one error line beyond them)."""
         listed = bounded_walk.glob((root / self.yaml).parent, self.sources, self._listing_what(), self.limits)
         found = {p for p in listed if p.suffix in (".cpp", ".cc") and not p.is_dir()}
         if not self.yaml.is_absolute():

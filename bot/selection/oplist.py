@@ -22,11 +22,12 @@ from pathlib import Path
 
 import yaml
 
-from bot import pte, safe_yaml
 from bot.fileio import write_text_atomic
-from bot.kernel_library import KernelLibraryError, functions_yaml_entries
-from bot.limits import DEFAULT_LIMITS
-from bot.safe_files import UnsafeFileError, read_bytes
+from bot.safety import safe_yaml
+from bot.safety.limits import DEFAULT_LIMITS
+from bot.safety.safe_files import UnsafeFileError, read_bytes
+from bot.selection import pte
+from bot.selection.kernel_library import KernelLibraryError, functions_yaml_entries
 
 CALLED_BY = "called by "
 NOT_TRACED = "reachable, not traced"  # a declared call no traced run reached

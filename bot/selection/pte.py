@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.limits import DEFAULT_LIMITS
-from bot.safe_files import UnsafeFileError, read_bytes
+from bot.safety.limits import DEFAULT_LIMITS
+from bot.safety.safe_files import UnsafeFileError, read_bytes
 
 IDENTIFIER = b"ET12"
 HEADER_MAGIC = b"eh00"

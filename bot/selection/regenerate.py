@@ -7,13 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot import oplist
 from bot.config import Config, Model
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
-from bot.oplist import SelectedOps
 from bot.progress import Progress
-from bot.safe_files import MissingFileError, UnsafeFileError, inside_repo, read_bytes
+from bot.safety.safe_files import MissingFileError, UnsafeFileError, inside_repo, read_bytes
+from bot.selection import oplist
+from bot.selection.oplist import SelectedOps
 
 # (runner, model path, inputs, label, include reachable) -> selection; trace.trace_model in production.
 Tracer = Callable[[Path, Path, list[Path], str, bool], SelectedOps]

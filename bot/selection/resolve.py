@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.kernel_library import KernelEntry
-from bot.oplist import PRIM_OPS, SelectedOps
+from bot.selection.kernel_library import KernelEntry
+from bot.selection.oplist import PRIM_OPS, SelectedOps
 
 
 class ResolveError(ValueError):

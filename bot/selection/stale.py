@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from bot.oplist import SelectedOps
+from bot.selection.oplist import SelectedOps
 
 
 @dataclass(frozen=True)

@@ -8,19 +8,21 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot import build, oplist, pte, safe_files, sandbox
-from bot.arch import HOST, Arch
+from bot.build import cmake
+from bot.build.arch import HOST, Arch
+from bot.build.runner import emulator, run_model
 from bot.errors import BotError, ExitCode
-from bot.kernel_library import KernelLibraryError
-from bot.limits import DEFAULT_LIMITS, Limits
-from bot.oplist import CALLED_BY, NOT_TRACED, Operator, SelectedOps
 from bot.progress import Progress
-from bot.runner import emulator, run_model
+from bot.safety import safe_files, sandbox
+from bot.safety.limits import DEFAULT_LIMITS, Limits
+from bot.selection import oplist, pte
+from bot.selection.kernel_library import KernelLibraryError
+from bot.selection.oplist import CALLED_BY, NOT_TRACED, Operator, SelectedOps
 
 if TYPE_CHECKING:
     from bot.config import Config
 
-TRACER = build.Flavour("tracer", {"SB_TRACING": "ON", "SELECT_ALL_OPS": "ON"})
+TRACER = cmake.Flavour("tracer", {"SB_TRACING": "ON", "SELECT_ALL_OPS": "ON"})
 
 
 def parse_trace(text: str, model: str) -> SelectedOps:
@@ -152,7 +154,7 @@ def tracer_runner(progress: Progress | None = None, arch: Arch = HOST, cfg: Conf
     flavour, source_dir = TRACER.for_arch(arch), None
     if cfg is not None:
         try:
-            flavour = build.with_options(flavour, build.kernel_library_options(cfg.root, cfg.libraries()))
+            flavour = cmake.with_options(flavour, cmake.kernel_library_options(cfg.root, cfg.libraries()))
         except KernelLibraryError as exc:
             raise BotError(str(exc), ExitCode.CONFIG) from None
         source_dir = cfg.root / cfg.runtime_source
@@ -160,4 +162,4 @@ def tracer_runner(progress: Progress | None = None, arch: Arch = HOST, cfg: Conf
     with (progress or Progress()).step(label):
         limits = cfg.limits if cfg else DEFAULT_LIMITS
         repo_root = cfg.root if cfg else None
-        return build.runner_path(build.build(flavour, source_dir=source_dir, limits=limits, repo_root=repo_root))
+        return cmake.runner_path(cmake.build(flavour, source_dir=source_dir, limits=limits, repo_root=repo_root))

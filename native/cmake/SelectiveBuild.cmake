@@ -30,7 +30,7 @@ function(gen_selected_ops)
   endif()
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${ARG_LIB_NAME}")
-  set(cmd "${Python3_EXECUTABLE}" -m bot.codegen --out-dir "${out_dir}")
+  set(cmd "${Python3_EXECUTABLE}" -m bot.selection.codegen --out-dir "${out_dir}")
   foreach(yaml IN LISTS ARG_KERNEL_LIBRARIES)
     list(APPEND cmd --functions-yaml "${yaml}")
   endforeach()
@@ -68,8 +68,8 @@ function(gen_selected_ops)
   # Re-resolve when the selection, the libraries or the generator change.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
     ${ARG_KERNEL_LIBRARIES} ${ARG_OPS_SCHEMA_YAML} ${ARG_KERNEL_SOURCES} ${ARG_PREFERRED_LIBRARY}
-    "${SB_REPO_ROOT}/bot/codegen.py" "${SB_REPO_ROOT}/bot/oplist.py"
-    "${SB_REPO_ROOT}/bot/resolve.py" "${SB_REPO_ROOT}/bot/kernel_library.py")
+    "${SB_REPO_ROOT}/bot/selection/codegen.py" "${SB_REPO_ROOT}/bot/selection/oplist.py"
+    "${SB_REPO_ROOT}/bot/selection/resolve.py" "${SB_REPO_ROOT}/bot/selection/kernel_library.py")
 
   file(STRINGS "${out_dir}/selected_sources.txt" selected_sources)
   add_library(${ARG_LIB_NAME} STATIC "${out_dir}/register_kernels.cpp" ${selected_sources})

@@ -196,9 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runner = args.runner
     if runner is None:
-        from bot import build
+        from bot.build import cmake
 
-        runner = build.runner_path(build.build(build.ALL_OPS, targets=("executor_runner",)))
+        runner = cmake.runner_path(cmake.build(cmake.ALL_OPS, targets=("executor_runner",)))
     ops = yaml_ops(executorch_portable_yaml())
     kernels = set(yaml_ops(REPO_ROOT / "kernels" / "functions.yaml"))
     found = fixtures()

@@ -9,9 +9,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from bot import pipeline, publish
+from bot import pipeline
 from bot.progress import Progress
-from bot.redact import NOTHING
+from bot.report import publish
+from bot.safety.redact import NOTHING
 from tests.conftest import ZOO_DIR
 from tests.scenario_repo import commit_all, git, grow_relu, make_base
 

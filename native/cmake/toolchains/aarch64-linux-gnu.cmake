@@ -1,5 +1,5 @@
 # aarch64 Linux/Android runtimes with Debian's cross compiler (g++-aarch64-linux-gnu).
-# The binaries run here under qemu-user: qemu-aarch64 -L /usr/aarch64-linux-gnu (bot/arch.py).
+# The binaries run here under qemu-user: qemu-aarch64 -L /usr/aarch64-linux-gnu (bot/build/arch.py).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(SB_CROSS_PREFIX aarch64-linux-gnu-)

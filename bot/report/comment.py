@@ -20,8 +20,8 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from bot.build.size import SizeReport
 from bot.pipeline import ArchSizes, PrReport, TargetReport
-from bot.size import SizeReport
 
 MARKER = "<!-- selective-build-report -->"
 COMMENT_LIMIT = 65_536
@@ -32,7 +32,7 @@ SYMBOL_LIMIT = 72  # characters of a symbol in a table cell (argument lists drop
 CHART_BARS = 20
 NAME_LIMIT = 200  # characters of an op, model, file or target name
 MESSAGE_LIMIT = 400  # characters of a one-line message (a load failure, a yaml error)
-BUILD_MESSAGE_LIMIT = 300  # characters of one error line of a failed build (bot/build_log.py)
+BUILD_MESSAGE_LIMIT = 300  # characters of one error line of a failed build (bot/build/build_log.py)
 BUILD_MESSAGES = 5  # error lines shown per failed build
 ELLIPSIS = "…"
 COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}|working tree")
@@ -841,7 +841,7 @@ def _build_messages(messages: str) -> str:
 
 
 def _build_errors(report: PrReport, detail: Detail) -> list[str]:
-    """Each failed build: the step that failed, then its error lines located in the repo (bot/build_log.py)."""
+    """Each failed build: the step that failed, then its error lines located in the repo (bot/build/build_log.py)."""
     lines = []
     n = detail.name_limit
     failures = [(text("head kernels"), report.build_error)] + [
