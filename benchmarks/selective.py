@@ -15,6 +15,7 @@ from bot import config
 from bot.build import arch as arches
 from bot.build import cmake, size
 from bot.errors import BotError
+from bot.report.model import SizeReport
 from bot.selection import oplist, pte, trace
 from bot.selection.kernel_library import load_libraries, op_sources
 
@@ -36,12 +37,12 @@ def ops_by_source() -> dict[str, list[str]]:
     return by_source
 
 
-def kernel_bytes(report: size.SizeReport) -> int:
+def kernel_bytes(report: SizeReport) -> int:
     """Loadable bytes of the kernels: every op's own objects plus the shared kernel helpers and registration."""
     return sum(v for k, v in report.per_op.items() if k not in BUCKETS) + report.per_op.get(size.HELPERS, 0)
 
 
-def measure(flavour: cmake.Flavour, arch: arches.Arch, work: Path, by_source: dict[str, list[str]]) -> size.SizeReport:
+def measure(flavour: cmake.Flavour, arch: arches.Arch, work: Path, by_source: dict[str, list[str]]) -> SizeReport:
     """Builds `flavour` for `arch` (`SIZE_BUILD`) and measures its size probe."""
     flavour = cmake.Flavour(flavour.name, flavour.options, build_type=SIZE_BUILD, arch=arch.name)
     build_dir = cmake.build(flavour, targets=cmake.size_targets(arch))
@@ -72,7 +73,7 @@ def _row(
     n_ops: int,
     yaml_path: Path,
     arch: arches.Arch,
-    all_ops: size.SizeReport,
+    all_ops: SizeReport,
     work: Path,
     by_source: dict[str, list[str]],
 ) -> str:

@@ -8,9 +8,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot import git
 from bot.build import arch as arches
 from bot.build import bundle
 from bot.errors import BotError, ExitCode
+from bot.report import verdict
 from bot.safety import bounded_walk, safe_yaml
 from bot.safety.limits import DEFAULT_LIMITS, Limits
 from bot.safety.safe_files import MissingFileError, UnsafeFileError, check_regular_file, inside_repo
@@ -114,6 +116,16 @@ class Config:
     def runtime_label(self) -> str:
         """Which runtime builds use, as the report names it."""
         return bundle.describe() if self.bundled_runtime else bundle.describe_own(self.runtime_source)
+
+    def policy(self) -> verdict.Policy:
+        """What fails a PR, as this config sets it (the verdict applies the base branch's)."""
+        return verdict.Policy(
+            fail_on_stale=self.fail_on_stale,
+            fail_on_budget=self.fail_on_budget,
+            budgets=verdict.budgets(
+                (t.name, arch, t.budget_for(arch)) for t in self.targets for arch in t.architectures
+            ),
+        )
 
     def trusted(self, path: Path) -> bool:
         """Whether `path` is one of the tool's own bundled files (not PR-controlled)."""
@@ -361,6 +373,21 @@ def check_kernel_choice(config: Config) -> None:
                     f"has no kernel for {op} (it has: {', '.join(shown) or 'none'}{more})",
                     ExitCode.CONFIG,
                 )
+
+
+def policy_at(root: Path, commit: str) -> verdict.Policy:
+    """The policy of the config `commit` holds: the base branch's, which judges a PR. A commit without a
+    usable config gets the defaults (fail on stale yaml and on budgets; no budgets). `root` holds the config."""
+    text = git.show(root, commit, f"./{CONFIG_NAME}", DEFAULT_LIMITS.yaml_bytes)  # ./: beside `repo`, not the top
+    if text is None:
+        return verdict.Policy()
+    try:
+        data = safe_yaml.loads(text, f"{CONFIG_NAME} at {commit[:12]}")
+        validate(data, CONFIG_NAME)
+        assert isinstance(data, dict)
+        return from_dict(data, root).policy()
+    except (safe_yaml.YamlError, BotError):
+        return verdict.Policy()
 
 
 def load(root: Path) -> Config:

@@ -48,11 +48,13 @@ def changed_files(repo: Path, base: str, head: str | None) -> list[str]:
     return sorted(_git(repo, "diff", "--name-only", base, head).splitlines())
 
 
-def show(repo: Path, commit: str, path: str) -> str | None:
-    """The file at `commit`, or None when it does not exist there."""
+def show(repo: Path, commit: str, path: str, limit: int | None = None) -> str | None:
+    """The file at `commit`, or None when it does not exist there (or is over `limit` bytes)."""
     try:
+        if limit is not None and int(_git(repo, "cat-file", "-s", f"{commit}:{path}")) > limit:
+            return None
         return _git(repo, "show", f"{commit}:{path}")
-    except BotError:
+    except (BotError, ValueError):
         return None
 
 

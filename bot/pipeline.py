@@ -18,154 +18,24 @@ from bot.build import bundle, cmake, lock, size
 from bot.build.runner import run_model
 from bot.errors import BotError, ExitCode
 from bot.progress import LogProgress, Progress
+from bot.report import verdict
+from bot.report.model import (
+    ArchSizes,
+    ClosureChange,
+    LoadFailure,
+    NotTraced,
+    PolicyChange,
+    PrReport,
+    SelectionDiff,
+    SizeReport,
+    TargetReport,
+)
 from bot.safety import safe_files, sandbox
 from bot.selection import depgraph, oplist, pte, regenerate, stale, trace
 from bot.selection.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
 from bot.selection.oplist import SelectedOps
 
 KEEP = (f"{cmake.BUILD_DIR_NAME}/",)  # a worktree's build directories outlive its checkouts
-
-
-@dataclass(frozen=True)
-class LoadFailure:
-    model: str
-    message: str
-
-
-@dataclass(frozen=True)
-class ClosureChange:
-    """A model whose static op closure differs between base and head kernels."""
-
-    model: str
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
-    lacking: tuple[str, ...]  # ops of the new closure the checked-in yaml does not select
-
-
-@dataclass(frozen=True)
-class NotTraced:
-    """Ops a model can reach (static graph) that no traced run reached."""
-
-    model: str
-    ops: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ArchSizes:
-    """One target's selective runtime on one architecture: base and head measured, or why not."""
-
-    arch: str
-    base: size.SizeReport | None
-    head: size.SizeReport | None
-    build_error: str = ""  # the head's build for this arch failed (other arches may have passed)
-    budget: int | None = None  # VM bytes
-    base_error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
-    kernels: str = "portable"  # the target's kernel choice (config `kernels:`), as Target.kernel_choice names it
-    cpu: str | None = None  # the -march the head was built for (None: the toolchain's default)
-    # For a target with optimized kernels: the head's selection built with portable kernels only, so the
-    # comment can say what the choice costs in bytes.
-    portable: size.SizeReport | None = None
-    # The base's kernel choice and cpu, when the base was built: a change is a cause of the size change.
-    base_kernels: str | None = None
-    base_cpu: str | None = None
-
-    @property
-    def optimized_cost(self) -> int | None:
-        """VM bytes the kernel choice adds over the portable runtime of the same selection."""
-        if self.portable is None or self.head is None:
-            return None
-        return self.head.vm_size - self.portable.vm_size
-
-    @property
-    def choice_changed(self) -> bool:
-        """The PR changed the kernel choice or cpu of this runtime (base built with another)."""
-        return self.base_kernels is not None and (self.base_kernels, self.base_cpu) != (self.kernels, self.cpu)
-
-    @property
-    def delta(self) -> int | None:
-        if self.base is None or self.head is None:
-            return None
-        return self.head.vm_size - self.base.vm_size
-
-    @property
-    def over_budget(self) -> bool:
-        return self.budget is not None and self.head is not None and self.head.vm_size > self.budget
-
-
-@dataclass(frozen=True)
-class TargetReport:
-    name: str
-    yaml: str
-    yaml_exists: bool
-    diff: stale.SelectionDiff
-    causes: tuple[stale.Cause, ...]
-    load_failures: tuple[LoadFailure, ...]
-    sizes: tuple[ArchSizes, ...] = ()  # one per configured architecture, in config order
-    models_without_yaml: tuple[str, ...] = ()  # models new in this PR that no checked-in yaml covers
-    closure_changes: tuple[ClosureChange, ...] = ()
-    not_traced: tuple[NotTraced, ...] = ()
-    yaml_error: str = ""  # the checked-in yaml cannot be used (not YAML, breaks the schema, unreadable)
-
-    def size(self, arch: str) -> ArchSizes | None:
-        return next((s for s in self.sizes if s.arch == arch), None)
-
-    @property
-    def build_errors(self) -> tuple[ArchSizes, ...]:
-        return tuple(s for s in self.sizes if s.build_error)
-
-    @property
-    def build_error(self) -> str:
-        """The first failing architecture's build error ("" if every build passed), named by its arch."""
-        failed = self.build_errors
-        if not failed:
-            return ""
-        first = failed[0]
-        return first.build_error if len(self.sizes) == 1 else f"{first.arch}: {first.build_error}"
-
-    @property
-    def delta(self) -> int | None:
-        """VM bytes, summed over the architectures measured on both sides (None: none was)."""
-        known = [s.delta for s in self.sizes if s.delta is not None]
-        return sum(known) if known else None
-
-    @property
-    def over_budget(self) -> bool:
-        return any(s.over_budget for s in self.sizes)
-
-
-@dataclass(frozen=True)
-class PrReport:
-    base_ref: str
-    base_sha: str
-    head_sha: str  # "working tree" when run on uncommitted changes
-    targets: tuple[TargetReport, ...]
-    stale_files: tuple[str, ...]  # every regenerated yaml whose content differs from the checked-in one
-    changed_files: tuple[str, ...] = field(default=())
-    graph_added: tuple[depgraph.Edge, ...] = ()  # op -> op edges new in head's kernels
-    graph_removed: tuple[depgraph.Edge, ...] = ()
-    build_error: str = ""  # the head's kernels do not build: nothing else could be checked
-    model_failures: tuple[LoadFailure, ...] = ()  # models the tracer could not run (error, time or memory limit)
-    runtime: str = ""  # the runtime built, e.g. "bundled runtime of selective-build 0.1.0" ("": not recorded)
-
-    def first_build_error(self) -> str:
-        """The first failing build's message line, or ""."""
-        errors = [self.build_error] + [f"target {t.name}: {t.build_error}" for t in self.targets if t.build_error]
-        return next((e.split("\n", 1)[0] for e in errors if e), "")
-
-    @property
-    def stale(self) -> bool:
-        return any(
-            t.diff.stale
-            or t.load_failures
-            or not t.yaml_exists
-            or t.yaml_error
-            or any(c.lacking for c in t.closure_changes)
-            for t in self.targets
-        )
-
-    @property
-    def size_delta(self) -> int:
-        return sum(t.delta or 0 for t in self.targets)
 
 
 @dataclass(frozen=True)
@@ -260,7 +130,7 @@ class Checkout:
             repo_root=self.root,
         )
 
-    def measure(self, build_dir: Path, work: Path, arch: arches.Arch) -> size.SizeReport:
+    def measure(self, build_dir: Path, work: Path, arch: arches.Arch) -> SizeReport:
         assert self.cfg is not None
         probe = build_dir / cmake.SIZE_PROBE
         return size.analyse(
@@ -325,6 +195,7 @@ def _run_pr(
         cfg = dataclasses.replace(cfg, targets=tuple(t for t in cfg.targets if t.name in only_targets))
     base_root = git.worktree(repo, base_sha, cache, role="base", keep=KEEP)
     base = _open_or_bare(base_root, base_sha)
+    policy_changes = _policy_changes(base.cfg, cfg)
     progress.note(sandbox.describe())
 
     # The base first: its code is trusted, and it is built and measured before any PR code runs,
@@ -355,6 +226,7 @@ def _run_pr(
             stale_files=(),
             changed_files=tuple(changed),
             build_error=exc.message + ("\n" + exc.detail if exc.detail else ""),
+            policy_changes=policy_changes,
             runtime=cfg.runtime_label(),
         )
     tracing = TolerantTracer(cfg)
@@ -384,8 +256,16 @@ def _run_pr(
         graph_added=graph_change.added if graph_change else (),
         graph_removed=graph_change.removed if graph_change else (),
         model_failures=tuple(tracing.failures),
+        policy_changes=policy_changes,
         runtime=cfg.runtime_label(),
     )
+
+
+def _policy_changes(base: config.Config | None, head: config.Config) -> tuple[PolicyChange, ...]:
+    """What the PR's config changes in the policy of the targets it checks (the base's stays in force)."""
+    base_policy = base.policy() if base is not None else verdict.Policy()
+    names = {t.name for t in head.targets}
+    return tuple(c for c in verdict.policy_changes(base_policy, head.policy()) if not c.target or c.target in names)
 
 
 class TolerantTracer:
@@ -536,7 +416,7 @@ def _error(exc: BotError) -> str:
 class BaseMeasure:
     """The base's runtime of one target on one architecture, measured before any PR code ran."""
 
-    size: size.SizeReport | None
+    size: SizeReport | None
     error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
     kernels: str | None = None  # the base's kernel choice and cpu, when it was built
     cpu: str | None = None
@@ -576,11 +456,10 @@ def _arch_sizes(
     """Builds (smoke, head) and measures one architecture against the base's measure; a failed build is this
     arch's finding only."""
     smoke = checked_in is not None and arch.runs_models
-    budget = target.budget_for(arch.name)
     missing = arches.missing_tools(arch, run=smoke)
     choice: dict[str, str | None] = {"kernels": target.kernel_choice(), "cpu": target.cpu_for(arch)}
     if missing:
-        return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", budget, **choice), []
+        return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", **choice), []
     if base is not None and base.size is not None:
         choice |= {"base_kernels": base.kernels, "base_cpu": base.cpu}
     base_size, base_error = (base.size, base.error) if base is not None else (None, "")
@@ -607,7 +486,7 @@ def _arch_sizes(
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
-            return ArchSizes(arch.name, base_size, None, _error(exc), budget, base_error, **choice), []
+            return ArchSizes(arch.name, base_size, None, _error(exc), base_error, **choice), []
     if runtime is not None:
         failures = _smoke_run(head, target, runtime, work / "smoke" / arch.name, arch, progress)
     measures = 1 + int(portable_target is not None)
@@ -622,10 +501,8 @@ def _arch_sizes(
         except BotError as exc:
             if exc.exit_code != ExitCode.BUILD:
                 raise
-            return ArchSizes(arch.name, base_size, None, _error(exc), budget, base_error, **choice), failures
-    return ArchSizes(
-        arch.name, base_size, head_size, "", budget, base_error, portable=portable_size, **choice
-    ), failures
+            return ArchSizes(arch.name, base_size, None, _error(exc), base_error, **choice), failures
+    return ArchSizes(arch.name, base_size, head_size, "", base_error, portable=portable_size, **choice), failures
 
 
 def _same_target(side: Checkout, target: config.Target) -> config.Target:
@@ -658,7 +535,7 @@ def _target_report(
     loaded, yaml_error = _load_selection(checked_in_path)
     yaml_exists = loaded is not None or bool(yaml_error)
     # An unusable yaml is its own finding; diffing against nothing would bury it under every op.
-    selection_diff = stale.SelectionDiff() if yaml_error else stale.diff(loaded or SelectedOps(), regenerated)
+    selection_diff = SelectionDiff() if yaml_error else stale.diff(loaded or SelectedOps(), regenerated)
     model_paths = [m.path.as_posix() for m in target.models]
     causes = stale.causes(selection_diff, changed, model_paths, head.kernel_files)
     new_models = tuple(p for p in model_paths if p in changed and not (base.root / p).exists())

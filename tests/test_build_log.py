@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bot.build import build_log, cmake
-from bot.pipeline import PrReport
 from bot.report import comment
+from bot.report.model import PrReport
 from bot.safety import redact
 
 REPO_CODE = """\

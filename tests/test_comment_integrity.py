@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.build.size import SizeReport
 from bot.github import api
 from bot.github.workflow_log import Log, command, plain
-from bot.pipeline import ArchSizes, ClosureChange, LoadFailure, PrReport, TargetReport
-from bot.report import artifact, comment
+from bot.report import artifact, comment, model
 from bot.report.comment import MARKER
+from bot.report.model import ArchSizes, ClosureChange, LoadFailure, PrReport, SizeReport, TargetReport
 from bot.selection import oplist, pte, stale
 from tests.conftest import ZOO_DIR
 from tests.github_fake import FakeGitHub
@@ -353,7 +352,7 @@ def findings_report() -> PrReport:
     grown = SizeReport(95_000, 512, 98_304, {".text": 65_000}, {f"sb::kernels::{op}": 55 for op in ops}, per_op)
     hostile = dataclasses.replace(
         vision,
-        diff=dataclasses.replace(vision.diff, unused=(stale.OpUse(LONG_OP, ("m.pte",), ()),)),
+        diff=dataclasses.replace(vision.diff, unused=(model.OpUse(LONG_OP, ("m.pte",), ()),)),
         sizes=(ArchSizes("x86-64", sized, grown, budget=91_000), ArchSizes("aarch64", sized, sized, budget=91_000)),
         load_failures=(LoadFailure("models/zoo/mobilenet_v2.pte", "missing operator " + ops[0]),),
         closure_changes=(ClosureChange("models/zoo/mobilenet_v2.pte", (ops[0],), (), (ops[0],)),),

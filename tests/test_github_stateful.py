@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.github import action, api
-from bot.pipeline import PrReport, TargetReport
 from bot.report import artifact, comment
+from bot.report.model import PrReport, TargetReport
 from bot.selection import oplist, pte, stale
 from tests.conftest import ZOO_DIR
 from tests.github_fake import FakeGitHub, Fault

@@ -11,7 +11,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from bot import pipeline
-from bot.report import comment
+from bot.report import comment, model
 from bot.selection import oplist
 from tests.conftest import ZOO_DIR
 from tests.scenario_repo import clone_of, commit_all
@@ -38,7 +38,7 @@ def assert_inert(markdown: str) -> None:
 
 
 @pytest.fixture
-def hostile_report(base_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pipeline.PrReport:
+def hostile_report(base_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> model.PrReport:
     monkeypatch.setenv("SB_CACHE_DIR", str(tmp_path / "cache"))
     repo = clone_of(base_repo, tmp_path / "repo")
     (repo / MODEL_DIR).mkdir(parents=True)
@@ -55,7 +55,7 @@ def hostile_report(base_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     return pipeline.run_pr(repo, "main~1", None, lambda _: None)
 
 
-def test_hostile_names_reach_the_report_and_render_inert(hostile_report: pipeline.PrReport) -> None:
+def test_hostile_names_reach_the_report_and_render_inert(hostile_report: model.PrReport) -> None:
     markdown = comment.render(hostile_report)
     cnn = next(t for t in hostile_report.targets if t.name == "cnn")
     seq = next(t for t in hostile_report.targets if t.name == "seq")

@@ -19,7 +19,7 @@ from bot import git, pipeline
 from bot.build import cmake, lock
 from bot.errors import BotError
 from bot.fileio import write_text_atomic
-from bot.report import comment
+from bot.report import comment, model
 from tests.scenario_repo import clone_of, commit_all
 
 
@@ -461,7 +461,7 @@ def test_an_invalid_checked_in_yaml_is_a_finding_in_the_report(repo: Path, tmp_p
     assert comment.summary_line(rep)
 
 
-def pipeline_report(path: Path) -> pipeline.PrReport:
+def pipeline_report(path: Path) -> model.PrReport:
     from bot.report import artifact
 
     return artifact.load(path)[0]

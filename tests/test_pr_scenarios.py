@@ -16,7 +16,7 @@ import pytest
 
 from bot import git, pipeline
 from bot.build import arch, cmake
-from bot.report import comment
+from bot.report import comment, model
 from bot.selection import oplist
 from tests.conftest import ZOO_DIR
 from tests.scenario_repo import clone_of, commit_all, grow_relu, make_base, make_kernel_call_another_op
@@ -29,12 +29,12 @@ def repo(base_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     return clone_of(base_repo, tmp_path / "repo")
 
 
-def run(repo: Path) -> pipeline.PrReport:
+def run(repo: Path) -> model.PrReport:
     """The pipeline for the last commit against the one before it."""
     return pipeline.run_pr(repo, "main~1", None, lambda _: None)
 
 
-def target(rep: pipeline.PrReport, name: str) -> pipeline.TargetReport:
+def target(rep: model.PrReport, name: str) -> model.TargetReport:
     return next(t for t in rep.targets if t.name == name)
 
 
@@ -171,7 +171,7 @@ def arch_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield repo
 
 
-def run_branch(repo: Path, branch: str) -> pipeline.PrReport:
+def run_branch(repo: Path, branch: str) -> model.PrReport:
     return pipeline.run_pr(repo, "main", branch, lambda _: None)
 
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.build.size import SizeReport
 from bot.github import action
-from bot.pipeline import ArchSizes, PrReport, TargetReport
 from bot.report import comment
-from bot.selection.stale import SelectionDiff
+from bot.report.model import ArchSizes, PrReport, SelectionDiff, SizeReport, TargetReport
 from tests.conftest import REPO_ROOT
 
 
@@ -132,8 +130,7 @@ def test_counts_are_singular_or_plural() -> None:
 
 
 def test_a_load_failure_that_only_lists_the_missing_ops_is_not_said_twice() -> None:
-    from bot.pipeline import LoadFailure
-    from bot.selection.stale import OpUse
+    from bot.report.model import LoadFailure, OpUse
 
     model = "models/zoo/squeezenet.pte"
     missing = tuple(OpUse(op, (model,), ()) for op in ("aten::add.out", "aten::mul.out"))

@@ -18,6 +18,7 @@ import pytest
 
 from bot.build import arch as arches
 from bot.build import cmake, size
+from bot.report import model
 from bot.selection import oplist
 from bot.selection.kernel_library import load_libraries, op_sources
 
@@ -76,7 +77,7 @@ def _ops_by_source() -> dict[str, list[str]]:
 @dataclass(frozen=True)
 class Built:
     binary: Path
-    report: size.SizeReport
+    report: model.SizeReport
 
 
 def _binutils(arch: arches.Arch, tool: str, *args: str | Path) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 
 from bot.build.arch import HOST, Arch
 from bot.errors import BotError, ExitCode
+from bot.report.model import SizeReport
 from bot.safety import safe_files, sandbox
 from bot.safety.limits import DEFAULT_LIMITS, Limits
 
@@ -68,32 +69,11 @@ LINKER_SECTIONS = frozenset(
         ".relr.dyn",
     }
 )
-_BSS_NAME = re.compile(r"^\.(t?bss|sbss|noinit|heap|stack)(\..*)?$|^COMMON$")
 # Runtime libraries of the toolchain (glibc, newlib, libstdc++, libgcc, the crt objects).
 _LIBC_NAME = re.compile(
     r"^(lib(c|c_nano|c_nonshared|g|g_nano|m|m_nano|stdc\+\+|stdc\+\+_nano|supc\+\+|supc\+\+_nano|gcc|gcc_s|gcc_eh|"
     r"nosys|rdimon|rdimon_nano|atomic|pthread|dl|rt|mvec)(\.so.*|\.a)?|(S|g|M|r)?crt\w*\.o|ld-linux\S*)$"
 )
-
-
-@dataclass(frozen=True)
-class SizeReport:
-    """Sizes of one runtime binary. `vm_size` is the headline; see the module doc.
-
-    `per_op` and `symbols` both sum to `vm_size` exactly.
-    """
-
-    vm_size: int  # loadable bytes of the stripped binary (SHF_ALLOC, not NOBITS), no page padding
-    bss: int  # zero-initialised memory (NOBITS alloc sections: .bss, .tbss, ...)
-    file_size: int  # the stripped file's size (page padded): details only
-    sections: dict[str, int]  # every non-empty SHF_ALLOC section -> bytes (NOBITS ones too: section_kind)
-    symbols: dict[str, int]  # demangled symbol (or a "(no symbol: ...)" remainder) -> loadable bytes
-    per_op: dict[str, int]  # op or bucket (CORE, HELPERS, LIBC, LINKER) -> loadable bytes
-
-    @staticmethod
-    def section_kind(name: str) -> str:
-        """ "bss" for a zero-initialised (NOBITS) section by its GNU name, else "loadable"."""
-        return "bss" if _BSS_NAME.match(name) else "loadable"
 
 
 @dataclass(frozen=True)

@@ -21,22 +21,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from bot import config
 from bot.errors import BotError, ExitCode, inert, internal_error
 from bot.github import api, poster
 from bot.github.workflow_log import Log
-from bot.pipeline import PrReport
-from bot.report import artifact, publish
-from bot.report.comment import COMMIT, count, plain
+from bot.report import artifact, publish, verdict
+from bot.report.escape import COMMIT, plain
+from bot.report.model import PrReport
 from bot.safety import redact
 from bot.safety.redact import Redactor, looks_secret
-
-BINARY_SIZE_LINE = re.compile(r"^Binary-Size:\s*\S", re.MULTILINE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,25 +120,10 @@ def _pr_from_event(event: dict) -> tuple[int | None, str, str, str]:
     )
 
 
-def _failing(report: PrReport, inputs: Inputs, root: Path, body: str) -> list[str]:
-    from bot import config
-
-    cfg = config.load(root)
-    fail_stale = cfg.fail_on_stale if inputs.fail_on_stale is None else inputs.fail_on_stale
-    fail_budget = cfg.fail_on_budget if inputs.fail_on_budget is None else inputs.fail_on_budget
-    reasons = []
-    if report.first_build_error():
-        reasons.append(f"build failed: {plain(report.first_build_error(), 400)}")
-    if report.model_failures:
-        first = report.model_failures[0]
-        models = count(len(report.model_failures), "model")
-        reasons.append(f"{models} could not be traced, first {plain(first.model)}: {plain(first.message, 400)}")
-    if fail_stale and report.stale:
-        reasons.append("the selected-operators yaml is stale")
-    over = [f"{plain(t.name)} on {plain(s.arch)}" for t in report.targets for s in t.sizes if s.over_budget]
-    if fail_budget and over and not BINARY_SIZE_LINE.search(body):
-        reasons.append(f"over the size budget: {', '.join(over)} (add a 'Binary-Size: <reason>' line to the PR body)")
-    return reasons
+def policy(root: Path, commit: str, body: str, inputs: Inputs) -> verdict.Policy:
+    """The policy a PR is judged by: the config at `commit` (the base, or the default branch in post mode),
+    the PR body's Binary-Size line, and the workflow's fail-on inputs where they are set."""
+    return config.policy_at(root, commit).for_pr(body).overridden(inputs.fail_on_stale, inputs.fail_on_budget)
 
 
 def annotations(report: PrReport) -> list[api.Annotation]:
@@ -161,17 +144,19 @@ def annotations(report: PrReport) -> list[api.Annotation]:
     return found
 
 
-def _post(holder: poster.Poster | None, report: PrReport, number: int, head: str, ok: bool, redactor: Redactor) -> str:
+def _post(
+    holder: poster.Poster | None, report: PrReport, judged: verdict.Verdict, number: int, head: str, redactor: Redactor
+) -> str:
     if holder is None:
         return "not posted: no github-token"
     safe = publish.publishable(report, redactor)
     request = poster.Request(
         number=number,
         head_sha=head,
-        body=publish.markdown(safe, redactor),
-        ok=ok,
-        title=publish.title(safe, redactor),
-        summary=publish.markdown(safe, redactor, limit=api.CHECK_SUMMARY_LIMIT),
+        body=publish.markdown(safe, judged, redactor),
+        ok=judged.passed,
+        title=publish.title(safe, judged, redactor),
+        summary=publish.markdown(safe, judged, redactor, limit=api.CHECK_SUMMARY_LIMIT),
         annotations=tuple((a.path, a.message, a.title, a.level) for a in annotations(safe)),
     )
     return holder.post(request)
@@ -221,11 +206,18 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
         number = pulls[0].get("number") if pulls and isinstance(pulls[0], dict) else pr.get("number")
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             raise BotError("the report names no pull request to post to", ExitCode.BAD_INPUT)
-        ok = not report.stale and not report.first_build_error()
-        status = _post(holder, report, number, report.head_sha, ok, redactor)
+        # Judged here, on the artifact's data, by the default branch's config and the PR body as GitHub
+        # holds it: the run that wrote the artifact ran PR code and is trusted with nothing.
+        current = holder.pull_body(number) if holder is not None else None
+        if current is None:
+            log.info("the PR body could not be read: no Binary-Size line is taken into account")
+        judged = verdict.judge(report, policy(root, "HEAD", current or "", inputs))
+        status = _post(holder, report, judged, number, report.head_sha, redactor)
         log.info(status)
-        _append(summary_path, publish.markdown(report, redactor) + f"\n\n_{status}_\n")
-        return ExitCode.OK
+        _append(summary_path, publish.markdown(report, judged, redactor) + f"\n\n_{status}_\n")
+        for reason in judged.failures:
+            log.error(reason.message)
+        return judged.exit_code
 
     from bot import pipeline
 
@@ -244,7 +236,10 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
             log.info(f"  {seconds:>10}  {label}")
     if head_sha:
         report = dataclasses.replace(report, head_sha=head_sha)
-    markdown = publish.write_report(report, redactor, md_path, json_path, {"number": number, "head_sha": head_sha})
+    judged = verdict.judge(report, policy(root, report.base_sha, body, inputs))
+    markdown = publish.write_report(
+        report, judged, redactor, md_path, json_path, {"number": number, "head_sha": head_sha}
+    )
     _append(summary_path, markdown + "\n")
     write_outputs(
         env,
@@ -255,14 +250,13 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
         },
         redactor,
     )
-    reasons = _failing(report, inputs, root, body)
     if inputs.post and number is not None and head_sha:
-        status = _post(holder, report, int(number), head_sha, not reasons, redactor)
+        status = _post(holder, report, judged, int(number), head_sha, redactor)
         log.info(status)
         _append(summary_path, f"\n_{status}_\n")
-    for reason in reasons:
-        log.error(reason)
-    return ExitCode.FINDINGS if reasons else ExitCode.OK
+    for reason in judged.failures:
+        log.error(reason.message)
+    return judged.exit_code
 
 
 def main() -> int:

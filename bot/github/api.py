@@ -125,6 +125,12 @@ class GitHubClient:
         _, data = self._gh.requester.requestJsonAndCheck(verb, path, params, None, sent)
         return data
 
+    def pull_body(self, number: int) -> str:
+        """The PR's description as GitHub holds it now (its `Binary-Size:` line is part of the policy)."""
+        data = self._with_retries(lambda: self._request("GET", f"/pulls/{number}"))
+        body = data.get("body") if isinstance(data, dict) else None
+        return body if isinstance(body, str) else ""
+
     def identity(self) -> str:
         """The login this token writes comments as: the configured author, else GET /user
         (personal tokens), else the Actions bot (GITHUB_TOKEN, which may not read /user)."""

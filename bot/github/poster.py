@@ -75,16 +75,25 @@ class Poster:
     def __init__(self, pid: int, to_child: int, from_child: int) -> None:
         self._pid, self._to_child, self._from_child = pid, to_child, from_child
 
-    def post(self, request: Request) -> str:
-        payload = json.dumps(asdict(request)).encode() + b"\n"
+    def _ask(self, message: dict[str, object]) -> object:
+        """One message to the poster and its JSON reply (None: the poster failed or ended)."""
         try:
             with os.fdopen(os.dup(self._to_child), "wb") as out:
-                out.write(payload)
+                out.write(json.dumps(message).encode() + b"\n")
             with os.fdopen(os.dup(self._from_child), "rb") as reply:
                 line = reply.readline()
-        except OSError as exc:
-            return f"not posted: the poster process failed ({exc.strerror})"
-        return line.decode("utf-8", "replace").strip() or "not posted: the poster process ended"
+            return json.loads(line) if line.strip() else None
+        except (OSError, ValueError):
+            return None
+
+    def post(self, request: Request) -> str:
+        outcome = self._ask({"kind": "post", **asdict(request)})
+        return outcome if isinstance(outcome, str) else "not posted: the poster process failed"
+
+    def pull_body(self, number: int) -> str | None:
+        """The PR's body from the API (None: it could not be read)."""
+        body = self._ask({"kind": "body", "number": number})
+        return body if isinstance(body, str) else None
 
     def close(self) -> None:
         for fd in (self._to_child, self._from_child):
@@ -128,8 +137,16 @@ def _serve(token: str, repository: str, api_url: str, author: str, redactor: Red
     seal_imports()
     with os.fdopen(inbox, "rb") as requests, os.fdopen(outbox, "wb", buffering=0) as replies:
         for line in requests:
+            message = json.loads(line)
+            if message.pop("kind", None) == "body":
+                try:
+                    body: str | None = client.pull_body(int(message["number"]))
+                except Exception:  # GitHub's answer or a broken message: the caller says it could not read it
+                    body = None
+                replies.write(json.dumps(None if body is None else redactor.text(body)).encode() + b"\n")
+                continue
             try:
-                request = Request(**json.loads(line))
+                request = Request(**message)
                 annotations = [api.Annotation(*a) for a in request.annotations]
                 result = api.post(
                     client,
@@ -147,4 +164,4 @@ def _serve(token: str, repository: str, api_url: str, author: str, redactor: Red
                 outcome = f"not posted: GitHub answered {exc.status}"
             except Exception as exc:  # one line back to the Action, never a traceback beside the token
                 outcome = f"not posted: {exc.__class__.__name__}"
-            replies.write(redactor.text(outcome).replace("\n", " ").encode() + b"\n")
+            replies.write(json.dumps(redactor.text(outcome).replace("\n", " ")).encode() + b"\n")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from bot.report.comment import visible
+from bot.report.escape import visible
 from bot.safety.redact import NOTHING, Redactor
 
 

@@ -22,13 +22,23 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 from jsonschema.exceptions import best_match
 
-from bot.build.size import SizeReport
 from bot.errors import BotError, ExitCode
-from bot.pipeline import ArchSizes, ClosureChange, LoadFailure, NotTraced, PrReport, TargetReport
+from bot.report.model import (
+    ArchSizes,
+    Cause,
+    ClosureChange,
+    DtypeChange,
+    Edge,
+    LoadFailure,
+    NotTraced,
+    OpUse,
+    PrReport,
+    SelectionDiff,
+    SizeReport,
+    TargetReport,
+)
 from bot.safety.limits import MIB
 from bot.safety.safe_files import UnsafeFileError, read_text
-from bot.selection.depgraph import Edge
-from bot.selection.stale import Cause, DtypeChange, OpUse, SelectionDiff
 
 FORMAT = "selective-build-report/1"
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schema" / "report-artifact.schema.json"

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.build.size import SizeReport
-from bot.pipeline import ArchSizes, PrReport, TargetReport
+from bot.report.escape import ELLIPSIS, NAME_LIMIT, cap, code, commit, count, html_text, text, visible
+from bot.report.model import ArchSizes, PolicyChange, PrReport, TargetReport
+from bot.report.verdict import Verdict
 
 MARKER = "<!-- selective-build-report -->"
 COMMENT_LIMIT = 65_536
@@ -30,104 +30,9 @@ TOP_SYMBOLS = 10  # symbol changes per runtime, in its breakdown
 TOP_MOVERS = 5  # ops and symbols in the top movers tables
 SYMBOL_LIMIT = 72  # characters of a symbol in a table cell (argument lists dropped first)
 CHART_BARS = 20
-NAME_LIMIT = 200  # characters of an op, model, file or target name
 MESSAGE_LIMIT = 400  # characters of a one-line message (a load failure, a yaml error)
 BUILD_MESSAGE_LIMIT = 300  # characters of one error line of a failed build (bot/build/build_log.py)
 BUILD_MESSAGES = 5  # error lines shown per failed build
-ELLIPSIS = "…"
-COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}|working tree")
-
-_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~=:$")  # $: GitHub renders $...$ as math
-_INVISIBLE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Zl", "Zp"}
-# Letters and marks that render as nothing (fillers, joiners, variation selectors).
-_BLANK_LOOKING = {0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0}
-
-
-def _invisible(ch: str) -> bool:
-    code_point = ord(ch)
-    return (
-        unicodedata.category(ch) in _INVISIBLE_CATEGORIES
-        or code_point in _BLANK_LOOKING
-        or 0xFE00 <= code_point <= 0xFE0F
-        or 0xE0100 <= code_point <= 0xE01EF
-    )
-
-
-def visible(value: str) -> str:
-    """Control, format (zero-width, bidi) and blank-looking characters as <U+XXXX>."""
-    return "".join(f"<U+{ord(ch):04X}>" if _invisible(ch) else ch for ch in value)
-
-
-def cap(value: str, limit: int) -> str:
-    return value if len(value) <= limit else value[: limit - 1] + ELLIPSIS
-
-
-def plain(value: object, limit: int = NAME_LIMIT) -> str:
-    """PR-controlled text for plain-text places (check-run titles, annotations):
-    one line, capped, invisible characters shown."""
-    return visible(cap(" ".join(str(value).split()), limit))
-
-
-def text(value: object, limit: int = NAME_LIMIT) -> str:
-    """PR-controlled text as inert markdown: entities for HTML and @, escapes for markdown."""
-    out = []
-    for ch in plain(value, limit):
-        if ch in "&<>\"'":
-            out.append(html.escape(ch, quote=True))
-        elif ch == "@":
-            out.append("&#64;&#8203;")  # a zero-width space after @: never a mention
-        elif ch in _MARKDOWN_SPECIAL:
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-# In <code>: every character that can start markdown inside an HTML tag (links,
-# images, emphasis, strikethrough, math, escapes, code spans, table cells, HTML).
-_CODE_ENTITIES = {
-    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "@": "&#64;&#8203;", "|": "&#124;",
-    "`": "&#96;", "[": "&#91;", "]": "&#93;", "*": "&#42;", "~": "&#126;", "\\": "&#92;", "$": "&#36;",
-}  # fmt: skip
-
-
-def code(value: object, limit: int = NAME_LIMIT) -> str:
-    """PR-controlled text in monospace: an HTML <code>, not a code span (a backtick
-    in the value could close that). Markdown inside an HTML tag is still markdown,
-    so what could form a construct is an entity; identifiers (aten::add.out,
-    models/zoo/op_x.pte) stay as they are, readable in the raw report."""
-    return "<code>" + html_text(value, limit) + "</code>"
-
-
-def html_text(value: object, limit: int = NAME_LIMIT) -> str:
-    """PR-controlled text for raw HTML (a <summary>, which markdown leaves alone, so a
-    markdown backslash escape would show as typed): entities only. What could form
-    markdown is an entity too, so the same text is inert wherever it lands."""
-    shown = plain(value, limit)
-    out = []
-    for i, ch in enumerate(shown):
-        before, after = shown[i - 1 : i], shown[i + 1 : i + 2]
-        if ch in _CODE_ENTITIES:
-            out.append(_CODE_ENTITIES[ch])
-        elif ch == "_" and not (before.isalnum() and after.isalnum()):
-            out.append("&#95;")  # only an underscore inside a word can never open or close emphasis
-        elif ch == ":" and after == "/":
-            out.append("&#58;")  # a URL scheme: GitHub would autolink it
-        elif ch == "." and shown[max(0, i - 3) : i].lower() == "www" and not shown[max(0, i - 4) : i - 3].isalnum():
-            out.append("&#46;")  # www. starts one of GitHub's autolinks too
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def commit(value: str) -> str:
-    """A commit id where one is expected (the head marker, which is an HTML comment): nothing else passes."""
-    return value if COMMIT.fullmatch(value) else "unknown"
-
-
-def count(n: int, noun: str, plural: str = "") -> str:
-    """'1 target', '2 targets': the noun in the number's grammatical number."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _bytes(n: int | None) -> str:
@@ -193,12 +98,14 @@ class Row:
 
     target: TargetReport
     sizes: ArchSizes
+    budget: int | None = None  # the policy's budget for it (VM bytes)
+    over_budget: bool = False
 
     @property
     def changed(self) -> bool:
         """Worth a row of its own: it moved, is new, failed, or breaks its budget."""
         s = self.sizes
-        return s.delta != 0 or s.over_budget or bool(s.build_error)
+        return s.delta != 0 or self.over_budget or bool(s.build_error)
 
     def label(self, limit: int = NAME_LIMIT, escape: Callable[[object, int], str] = text) -> str:
         """'<target> on <arch>'; `escape` is `html_text` where the label lands in raw HTML."""
@@ -273,13 +180,20 @@ def _legend(names: list[str]) -> list[str]:
     return [f"{text(short_name(n))}: {text(n[1:-1].split(': ', 1)[1])}." for n in shortened]
 
 
-def rows(report: PrReport) -> list[Row]:
-    """Every target x architecture, largest absolute change first (failures and new ones after the moves)."""
-    found = [Row(t, s) for t in report.targets for s in t.sizes]
+def rows(report: PrReport, verdict: Verdict | None = None) -> list[Row]:
+    """Every target x architecture, largest absolute change first (failures and new ones after the moves);
+    with the verdict, each with its budget."""
+    found = [
+        Row(t, s, verdict.budget(t.name, s.arch), verdict.over(t.name, s.arch) is not None)
+        if verdict is not None
+        else Row(t, s)
+        for t in report.targets
+        for s in t.sizes
+    ]
     return sorted(found, key=lambda r: -abs(r.sizes.delta or 0))
 
 
-def _changes(base: dict[str, int] | None, head: dict[str, int] | None) -> list[tuple[str, int]]:
+def changes(base: dict[str, int] | None, head: dict[str, int] | None) -> list[tuple[str, int]]:
     """(name, head - base) for every name that moved, largest absolute change first."""
     before, after = base or {}, head or {}
     moved = [(n, after.get(n, 0) - before.get(n, 0)) for n in set(before) | set(after)]
@@ -293,9 +207,9 @@ def _biggest_mover(report: PrReport, name: Callable[[object], str]) -> str:
     top = moved[0]
     s = top.sizes
     assert s.delta is not None and s.base is not None and s.head is not None
-    ops = _changes(s.base.per_op, s.head.per_op)
+    ops = changes(s.base.per_op, s.head.per_op)
     what = [(short_name(n), d) for n, d in ops] or [
-        (short_symbol(n), d) for n, d in _changes(s.base.symbols, s.head.symbols)
+        (short_symbol(n), d) for n, d in changes(s.base.symbols, s.head.symbols)
     ]
     by = f" ({name(cap(what[0][0], 80))} {what[0][1]:+,})" if what else ""
     return f"biggest: {name(cap(top.target.name, 40))} on {name(s.arch)} {s.delta:+,}{by}"
@@ -397,7 +311,7 @@ def _graph_part(report: PrReport) -> str:
     return "op graph: " + " and ".join(e for e in edges if e) + reach
 
 
-def _unchanged(report: PrReport) -> bool:
+def _unchanged(report: PrReport, verdict: Verdict) -> bool:
     """No finding and no change of any kind: the PR gets the short comment."""
     return (
         not report.build_error
@@ -406,11 +320,14 @@ def _unchanged(report: PrReport) -> bool:
         and not report.graph_added
         and not report.graph_removed
         and not any(t.build_error for t in report.targets)
-        and not any(r.changed for r in rows(report))
+        and not report.policy_changes
+        and verdict.passed
+        and not verdict.waived
+        and not any(r.changed for r in rows(report, verdict))
     )
 
 
-def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
+def summary_line(report: PrReport, verdict: Verdict, name: Callable[[object], str] = text) -> str:
     """One line: the verdict and every kind of finding, then the size change and its biggest mover.
     `name` formats PR-controlled names (markdown by default; `plain` for a check-run title)."""
     if report.build_error:
@@ -419,7 +336,7 @@ def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
     broken = [t for t in report.targets if t.load_failures]
     unusable = [t for t in report.targets if t.yaml_error]
     failed = _failed_builds(report)
-    over = [r for r in rows(report) if r.sizes.over_budget]
+    over = [r for r in rows(report, verdict) if r.over_budget]
     new = [
         r.sizes for r in rows(report) if r.sizes.base is None and r.sizes.head is not None and not r.sizes.base_error
     ]
@@ -453,10 +370,11 @@ def summary_line(report: PrReport, name: Callable[[object], str] = text) -> str:
     parts.append(size_part)
     if new:
         parts.append(f"{count(len(new), 'new runtime')} of {sum(s.head.vm_size for s in new if s.head):,} bytes")
-    if _unchanged(report):
+    if report.policy_changes:
+        parts.append(f"{count(len(report.policy_changes), 'policy change')} (applies once merged)")
+    if _unchanged(report, verdict):
         return "✅ **No change**: " + ", ".join(parts)
-    icon = "❌" if failed or broken or unusable or report.model_failures else "⚠️" if stale or over else "📦"
-    return f"{icon} " + ", ".join(parts)
+    return f"{verdict.icon or '📦'} " + ", ".join(parts)
 
 
 def _listed(lines: list[str], detail: Detail, kind: str, indent: str = "") -> list[str]:
@@ -585,11 +503,11 @@ def _graph_section(report: PrReport, detail: Detail) -> list[str]:
     return ["### Op graph changes (static, from the compiled kernels)", "", *lines, ""]
 
 
-def _not_traced(report: PrReport, detail: Detail) -> list[str]:
+def _not_traced(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]:
     """Ops static analysis says a model can reach that no traced run reached: context for a PR that
     changes something; the same on every PR otherwise, so a PR that changes nothing does not repeat it."""
     rows = [(t.name, n) for t in report.targets for n in t.not_traced]
-    if not rows or not detail.not_traced or _unchanged(report):
+    if not rows or not detail.not_traced or _unchanged(report, verdict):
         return []
     lines = ["<details><summary>Reachable, not traced: ops a model can reach that no traced run reached</summary>", ""]
     for target, n in rows:
@@ -597,17 +515,49 @@ def _not_traced(report: PrReport, detail: Detail) -> list[str]:
     return [*lines, "", "</details>", ""]
 
 
-def _budget_cell(s: ArchSizes) -> str:
-    if s.budget is None:
+_SETTINGS = {"fail_on.stale": "failing on a stale yaml", "fail_on.budget": "failing on a size budget"}
+
+
+def policy_sentence(change: PolicyChange, name: Callable[[object], str] = text) -> str:
+    """ "this PR raises sensor-app's cortex-m budget from 262,144 to 300,000 bytes", and the like."""
+    if change.setting != "size_budget":
+        setting = _SETTINGS.get(change.setting, name(change.setting))
+        return f"this PR turns {'on' if change.after else 'off'} {setting}"
+    whose = f"{name(change.target)}'s {name(change.arch)} budget"
+    before, after = change.before, change.after
+    if before is None:
+        return f"this PR sets {whose} to {after:,} bytes"
+    if after is None:
+        return f"this PR removes {whose} of {before:,} bytes"
+    verb = "raises" if after > before else "lowers"
+    return f"this PR {verb} {whose} from {before:,} to {after:,} bytes"
+
+
+def _policy_section(report: PrReport, detail: Detail) -> list[str]:
+    if not report.policy_changes:
+        return []
+    lines = [f"- {policy_sentence(c)}" for c in report.policy_changes]
+    return [
+        "### Policy changes",
+        "",
+        "This PR is judged by the base branch's policy; its own applies once merged.",
+        "",
+        *_listed(lines, detail, "changes"),
+        "",
+    ]
+
+
+def _budget_cell(r: Row) -> str:
+    if r.budget is None:
         return "n/a"
-    return f"{'❌ over' if s.over_budget else '✅'} {s.budget:,}"
+    return f"{'❌ over' if r.over_budget else '✅'} {r.budget:,}"
 
 
-def _size_table(report: PrReport, detail: Detail) -> list[str]:
+def _size_table(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]:
     """Runtimes that moved (or are new, failed or over budget), largest change first; the rest counted."""
     if not detail.size_rows:
         return []
-    all_rows = rows(report)
+    all_rows = rows(report, verdict)
     shown = [r for r in all_rows if r.changed]
     unchanged = len(all_rows) - len(shown)
     if not shown:
@@ -642,21 +592,21 @@ def _size_table(report: PrReport, detail: Detail) -> list[str]:
         arch_cell = "" if arch else f" {text(s.arch, n)} |"
         lines.append(
             f"| {text(r.target.name, n)} |{arch_cell} {_bytes(base)} | {_bytes(head)} | {delta} | {pct} "
-            f"| {_budget_cell(s)} |"
+            f"| {_budget_cell(r)} |"
         )
     if unchanged:
         lines += ["", f"…and {count(unchanged, 'unchanged runtime')}."]
     return [*lines, ""]
 
 
-def _budget_findings(report: PrReport, detail: Detail) -> list[str]:
+def _budget_findings(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]:
     """Budget breaches as findings of their own: they survive when the size table is dropped."""
     if detail.size_rows:
         return []
     lines = [
-        f"- ❌ {r.label(detail.name_limit)}: {r.sizes.head.vm_size:,} bytes, over its budget of {r.sizes.budget:,}"
-        for r in rows(report)
-        if r.sizes.over_budget and r.sizes.head and r.sizes.budget is not None
+        f"- ❌ {r.label(detail.name_limit)}: {r.sizes.head.vm_size:,} bytes, over its budget of {r.budget:,}"
+        for r in rows(report, verdict)
+        if r.over_budget and r.sizes.head and r.budget is not None
     ]
     return ["### Over budget", "", *_listed(lines, detail, "runtimes"), ""] if lines else []
 
@@ -692,7 +642,7 @@ def _kernel_choice(report: PrReport, detail: Detail) -> list[str]:
             cost = choice_cost(s)
             if cost and s.portable is not None:
                 line += f", {cost}: {s.portable.vm_size:,} → {s.head.vm_size:,}"
-                ops = _changes(s.portable.per_op, s.head.per_op)[:3]
+                ops = changes(s.portable.per_op, s.head.per_op)[:3]
                 if ops and detail.movers:
                     line += " (" + ", ".join(f"{code(short_name(op), n)} {d:+,}" for op, d in ops) + ")"
             if s.choice_changed:
@@ -718,7 +668,7 @@ def _movers(report: PrReport, detail: Detail) -> list[str]:
             s = r.sizes
             if s.base is None or s.head is None or not s.delta:
                 continue
-            for what, change in _changes(getattr(s.base, field), getattr(s.head, field)):
+            for what, change in changes(getattr(s.base, field), getattr(s.head, field)):
                 grouped.setdefault((what, s.arch, change), []).append(r.target.name)
         if not grouped:
             continue
@@ -764,7 +714,7 @@ def _breakdown(r: Row) -> list[str]:
         ("section", base.sections if base else {}, s.head.sections),
         ("operator", base.per_op if base else {}, s.head.per_op),
     ):
-        moved = _changes(base_map, head_map)
+        moved = changes(base_map, head_map)
         if not moved:
             continue
         lines += ["", f"| {heading} | base | head | Δ |", "|---|---:|---:|---:|"]
@@ -776,7 +726,7 @@ def _breakdown(r: Row) -> list[str]:
             lines.append(f"| …and {same} unchanged | | | |")
         legend = _legend([what for what, _ in moved])
         lines += ["", *legend] if legend else []
-    symbols = _changes(base.symbols if base else {}, s.head.symbols)
+    symbols = changes(base.symbols if base else {}, s.head.symbols)
     if symbols:
         lines += ["", "| top symbol changes | Δ bytes |", "|---|---:|"]
         for what, change in symbols[:TOP_SYMBOLS]:
@@ -858,14 +808,14 @@ def _build_errors(report: PrReport, detail: Detail) -> list[str]:
     return ["### Build failures", "", *lines] if lines else []
 
 
-def _header(report: PrReport) -> list[str]:
+def _header(report: PrReport, verdict: Verdict) -> list[str]:
     head_label = report.head_sha if report.head_sha == "working tree" else report.head_sha[:12]
     return [
         MARKER,
         f"<!-- selective-build-head: {commit(report.head_sha)} -->",
         "## Selective build report",
         "",
-        summary_line(report),
+        summary_line(report, verdict),
         "",
         f"Base {code(report.base_ref)} ({code(report.base_sha[:12])}) → head {code(head_label)}",
         "",
@@ -873,19 +823,20 @@ def _header(report: PrReport) -> list[str]:
     ]
 
 
-def _compose(report: PrReport, detail: Detail) -> str:
+def _compose(report: PrReport, verdict: Verdict, detail: Detail) -> str:
     lines = (
-        _header(report)
+        _header(report, verdict)
         + _build_errors(report, detail)
         + _stale_section(report, detail)
         + _model_failures(report, detail)
-        + _budget_findings(report, detail)
+        + _budget_findings(report, verdict, detail)
+        + _policy_section(report, detail)
         + _graph_section(report, detail)
-        + _size_table(report, detail)
+        + _size_table(report, verdict, detail)
         + _kernel_choice(report, detail)
         + _movers(report, detail)
         + _chart(report, detail)
-        + _not_traced(report, detail)
+        + _not_traced(report, verdict, detail)
     )
     if detail.breakdowns:
         lines += [line for r in rows(report) for line in _breakdown(r)]
@@ -899,10 +850,10 @@ def _compose(report: PrReport, detail: Detail) -> str:
     return "\n".join(lines)
 
 
-def render(report: PrReport, limit: int = COMMENT_LIMIT) -> str:
-    """The comment: the most detailed level that fits in `limit` characters."""
+def render(report: PrReport, verdict: Verdict, limit: int = COMMENT_LIMIT) -> str:
+    """The comment on a report judged by `verdict`: the most detailed level that fits in `limit` characters."""
     for detail in LEVELS:
-        rendered = _compose(report, detail)
+        rendered = _compose(report, verdict, detail)
         if len(rendered) <= limit:
             return rendered
     # Only a pathological report (tens of thousands of targets) gets here. The
@@ -910,64 +861,3 @@ def render(report: PrReport, limit: int = COMMENT_LIMIT) -> str:
     cut = "\n_Report truncated to fit GitHub's comment limit._"
     kept = rendered[: limit - len(cut)].rsplit("\n", 1)[0]
     return kept + cut
-
-
-def _side(size: SizeReport | None) -> dict[str, object] | None:
-    if size is None:
-        return None
-    return {"vm_size": size.vm_size, "bss": size.bss, "file_size": size.file_size, "sections": dict(size.sections)}
-
-
-def _arch_json(s: ArchSizes) -> dict[str, object]:
-    both = s.base is not None and s.head is not None
-    movers = {
-        key: [{"name": n, "delta": d} for n, d in _changes(getattr(s.base, field), getattr(s.head, field))[:TOP_MOVERS]]
-        if both
-        else []
-        for key, field in (("top_ops", "per_op"), ("top_symbols", "symbols"))
-    }
-    return {
-        "arch": s.arch,
-        "base": _side(s.base),
-        "head": _side(s.head),
-        "delta": s.delta,
-        "budget": s.budget,
-        "over_budget": s.over_budget,
-        "build_error": s.build_error.split("\n", 1)[0],
-        "kernels": s.kernels,
-        "cpu": s.cpu,
-        "base_kernels": s.base_kernels,
-        "base_cpu": s.base_cpu,
-        "portable_vm_size": s.portable.vm_size if s.portable else None,
-        "choice_cost": s.optimized_cost,
-        **movers,
-    }
-
-
-def to_json(report: PrReport) -> dict[str, object]:
-    """What scripts (and the Action's outputs) need, without the markdown. Sizes are VM bytes."""
-    return {
-        "base": report.base_sha,
-        "head": report.head_sha,
-        "stale": report.stale,
-        "size_delta": report.size_delta,
-        "stale_files": list(report.stale_files),
-        "build_error": report.build_error.split("\n", 1)[0],
-        "model_failures": [{"model": f.model, "message": f.message} for f in report.model_failures],
-        "targets": [
-            {
-                "name": t.name,
-                "yaml": t.yaml,
-                "stale": t.diff.stale or not t.yaml_exists,
-                "yaml_error": t.yaml_error,
-                "missing": [m.op for m in t.diff.missing],
-                "unused": [u.op for u in t.diff.unused],
-                "load_failures": [{"model": f.model, "message": f.message} for f in t.load_failures],
-                "causes": [c.detail for c in t.causes],
-                "sizes": [_arch_json(s) for s in t.sizes],
-                "over_budget": t.over_budget,
-                "build_error": t.build_error.split("\n", 1)[0],
-            }
-            for t in report.targets
-        ],
-    }

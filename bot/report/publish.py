@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.fileio import write_text_atomic
-from bot.pipeline import PrReport
-from bot.report import artifact
-from bot.report import comment as report_mod
+from bot.report import artifact, comment
+from bot.report.escape import plain
+from bot.report.model import PrReport
+from bot.report.verdict import Verdict
 from bot.safety.redact import Redactor
 
 
@@ -25,13 +26,13 @@ def publishable(report: PrReport, redactor: Redactor) -> PrReport:
     return artifact.from_data(data)[0]
 
 
-def markdown(report: PrReport, redactor: Redactor, limit: int = report_mod.COMMENT_LIMIT) -> str:
-    return redactor.text(report_mod.render(publishable(report, redactor), limit))
+def markdown(report: PrReport, verdict: Verdict, redactor: Redactor, limit: int = comment.COMMENT_LIMIT) -> str:
+    return redactor.text(comment.render(publishable(report, redactor), verdict, limit))
 
 
-def title(report: PrReport, redactor: Redactor) -> str:
+def title(report: PrReport, verdict: Verdict, redactor: Redactor) -> str:
     """The summary line as plain text (a check-run title)."""
-    return redactor.text(report_mod.summary_line(publishable(report, redactor), name=report_mod.plain))
+    return redactor.text(comment.summary_line(publishable(report, redactor), verdict, name=plain))
 
 
 def json_text(report: PrReport, redactor: Redactor, pr: dict[str, object] | None = None) -> str:
@@ -39,10 +40,16 @@ def json_text(report: PrReport, redactor: Redactor, pr: dict[str, object] | None
 
 
 def write_report(
-    report: PrReport, redactor: Redactor, md_path: Path, json_path: Path, pr: dict[str, object] | None = None
+    report: PrReport,
+    verdict: Verdict,
+    redactor: Redactor,
+    md_path: Path,
+    json_path: Path,
+    pr: dict[str, object] | None = None,
 ) -> str:
-    """Writes the markdown and JSON reports (atomically); returns the markdown."""
-    rendered = markdown(report, redactor)
+    """Writes the markdown and JSON reports (atomically); returns the markdown. The JSON artifact carries
+    the report's data only: whoever reads it judges it under their own policy."""
+    rendered = markdown(report, verdict, redactor)
     write_text_atomic(md_path, rendered + "\n")
     write_text_atomic(json_path, json_text(report, redactor, pr))
     return rendered

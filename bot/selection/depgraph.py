@@ -23,6 +23,7 @@ from elftools.elf.sections import SymbolTableSection
 
 from bot.build.size import demangle
 from bot.errors import ExitCode
+from bot.report.model import Edge
 from bot.safety import bounded_walk
 from bot.safety.limits import DEFAULT_LIMITS, Limits
 from bot.selection.kernel_library import KernelEntry
@@ -47,22 +48,6 @@ class Objects:
 
     functions: dict[str, Function] = field(default_factory=dict)
     kernels: dict[str, tuple[str, str]] = field(default_factory=dict)  # KernelDef symbol -> (impl symbol, source)
-
-
-@dataclass(frozen=True)
-class Edge:
-    caller: str  # op whose kernel makes the call
-    callee: str  # op it calls through the dispatcher
-    via: str  # the function holding the reference (demangled-ish symbol)
-    source: str  # that function's source file
-
-    def is_helper(self, kernel_source: str) -> bool:
-        return self.source != kernel_source
-
-    @property
-    def via_name(self) -> str:
-        """The referencing function's name when it is not the kernel's own implementation."""
-        return "" if self.via.endswith("_impl") else self.via
 
 
 @dataclass(frozen=True)

@@ -3,44 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
+from bot.report.model import Cause, DtypeChange, OpUse, SelectionDiff
 from bot.selection.oplist import SelectedOps
-
-
-@dataclass(frozen=True)
-class OpUse:
-    op: str
-    models: tuple[str, ...]  # models that use it (per the selection it comes from)
-    callers: tuple[str, ...]  # kernels that reach it through the dispatcher (empty: a root op)
-
-
-@dataclass(frozen=True)
-class DtypeChange:
-    op: str
-    before: tuple[str, ...] | None  # None: all dtypes
-    after: tuple[str, ...] | None
-
-
-@dataclass(frozen=True)
-class SelectionDiff:
-    missing: tuple[OpUse, ...] = ()  # needed but not selected: the model fails at load
-    unused: tuple[OpUse, ...] = ()  # selected but needed by no model: wasted bytes
-    dtype_changes: tuple[DtypeChange, ...] = ()
-
-    @property
-    def stale(self) -> bool:
-        return bool(self.missing or self.unused or self.dtype_changes)
-
-
-@dataclass(frozen=True)
-class Cause:
-    kind: str  # "model" or "kernel"
-    path: str  # the changed file
-    detail: str  # one sentence for humans (plain text)
-    ops: tuple[str, ...] = field(default=())  # the ops it explains
-    kernel: str = ""  # for a kernel cause: the op whose kernel changed
-    change: str = ""  # for a kernel cause: "now calls" or "no longer calls"
 
 
 def _dtypes(sel: SelectedOps, op: str) -> tuple[str, ...] | None:

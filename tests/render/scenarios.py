@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bot import pipeline
 from bot.progress import Progress
-from bot.report import publish
+from bot.report import model, publish
 from bot.safety.redact import NOTHING
 from tests.conftest import ZOO_DIR
 from tests.scenario_repo import commit_all, git, grow_relu, make_base
@@ -85,7 +85,7 @@ def make_repos(path: Path) -> dict[str, Path]:
     return {name: multi if name in MULTI_ARCH else x86 for name in SCENARIOS}
 
 
-def comment(repo: Path, scenario: str) -> tuple[pipeline.PrReport, str]:
+def comment(repo: Path, scenario: str) -> tuple[model.PrReport, str]:
     """The report of the scenario's PR and its comment as the bot would post it."""
     report = pipeline.run_pr(repo, "main", scenario, Progress())
     return report, publish.markdown(report, NOTHING)

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bot import pipeline
+from bot.report import model
 from tests.conftest import REPO_ROOT
 from tests.render import scenarios
 
@@ -48,7 +48,7 @@ def raw_syntax(text: str) -> list[str]:
 
 @dataclass
 class Rendered:
-    report: pipeline.PrReport
+    report: model.PrReport
     markdown: str
     page: dict[str, Any]  # what render.mjs saw
     screenshot: Path

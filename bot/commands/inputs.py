@@ -1,0 +1,46 @@
+"""Checks on what a command is given, before any build or run starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.errors import BotError, ExitCode
+from bot.safety.limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:
+    from bot.build import cmake
+
+
+def input_file(path: Path, limit: int, what: str) -> Path:
+    """A model or .npy the runtime will read: an existing regular file within its limit
+    (never a FIFO or device, which the runtime would block on or read forever)."""
+    from bot.safety.safe_files import MissingFileError, UnsafeFileError, check_regular_file
+
+    try:
+        return check_regular_file(path, limit, f"a {what}")
+    except MissingFileError:
+        raise BotError(f"{path}: {what} file not found", ExitCode.BAD_INPUT) from None
+    except UnsafeFileError as exc:
+        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+
+
+def checked_inputs(model: Path, inputs: list[Path], limits: Limits) -> tuple[Path, list[Path]]:
+    return input_file(model, limits.model_bytes, "model"), [input_file(p, limits.npy_bytes, "input") for p in inputs]
+
+
+def selective_flavour(ops_yaml: Path, dtype_selective: bool, limits: Limits = DEFAULT_LIMITS) -> cmake.Flavour:
+    """Checks the yaml (and that every op it selects has a kernel) before any build starts."""
+    from bot.build import cmake
+    from bot.selection import oplist
+    from bot.selection.kernel_library import KernelLibraryError, load_libraries
+    from bot.selection.resolve import ResolveError, resolve
+
+    try:
+        selection = oplist.load_ops_yaml(ops_yaml, limits.yaml_bytes)
+        resolve(load_libraries([cmake.REPO_ROOT / "kernels" / "functions.yaml"]), selection)
+    except (oplist.OplistError, ResolveError, KernelLibraryError) as exc:
+        raise BotError(
+            f"{ops_yaml}: {exc}" if isinstance(exc, ResolveError) else str(exc), ExitCode.BAD_INPUT
+        ) from None
+    return cmake.selective_flavour(ops_yaml, dtype_selective)

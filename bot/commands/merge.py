@@ -1,0 +1,24 @@
+"""`python -m bot merge`: shard reports merged into one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bot import config
+from bot.errors import ExitCode
+from bot.report import artifact, publish, verdict
+from bot.safety.redact import current
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded = [artifact.load(path) for path in args.reports]
+    merged = artifact.merge([r for r, _ in loaded])
+    pr_info = next((info for _, info in loaded if info), {})
+    # The markdown is for the job summary; the poster judges the merged JSON again with its own policy.
+    judged = verdict.judge(merged, config.policy_at(Path(".").resolve(), merged.base_sha))
+    md_path, json_path = args.output.with_suffix(".md"), args.output.with_suffix(".json")
+    publish.write_report(merged, judged, current(), md_path, json_path, pr_info)
+    print(f"merged {len(loaded)} report(s) into {md_path}", file=sys.stderr)
+    return ExitCode.OK

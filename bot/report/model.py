@@ -1,0 +1,231 @@
+"""The report's data model: what one PR run found, as plain frozen data.
+
+The pipeline (bot/pipeline.py) fills it; the verdict (bot/report/verdict.py) judges it; the comment,
+the terminal and the artifact render or carry it. Nothing here does I/O or imports the build, sandbox
+or GitHub machinery, so every reader of a report needs only this module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Zero-initialised (NOBITS) sections by their GNU names: reported apart from the loadable bytes.
+BSS_SECTION = re.compile(r"^\.(t?bss|sbss|noinit|heap|stack)(\..*)?$|^COMMON$")
+
+
+@dataclass(frozen=True)
+class SizeReport:
+    """Sizes of one runtime binary. `vm_size` is the headline; see the module doc.
+
+    `per_op` and `symbols` both sum to `vm_size` exactly.
+    """
+
+    vm_size: int  # loadable bytes of the stripped binary (SHF_ALLOC, not NOBITS), no page padding
+    bss: int  # zero-initialised memory (NOBITS alloc sections: .bss, .tbss, ...)
+    file_size: int  # the stripped file's size (page padded): details only
+    sections: dict[str, int]  # every non-empty SHF_ALLOC section -> bytes (NOBITS ones too: section_kind)
+    symbols: dict[str, int]  # demangled symbol (or a "(no symbol: ...)" remainder) -> loadable bytes
+    per_op: dict[str, int]  # op or bucket (CORE, HELPERS, LIBC, LINKER) -> loadable bytes
+
+    @staticmethod
+    def section_kind(name: str) -> str:
+        """ "bss" for a zero-initialised (NOBITS) section by its GNU name, else "loadable"."""
+        return "bss" if BSS_SECTION.match(name) else "loadable"
+
+
+@dataclass(frozen=True)
+class OpUse:
+    op: str
+    models: tuple[str, ...]  # models that use it (per the selection it comes from)
+    callers: tuple[str, ...]  # kernels that reach it through the dispatcher (empty: a root op)
+
+
+@dataclass(frozen=True)
+class DtypeChange:
+    op: str
+    before: tuple[str, ...] | None  # None: all dtypes
+    after: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class SelectionDiff:
+    missing: tuple[OpUse, ...] = ()  # needed but not selected: the model fails at load
+    unused: tuple[OpUse, ...] = ()  # selected but needed by no model: wasted bytes
+    dtype_changes: tuple[DtypeChange, ...] = ()
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.missing or self.unused or self.dtype_changes)
+
+
+@dataclass(frozen=True)
+class Cause:
+    kind: str  # "model" or "kernel"
+    path: str  # the changed file
+    detail: str  # one sentence for humans (plain text)
+    ops: tuple[str, ...] = field(default=())  # the ops it explains
+    kernel: str = ""  # for a kernel cause: the op whose kernel changed
+    change: str = ""  # for a kernel cause: "now calls" or "no longer calls"
+
+
+@dataclass(frozen=True)
+class Edge:
+    caller: str  # op whose kernel makes the call
+    callee: str  # op it calls through the dispatcher
+    via: str  # the function holding the reference (demangled-ish symbol)
+    source: str  # that function's source file
+
+    def is_helper(self, kernel_source: str) -> bool:
+        return self.source != kernel_source
+
+    @property
+    def via_name(self) -> str:
+        """The referencing function's name when it is not the kernel's own implementation."""
+        return "" if self.via.endswith("_impl") else self.via
+
+
+@dataclass(frozen=True)
+class LoadFailure:
+    model: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ClosureChange:
+    """A model whose static op closure differs between base and head kernels."""
+
+    model: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    lacking: tuple[str, ...]  # ops of the new closure the checked-in yaml does not select
+
+
+@dataclass(frozen=True)
+class NotTraced:
+    """Ops a model can reach (static graph) that no traced run reached."""
+
+    model: str
+    ops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ArchSizes:
+    """One target's selective runtime on one architecture: base and head measured, or why not."""
+
+    arch: str
+    base: SizeReport | None
+    head: SizeReport | None
+    build_error: str = ""  # the head's build for this arch failed (other arches may have passed)
+    base_error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
+    kernels: str = "portable"  # the target's kernel choice (config `kernels:`), as Target.kernel_choice names it
+    cpu: str | None = None  # the -march the head was built for (None: the toolchain's default)
+    # For a target with optimized kernels: the head's selection built with portable kernels only, so the
+    # comment can say what the choice costs in bytes.
+    portable: SizeReport | None = None
+    # The base's kernel choice and cpu, when the base was built: a change is a cause of the size change.
+    base_kernels: str | None = None
+    base_cpu: str | None = None
+
+    @property
+    def optimized_cost(self) -> int | None:
+        """VM bytes the kernel choice adds over the portable runtime of the same selection."""
+        if self.portable is None or self.head is None:
+            return None
+        return self.head.vm_size - self.portable.vm_size
+
+    @property
+    def choice_changed(self) -> bool:
+        """The PR changed the kernel choice or cpu of this runtime (base built with another)."""
+        return self.base_kernels is not None and (self.base_kernels, self.base_cpu) != (self.kernels, self.cpu)
+
+    @property
+    def delta(self) -> int | None:
+        if self.base is None or self.head is None:
+            return None
+        return self.head.vm_size - self.base.vm_size
+
+
+@dataclass(frozen=True)
+class TargetReport:
+    name: str
+    yaml: str
+    yaml_exists: bool
+    diff: SelectionDiff
+    causes: tuple[Cause, ...]
+    load_failures: tuple[LoadFailure, ...]
+    sizes: tuple[ArchSizes, ...] = ()  # one per configured architecture, in config order
+    models_without_yaml: tuple[str, ...] = ()  # models new in this PR that no checked-in yaml covers
+    closure_changes: tuple[ClosureChange, ...] = ()
+    not_traced: tuple[NotTraced, ...] = ()
+    yaml_error: str = ""  # the checked-in yaml cannot be used (not YAML, breaks the schema, unreadable)
+
+    def size(self, arch: str) -> ArchSizes | None:
+        return next((s for s in self.sizes if s.arch == arch), None)
+
+    @property
+    def build_errors(self) -> tuple[ArchSizes, ...]:
+        return tuple(s for s in self.sizes if s.build_error)
+
+    @property
+    def build_error(self) -> str:
+        """The first failing architecture's build error ("" if every build passed), named by its arch."""
+        failed = self.build_errors
+        if not failed:
+            return ""
+        first = failed[0]
+        return first.build_error if len(self.sizes) == 1 else f"{first.arch}: {first.build_error}"
+
+    @property
+    def delta(self) -> int | None:
+        """VM bytes, summed over the architectures measured on both sides (None: none was)."""
+        known = [s.delta for s in self.sizes if s.delta is not None]
+        return sum(known) if known else None
+
+
+@dataclass(frozen=True)
+class PolicyChange:
+    """A change the PR's own config makes to the policy: it applies once merged, never to the PR itself."""
+
+    target: str  # "" for a repo-wide setting
+    arch: str  # "" for a setting of every architecture
+    setting: str  # "size_budget", "fail_on.stale" or "fail_on.budget"
+    before: int | bool | None  # VM bytes for a budget (None: none), on/off for fail_on
+    after: int | bool | None
+
+
+@dataclass(frozen=True)
+class PrReport:
+    base_ref: str
+    base_sha: str
+    head_sha: str  # "working tree" when run on uncommitted changes
+    targets: tuple[TargetReport, ...]
+    stale_files: tuple[str, ...]  # every regenerated yaml whose content differs from the checked-in one
+    changed_files: tuple[str, ...] = field(default=())
+    graph_added: tuple[Edge, ...] = ()  # op -> op edges new in head's kernels
+    graph_removed: tuple[Edge, ...] = ()
+    build_error: str = ""  # the head's kernels do not build: nothing else could be checked
+    model_failures: tuple[LoadFailure, ...] = ()  # models the tracer could not run (error, time or memory limit)
+    # What the PR's config would change in the policy (bot/report/verdict.py): shown, applied once merged.
+    policy_changes: tuple[PolicyChange, ...] = ()
+    runtime: str = ""  # the runtime built, e.g. "bundled runtime of selective-build 0.1.0" ("": not recorded)
+
+    def first_build_error(self) -> str:
+        """The first failing build's message line, or ""."""
+        errors = [self.build_error] + [f"target {t.name}: {t.build_error}" for t in self.targets if t.build_error]
+        return next((e.split("\n", 1)[0] for e in errors if e), "")
+
+    @property
+    def stale(self) -> bool:
+        return any(
+            t.diff.stale
+            or t.load_failures
+            or not t.yaml_exists
+            or t.yaml_error
+            or any(c.lacking for c in t.closure_changes)
+            for t in self.targets
+        )
+
+    @property
+    def size_delta(self) -> int:
+        return sum(t.delta or 0 for t in self.targets)

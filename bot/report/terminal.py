@@ -1,0 +1,109 @@
+"""What `python -m bot pr` prints: a few lines per target for a terminal, or JSON for scripts.
+
+Both read the report and its verdict; PR-controlled names are made plain and redacted by the caller's
+`safe` before they reach a terminal (rich markup escaped too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.markup import escape
+
+from bot.report.comment import TOP_MOVERS, Row, changes, choice_cost, kernels_phrase, plain
+from bot.report.model import PrReport, SizeReport
+from bot.report.verdict import Verdict
+
+
+def lines(report: PrReport, verdict: Verdict, safe: Callable[[str], str]) -> list[str]:
+    """Rich markup, one line per target and per runtime."""
+    out = []
+    for target in report.targets:
+        name = escape(safe(plain(target.name)))
+        out.append(f"  {name}:" + ("  [yellow]stale yaml[/yellow]" if target.diff.stale else ""))
+        for sizes in target.sizes:
+            if sizes.build_error:
+                shown = "[red]head build failed: size unknown[/red]"
+            else:
+                shown = f"{sizes.head.vm_size:,} VM bytes" if sizes.head else "not built"
+                if sizes.base_error:
+                    shown += " [yellow](base build failed: change unknown)[/yellow]"
+                else:
+                    shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
+                shown += "  [red]over budget[/red]" if verdict.over(target.name, sizes.arch) else ""
+                cost = choice_cost(sizes)
+                if cost:
+                    phrase = kernels_phrase(sizes.kernels, sizes.cpu)
+                    shown += "  " + escape(safe(plain(f"{phrase}: {cost}")))
+            out.append(f"    {escape(safe(plain(sizes.arch)))}: {shown}")
+    return out
+
+
+def _side(size: SizeReport | None) -> dict[str, object] | None:
+    if size is None:
+        return None
+    return {"vm_size": size.vm_size, "bss": size.bss, "file_size": size.file_size, "sections": dict(size.sections)}
+
+
+def _arch_json(r: Row) -> dict[str, object]:
+    s = r.sizes
+    both = s.base is not None and s.head is not None
+    movers = {
+        key: [{"name": n, "delta": d} for n, d in changes(getattr(s.base, field), getattr(s.head, field))[:TOP_MOVERS]]
+        if both
+        else []
+        for key, field in (("top_ops", "per_op"), ("top_symbols", "symbols"))
+    }
+    return {
+        "arch": s.arch,
+        "base": _side(s.base),
+        "head": _side(s.head),
+        "delta": s.delta,
+        "budget": r.budget,
+        "over_budget": r.over_budget,
+        "build_error": s.build_error.split("\n", 1)[0],
+        "kernels": s.kernels,
+        "cpu": s.cpu,
+        "base_kernels": s.base_kernels,
+        "base_cpu": s.base_cpu,
+        "portable_vm_size": s.portable.vm_size if s.portable else None,
+        "choice_cost": s.optimized_cost,
+        **movers,
+    }
+
+
+def to_json(report: PrReport, verdict: Verdict) -> dict[str, object]:
+    """What scripts need, without the markdown. Sizes are VM bytes."""
+    by_target: dict[str, list[Row]] = {}
+    for t in report.targets:
+        by_target[t.name] = [
+            Row(t, s, verdict.budget(t.name, s.arch), verdict.over(t.name, s.arch) is not None) for s in t.sizes
+        ]
+    return {
+        "passed": verdict.passed,
+        "failures": [r.message for r in verdict.failures],
+        "waived": [r.message for r in verdict.waived],
+        "base": report.base_sha,
+        "head": report.head_sha,
+        "stale": report.stale,
+        "size_delta": report.size_delta,
+        "stale_files": list(report.stale_files),
+        "build_error": report.build_error.split("\n", 1)[0],
+        "model_failures": [{"model": f.model, "message": f.message} for f in report.model_failures],
+        "targets": [
+            {
+                "name": t.name,
+                "yaml": t.yaml,
+                "stale": t.diff.stale or not t.yaml_exists,
+                "yaml_error": t.yaml_error,
+                "missing": [m.op for m in t.diff.missing],
+                "unused": [u.op for u in t.diff.unused],
+                "load_failures": [{"model": f.model, "message": f.message} for f in t.load_failures],
+                "causes": [c.detail for c in t.causes],
+                "sizes": [_arch_json(r) for r in by_target.get(t.name, [])],
+                "over_budget": any(r.over_budget for r in by_target.get(t.name, [])),
+                "build_error": t.build_error.split("\n", 1)[0],
+            }
+            for t in report.targets
+        ],
+    }
