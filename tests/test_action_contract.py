@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.build import cmake
-from bot.report import comment
+from bot.report import escape
 from bot.report.comment import MARKER
 from tests.conftest import REPO_ROOT
 from tests.github_fake import FakeGitHub
@@ -122,7 +122,7 @@ def test_pull_request_run_writes_outputs_summary_comment_and_check(
     summary = (tmp_path / "step_summary").read_text()
     assert (
         "Selective build report" in summary
-        and f"missing {comment.code('dim_order_ops::_to_dim_order_copy.out')}" in summary
+        and f"missing {escape.code('dim_order_ops::_to_dim_order_copy.out')}" in summary
     )
 
     assert len(fake.comments) == 1 and fake.comments[0]["body"].startswith(MARKER)

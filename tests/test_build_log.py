@@ -16,6 +16,7 @@ from bot.build import build_log, cmake
 from bot.report import comment
 from bot.report.model import PrReport
 from bot.safety import redact
+from tests.judging import judged
 
 REPO_CODE = """\
 int sb_repo_error() { return sb_undeclared_on_purpose; }
@@ -249,7 +250,7 @@ def test_a_report_shows_at_most_five_error_lines_whatever_the_artifact_holds() -
         f"k/a.cpp:{i}:1: error: {'y' * 500}" for i in range(30)
     )
     rep = PrReport("main", "a" * 40, "b" * 40, (), (), build_error=error)
-    block = comment.render(rep).split("<pre>", 1)[1].split("</pre>", 1)[0]
+    block = comment.render(rep, judged(rep)).split("<pre>", 1)[1].split("</pre>", 1)[0]
     assert len(block.split("\n")) == comment.BUILD_MESSAGES
     assert all(len(line) <= comment.BUILD_MESSAGE_LIMIT for line in block.split("\n"))
 

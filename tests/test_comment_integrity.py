@@ -19,12 +19,13 @@ import pytest
 
 from bot.github import api
 from bot.github.workflow_log import Log, command, plain
-from bot.report import artifact, comment, model
+from bot.report import artifact, comment, escape, model, terminal, verdict
 from bot.report.comment import MARKER
 from bot.report.model import ArchSizes, ClosureChange, LoadFailure, PrReport, SizeReport, TargetReport
 from bot.selection import oplist, pte, stale
 from tests.conftest import ZOO_DIR
 from tests.github_fake import FakeGitHub
+from tests.judging import judged
 from tests.scenario_repo import clone_of, commit_all, git
 from tests.test_action_contract import TOKEN, opened_event, outputs, run_action, runner_env, webhook_examples
 from tests.test_hostile_pr import assert_inert, rendered_html
@@ -97,7 +98,9 @@ def test_a_valid_artifact_is_posted_with_the_events_head(tmp_path: Path, fake: F
     data = artifact_data()
     data["report"]["head_sha"] = data["pr"]["head_sha"] = "c" * 40  # the artifact may not pick the commit
     proc = post_artifact(tmp_path, fake, writes_json(data))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # The report has a stale yaml: posted, and judged failing, by the poster's own policy.
+    assert proc.returncode == 1 and "::error::the selected-operators yaml is stale" in proc.stdout, proc.stdout
+    assert fake.check_runs[0]["conclusion"] == "failure"
     body = fake.comments[0]["body"]
     assert f"<!-- selective-build-head: {HEAD} -->" in body and "c" * 40 not in body
     assert fake.check_runs[0]["head_sha"] == HEAD
@@ -111,7 +114,7 @@ def test_head_sha_injection_is_rejected_and_would_render_inert(tmp_path: Path, f
 
     # Where no schema stands in front of the renderer, the value is still inert.
     hostile = dataclasses.replace(real_report(INJECTION), base_ref=INJECTION)
-    markdown = comment.render(hostile)
+    markdown = comment.render(hostile, judged(hostile))
     assert_inert(markdown)
     page = rendered_html(markdown)
     assert "<!-- selective-build-head: unknown -->" in page  # the HTML comment is not broken out of
@@ -143,7 +146,8 @@ def _sizes(**fields: object) -> Callable[[dict], None]:
 @pytest.mark.parametrize(
     ("mutate", "named"),
     [
-        (_sizes(budget="1,000 bytes"), "report.targets[0].sizes[0].budget must be an integer or null"),
+        (_sizes(kernels=["portable"]), "report.targets[0].sizes[0].kernels must be a string"),
+        (_sizes(budget=1000), "report.targets[0].sizes[0] has a field the format does not define"),
         (_sizes(arch=["x86-64"]), "report.targets[0].sizes[0].arch must be a string"),
         (_set("report.base_sha", 12), "report.base_sha must be a string"),
         (_set("report.base_sha", "main"), "report.base_sha must be a commit sha"),
@@ -151,8 +155,8 @@ def _sizes(**fields: object) -> Callable[[dict], None]:
         (_set("report.targets.0.diff.missing", "aten::add.out"), "report.targets[0].diff.missing must be an array"),
         (_sizes(head=dict(SIZE, sections=[])), "report.targets[0].sizes[0].head.sections must be an"),
         (_sizes(head=dict(SIZE, vm_size=-5)), "report.targets[0].sizes[0].head.vm_size must be at least 0"),
-        (_sizes(head={"sections": {}, "symbols": {}}), "head must be sizes with vm_size, bss and file_size"),
-        (_set("report.targets.0.head", {"stripped": -5, "sections": {}, "symbols": {}}), "stripped must be at least 0"),
+        (_sizes(head={"sections": {}, "symbols": {}}), "report.targets[0].sizes[0].head lacks the field bss"),
+        (_set("report.policy_changes", [{"target": "a"}]), "report.policy_changes[0] lacks the field after"),
         (_set("report.targets.0.yaml_exists", "yes"), "report.targets[0].yaml_exists must be a boolean"),
         (_set("report.stale_files", ["x"] * 100_001), "report.stale_files has more than 100,000 entries"),
         (_set("report.targets.0.name", "n" * 70_000), "report.targets[0].name is longer than 65,536 characters"),
@@ -202,16 +206,19 @@ def test_new_report_fields_round_trip_and_reach_the_json() -> None:
     grown = SizeReport(
         90_300, 512, 98_304, {".text": 60_300, ".bss": 512}, {"sb::f": 90_300}, {"aten::relu.out": 90_300}
     )
-    sizes = (ArchSizes("x86-64", sized, grown, budget=95_000), ArchSizes("cortex-m", None, None, "no toolchain"))
+    sizes = (ArchSizes("x86-64", sized, grown), ArchSizes("cortex-m", None, None, "no toolchain"))
     target = dataclasses.replace(
         real_target(), yaml_error="apps/vision-app/selected_operators.yaml: not valid YAML", sizes=sizes
     )
     rep = dataclasses.replace(
-        real_report(), targets=(target,), model_failures=(LoadFailure("models/zoo/gru.pte", "exceeded 300 s"),)
+        real_report(),
+        targets=(target,),
+        model_failures=(LoadFailure("models/zoo/gru.pte", "exceeded 300 s"),),
+        policy_changes=(model.PolicyChange("vision-app", "x86-64", "size_budget", 95_000, None),),
     )
     back, _ = artifact.loads(artifact.dumps(rep), "r.json")
     assert back == rep
-    summary = comment.to_json(rep)
+    summary = terminal.to_json(rep, judged(rep))
     assert summary["model_failures"] == [{"model": "models/zoo/gru.pte", "message": "exceeded 300 s"}]
     assert summary["targets"][0]["yaml_error"].endswith("not valid YAML")  # type: ignore[index]
     x86, cortex_m = summary["targets"][0]["sizes"]  # type: ignore[index]
@@ -222,15 +229,20 @@ def test_new_report_fields_round_trip_and_reach_the_json() -> None:
     assert merged.model_failures == rep.model_failures
 
 
-def test_an_artifact_from_before_architectures_still_gets_its_comment() -> None:
+def test_an_artifact_without_the_fields_added_later_still_gets_its_comment() -> None:
+    """Every field with a default is optional: an artifact written before it existed is read with the default."""
     data = artifact_data()
-    old = {"stripped": 90_112, "sections": {".text": 60_000}, "symbols": {}, "per_op": {}}
-    data["report"]["targets"][0].pop("sizes")
-    data["report"]["targets"][0].update(base=old, head=dict(old, stripped=94_208), budget=None)
+    for later in ("changed_files", "graph_added", "graph_removed", "model_failures", "policy_changes", "runtime"):
+        data["report"].pop(later, None)
+    for target in data["report"]["targets"]:
+        for later in ("models_without_yaml", "closure_changes", "not_traced", "yaml_error"):
+            target.pop(later, None)
+        for sizes in target["sizes"]:
+            for later in ("kernels", "cpu", "portable", "base_kernels", "base_cpu", "base_error"):
+                sizes.pop(later, None)
     rep, _ = artifact.loads(json.dumps(data), "old.json")
-    assert [(s.arch, s.delta) for s in rep.targets[0].sizes] == [("x86-64", 4096)]
-    markdown = comment.render(rep)
-    assert "| vision\\-app | 90,112 | 94,208 | ▲ +4,096 |" in markdown and "VM bytes on x86\\-64" in markdown
+    assert rep.policy_changes == () and all(s.kernels == "portable" for t in rep.targets for s in t.sizes)
+    assert "vision\\-app" in comment.render(rep, judged(rep))
 
 
 # --- the sticky comment --------------------------------------------------------------------------
@@ -248,7 +260,7 @@ def test_a_marker_comment_by_someone_else_is_left_alone(fake: FakeGitHub, viewer
     fake.viewer = viewer
     forged = MARKER + "\n## Selective build report\n\n✅ **No change** (forged by mallory)"
     fake.add_comment(forged, "mallory")
-    body = comment.render(real_report())
+    body = comment.render(real_report(), judged(real_report()))
     assert api.post(client(fake), fake.pr_number, HEAD, body, False, "t", []).comment == api.Outcome.CREATED
     again = body.replace("Selective build report", "Selective build report (2)")
     assert api.post(client(fake), fake.pr_number, HEAD, again, False, "t", []).comment == api.Outcome.UPDATED
@@ -259,7 +271,7 @@ def test_a_marker_comment_by_someone_else_is_left_alone(fake: FakeGitHub, viewer
 def test_the_comment_author_input_names_an_app_identity(fake: FakeGitHub) -> None:
     fake.add_comment(MARKER + "\nold report", "my-app[bot]")  # what the app posted on an earlier run
     fake.add_comment(MARKER + "\nforged", "github-actions[bot]")
-    body = comment.render(real_report())
+    body = comment.render(real_report(), judged(real_report()))
     result = api.post(client(fake, author="my-app[bot]"), fake.pr_number, HEAD, body, True, "t", [])
     assert result.comment == api.Outcome.UPDATED
     assert fake.comments[0]["body"] == body and fake.comments[1]["body"] == MARKER + "\nforged"
@@ -353,7 +365,7 @@ def findings_report() -> PrReport:
     hostile = dataclasses.replace(
         vision,
         diff=dataclasses.replace(vision.diff, unused=(model.OpUse(LONG_OP, ("m.pte",), ()),)),
-        sizes=(ArchSizes("x86-64", sized, grown, budget=91_000), ArchSizes("aarch64", sized, sized, budget=91_000)),
+        sizes=(ArchSizes("x86-64", sized, grown), ArchSizes("aarch64", sized, sized)),
         load_failures=(LoadFailure("models/zoo/mobilenet_v2.pte", "missing operator " + ops[0]),),
         closure_changes=(ClosureChange("models/zoo/mobilenet_v2.pte", (ops[0],), (), (ops[0],)),),
     )
@@ -370,9 +382,13 @@ def findings_report() -> PrReport:
     )
 
 
+# The base branch's budgets for findings_report: vision-app grew over its x86-64 budget.
+BUDGETS = verdict.Policy(budgets=verdict.budgets((("vision-app", "x86-64", 91_000), ("vision-app", "aarch64", 91_000))))
+
+
 def kinds_of_findings() -> list[str]:
     """A piece of each finding of `findings_report`, as the comment shows it."""
-    text, code = comment.text, comment.code
+    text, code = escape.text, escape.code
     return [
         f"build failed: target {text('seq-app')}",  # in the summary line
         f"#### {text('seq-app')} on {text('aarch64')}: build failed",
@@ -391,15 +407,15 @@ def kinds_of_findings() -> list[str]:
 @pytest.mark.parametrize("limit", [comment.COMMENT_LIMIT, 20_000, 8_000, 4_000])
 def test_a_long_op_name_keeps_every_finding_at_any_limit(limit: int) -> None:
     rep = findings_report()
-    markdown = comment.render(rep, limit)
+    markdown = comment.render(rep, judged(rep, BUDGETS), limit)
     assert len(markdown) <= limit
     assert markdown.startswith(MARKER)
     for finding in kinds_of_findings():
         assert finding in markdown, (limit, finding)
     if limit == comment.COMMENT_LIMIT:
         for m in rep.targets[0].diff.missing:  # with room, each finding is listed, not counted
-            assert f"missing {comment.code(m.op)}" in markdown
-    assert "x" * (comment.NAME_LIMIT + 1) not in markdown and "x…" in markdown  # capped, not dropped
+            assert f"missing {escape.code(m.op)}" in markdown
+    assert "x" * (escape.NAME_LIMIT + 1) not in markdown and "x…" in markdown  # capped, not dropped
     for opening, closing in (("<details>", "</details>"), ("<pre>", "</pre>"), ("<code>", "</code>")):
         assert markdown.count(opening) == markdown.count(closing), (limit, opening)
     assert markdown.count("```") % 2 == 0
@@ -408,11 +424,13 @@ def test_a_long_op_name_keeps_every_finding_at_any_limit(limit: int) -> None:
 
 def test_a_failed_build_is_named_in_the_summary_line() -> None:
     rep = findings_report()
-    line = comment.summary_line(rep)
+    line = comment.summary_line(rep, judged(rep))
     assert line.startswith("❌ build failed: target seq\\-app (aarch64\\: build of seq failed")
     assert "no size change" not in line
     assert line.endswith(", seq\\-app on aarch64 head build failed: size unknown"), line
-    assert comment.summary_line(rep, name=comment.plain).startswith("❌ build failed: target seq-app (aarch64: build")
+    assert comment.summary_line(rep, judged(rep), name=escape.plain).startswith(
+        "❌ build failed: target seq-app (aarch64: build"
+    )
 
 
 def test_a_size_nobody_measured_is_never_no_size_change() -> None:
@@ -422,12 +440,12 @@ def test_a_size_nobody_measured_is_never_no_size_change() -> None:
     failed = ArchSizes("x86-64", None, None, "build of seq failed: op.cpp:1:1: error: no")
     head = vision.sizes[0].head
     only_failures = dataclasses.replace(rep, targets=(dataclasses.replace(seq, sizes=(failed,)),))
-    line = comment.summary_line(only_failures, name=comment.plain)
+    line = comment.summary_line(only_failures, judged(only_failures), name=escape.plain)
     assert line.endswith(", x86-64 head build failed: size unknown") and "no size change" not in line, line
     base_failed = ArchSizes("x86-64", None, head, base_error="build of base failed")
     unchanged = ArchSizes("aarch64", head, head)
     mixed = dataclasses.replace(rep, targets=(dataclasses.replace(seq, sizes=(base_failed, unchanged)),))
-    line = comment.summary_line(mixed, name=comment.plain)
+    line = comment.summary_line(mixed, judged(mixed), name=escape.plain)
     assert "x86-64 base build failed: size change unknown, no size change in 1 other runtime" in line, line
     assert "new runtime" not in line  # the runtime is not new: its base did not build
 
@@ -440,9 +458,9 @@ INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u061c", "\ufeff
 @pytest.mark.parametrize("ch", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
 def test_invisible_characters_show_up_visibly(ch: str) -> None:
     name = f"aten::ad{ch}d.out"
-    for piece in (comment.text(name), comment.code(name), comment.plain(name), plain(name)):
+    for piece in (escape.text(name), escape.code(name), escape.plain(name), plain(name)):
         assert ch not in piece
-    page = rendered_html(f"- {comment.text(name)} and {comment.code(name)}\n")
+    page = rendered_html(f"- {escape.text(name)} and {escape.code(name)}\n")
     shown = re.sub(r"<[^>]+>", "", page).replace("&lt;", "<").replace("&gt;", ">")
     if unicodedata.category(ch) not in ("Zs",) and not ch.isspace():
         assert shown.count(f"<U+{ord(ch):04X}>") == 2, shown
@@ -450,8 +468,16 @@ def test_invisible_characters_show_up_visibly(ch: str) -> None:
 
 
 def test_long_names_are_capped_with_an_ellipsis() -> None:
-    assert comment.plain("a" * 300) == "a" * (comment.NAME_LIMIT - 1) + "…"
-    assert comment.text("a" * 300).endswith("a…") and len(comment.text("a" * 300)) == comment.NAME_LIMIT
-    shown = re.sub(r"<[^>]+>", "", rendered_html(comment.code(LONG_OP))).strip()
-    assert shown == LONG_OP[: comment.NAME_LIMIT - 1] + "…"
-    assert len(comment.render(dataclasses.replace(real_report(), base_ref=LONG_OP))) < 20_000
+    assert escape.plain("a" * 300) == "a" * (escape.NAME_LIMIT - 1) + "…"
+    assert escape.text("a" * 300).endswith("a…") and len(escape.text("a" * 300)) == escape.NAME_LIMIT
+    shown = re.sub(r"<[^>]+>", "", rendered_html(escape.code(LONG_OP))).strip()
+    assert shown == LONG_OP[: escape.NAME_LIMIT - 1] + "…"
+    assert (
+        len(
+            comment.render(
+                dataclasses.replace(real_report(), base_ref=LONG_OP),
+                judged(dataclasses.replace(real_report(), base_ref=LONG_OP)),
+            )
+        )
+        < 20_000
+    )

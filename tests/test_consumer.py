@@ -20,7 +20,7 @@ from bot import git as bot_git
 from bot.build import arch, bundle
 from bot.build.compare import TOLERANCE, max_error
 from bot.errors import BotError
-from bot.report import comment
+from bot.report import escape
 from tests.conftest import REPO_ROOT, ZOO_DIR
 from tests.installed_tool import CONSUMER, Installed, app_repo, commit_all, git, installed_tool, without_custom_kernels
 from tests.test_pr_scenarios import loadable_bytes
@@ -136,7 +136,7 @@ def test_a_new_model_without_a_regenerated_yaml(tool: Installed, app: Path) -> N
 
     proc, rep, text = pull_request(tool, app, "new-model")
     assert proc.returncode == 1, proc.stdout + proc.stderr  # a stale yaml fails (fail_on.stale)
-    assert rep["runtime"] == RUNTIME and f"Runtime: {comment.text(RUNTIME)}" in text
+    assert rep["runtime"] == RUNTIME and f"Runtime: {escape.text(RUNTIME)}" in text
     OUTPUT.mkdir(parents=True, exist_ok=True)
     (OUTPUT / "new_model_first_comment.md").write_text(text)  # the README's quick start shows it
     camera = target(rep, "camera-app")
@@ -243,7 +243,7 @@ def test_a_repo_with_no_custom_kernels(tool: Installed, tmp_path: Path) -> None:
     for t in rep["targets"]:
         (sizes,) = t["sizes"]
         assert sizes["head"]["vm_size"] == sizes["base"]["vm_size"] > 0
-    assert f"Runtime: {comment.text(RUNTIME)}" in comment and "unchanged" in comment
+    assert f"Runtime: {escape.text(RUNTIME)}" in comment and "unchanged" in comment
 
 
 def test_an_app_target_choosing_optimized_kernels_builds_the_bundled_optimized_library(

@@ -26,6 +26,7 @@ from bot.errors import BotError
 from bot.report import comment
 from bot.selection import oplist, pte
 from tests.conftest import REPO_ROOT
+from tests.judging import judged
 from tests.scenario_repo import bot, clone_of, commit_all, git
 from tests.test_oplist import gen_oplist
 from tests.test_pr_scenarios import loadable_bytes
@@ -186,7 +187,7 @@ def test_a_custom_kernel_calling_another_op_makes_the_yaml_stale(app: Path) -> N
     # the runtime of the checked-in yaml lacks the new callee: the model fails at load, naming it
     assert [f.model for f in target.load_failures] == [MODEL]
     assert "aten::div.Scalar_out" in target.load_failures[0].message
-    text = comment.render(rep)
+    text = comment.render(rep, judged(rep))
     assert f"(<code>{KERNEL}</code>) now calls" in text
     assert "python -m bot regenerate" in text
 
@@ -216,7 +217,7 @@ def test_a_size_only_change_to_a_custom_kernel_is_attributed_to_its_op(app: Path
     assert sizes.delta == probes[1] - probes[0] > 0
     # every byte of the delta is attributed: to the custom op, and to linker padding ("(...)" rows) at most
     assert sum(per_op.values()) == sizes.delta
-    assert CUSTOM in comment.render(rep)
+    assert CUSTOM in comment.render(rep, judged(rep))
 
 
 BROKEN = [

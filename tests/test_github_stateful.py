@@ -14,6 +14,7 @@ from bot.report.model import PrReport, TargetReport
 from bot.selection import oplist, pte, stale
 from tests.conftest import ZOO_DIR
 from tests.github_fake import FakeGitHub, Fault
+from tests.judging import judged
 
 HEAD = "a" * 40
 TOKEN = "ghs_fake_token_for_tests_0123456789"
@@ -46,7 +47,7 @@ def post(fake: FakeGitHub, body: str, head: str = HEAD) -> api.PostResult:
 
 
 def test_sticky_comment_is_updated_not_duplicated(fake: FakeGitHub) -> None:
-    first = comment.render(real_report())
+    first = comment.render(real_report(), judged(real_report()))
     assert post(fake, first).comment == api.Outcome.CREATED
     second = first.replace("Selective build report", "Selective build report (2)")
     assert post(fake, second).comment == api.Outcome.UPDATED
@@ -55,7 +56,7 @@ def test_sticky_comment_is_updated_not_duplicated(fake: FakeGitHub) -> None:
 
 
 def test_an_older_run_does_not_overwrite_a_newer_one(fake: FakeGitHub) -> None:
-    post(fake, comment.render(real_report()))
+    post(fake, comment.render(real_report(), judged(real_report())))
     fake.head_sha = "c" * 40  # the PR moved on; this run is for the old head
     result = post(fake, "stale text")
     assert result.comment == api.Outcome.SKIPPED_OUTDATED
@@ -73,7 +74,7 @@ def test_an_older_run_does_not_overwrite_a_newer_one(fake: FakeGitHub) -> None:
 )
 def test_transient_failures_are_retried_without_duplicate_writes(fake: FakeGitHub, fault: Fault) -> None:
     fake.faults.append(fault)
-    body = comment.render(real_report())
+    body = comment.render(real_report(), judged(real_report()))
     result = post(fake, body)
     assert result.comment in (api.Outcome.CREATED, api.Outcome.UPDATED)
     assert len(fake.comments) == 1 and fake.comments[0]["body"] == body
@@ -85,7 +86,9 @@ def test_github_enterprise_base_url_with_a_path_prefix() -> None:
     ghe = FakeGitHub(head_sha=HEAD, prefix="/api/v3").start()
     try:
         client = api.GitHubClient(TOKEN, f"{ghe.owner}/{ghe.repo}", ghe.base_url + "/api/v3", throttle=False, backoff=0)
-        result = api.post(client, ghe.pr_number, HEAD, comment.render(real_report()), True, "ok", [])
+        result = api.post(
+            client, ghe.pr_number, HEAD, comment.render(real_report(), judged(real_report())), True, "ok", []
+        )
         assert result.comment == api.Outcome.CREATED and len(ghe.comments) == 1
         assert all(path.startswith("/api/v3/") for _, path in ghe.requests)
         assert ("GET", "/api/v3/user") in ghe.requests  # who the bot is, to find its own comment
@@ -96,14 +99,14 @@ def test_github_enterprise_base_url_with_a_path_prefix() -> None:
 def test_check_run_carries_annotations_and_falls_back_to_a_status(fake: FakeGitHub) -> None:
     rep = real_report()
     notes = action.annotations(rep)
-    api.post(client(fake), fake.pr_number, HEAD, comment.render(rep), False, "stale yaml", notes)
+    api.post(client(fake), fake.pr_number, HEAD, comment.render(rep, judged(rep)), False, "stale yaml", notes)
     run = fake.check_runs[0]
     assert run["conclusion"] == "failure"
     assert run["output"]["annotations"][0]["path"] == "apps/vision/selected_operators.yaml"
     assert "python -m bot regenerate" in run["output"]["annotations"][0]["message"]
 
     fake.checks_writable = False
-    result = api.post(client(fake), fake.pr_number, HEAD, comment.render(rep), True, "ok", notes)
+    result = api.post(client(fake), fake.pr_number, HEAD, comment.render(rep, judged(rep)), True, "ok", notes)
     assert result.check == api.Outcome.CREATED
     assert fake.statuses[-1]["state"] == "success" and fake.statuses[-1]["context"] == api.CHECK_NAME
 

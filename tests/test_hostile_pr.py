@@ -11,9 +11,10 @@ import pytest
 from markdown_it import MarkdownIt
 
 from bot import pipeline
-from bot.report import comment, model
+from bot.report import comment, escape, model
 from bot.selection import oplist
 from tests.conftest import ZOO_DIR
+from tests.judging import judged
 from tests.scenario_repo import clone_of, commit_all
 
 HOSTILE = "<img src=x>`@org/team`](javascript:alert(1))"
@@ -56,7 +57,7 @@ def hostile_report(base_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_hostile_names_reach_the_report_and_render_inert(hostile_report: model.PrReport) -> None:
-    markdown = comment.render(hostile_report)
+    markdown = comment.render(hostile_report, judged(hostile_report))
     cnn = next(t for t in hostile_report.targets if t.name == "cnn")
     seq = next(t for t in hostile_report.targets if t.name == "seq")
     assert cnn.models_without_yaml == (f"{MODEL_DIR}/{MODEL_NAME}.pte",)
@@ -81,7 +82,7 @@ def test_hostile_names_reach_the_report_and_render_inert(hostile_report: model.P
     ],
 )
 def test_every_escape_helper_is_inert(value: str) -> None:
-    for piece in (comment.text(value), comment.code(value)):
+    for piece in (escape.text(value), escape.code(value)):
         assert "\n" not in piece
         assert_inert(f"| col |\n|---|\n| {piece} |\n\n- {piece}\n")
         assert not re.search(r"<(strong|em|del|a|img)\b", rendered_html(piece))

@@ -17,6 +17,7 @@ from bot.report import comment
 from bot.selection.kernel_library import load_libraries
 from bot.selection.oplist import load as load_selection
 from tests.conftest import REPO_ROOT
+from tests.judging import judged
 from tests.scenario_repo import bot, clone_of, commit_all
 from tests.scenario_repo import git as repo_git
 
@@ -87,7 +88,7 @@ def test_an_optimized_target_states_its_cost_in_exact_bytes(choice_repo: Path) -
     portable = measured_vm_bytes(yaml_file, head_root / "native", {})
     assert (s.head.vm_size, s.portable.vm_size) == (optimized, portable)
     assert s.optimized_cost == optimized - portable > 0
-    markdown = comment.render(rep)
+    markdown = comment.render(rep, judged(rep))
     line = cost_line(markdown, "seq")
     share = f"{(optimized - portable) / portable:.2%}"
     assert line.startswith(
@@ -97,7 +98,7 @@ def test_an_optimized_target_states_its_cost_in_exact_bytes(choice_repo: Path) -
     assert line.endswith("; changed in this PR from portable kernels")
     # A portable target gets no line; the headline names the choice as where the bytes come from.
     assert cnn.sizes[0].portable is None and "- cnn on " not in markdown
-    summary = comment.summary_line(rep)
+    summary = comment.summary_line(rep, judged(rep))
     assert "kernels portable → optimized in 1 target: runtimes ▲" in summary, summary
     print(line)  # the real line, for people reading the test log
 
@@ -110,7 +111,7 @@ def test_a_mix_optimizes_just_the_ops_it_names(choice_repo: Path) -> None:
     yaml_file = pipeline.regenerated_path(head_root, "seq")
     options = cmake.kernel_choice_options((optimized_op(),), "x86-64-v3")
     assert s.head.vm_size == measured_vm_bytes(yaml_file, head_root / "native", options)
-    line = cost_line(comment.render(rep), "seq")
+    line = cost_line(comment.render(rep, judged(rep)), "seq")
     assert line.startswith("- seq on x86\\-64: optimized kernels for 1 op \\(x86\\-64\\-v3\\), +"), line
 
 

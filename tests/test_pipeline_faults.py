@@ -19,7 +19,8 @@ from bot import git, pipeline
 from bot.build import cmake, lock
 from bot.errors import BotError
 from bot.fileio import write_text_atomic
-from bot.report import comment, model
+from bot.report import comment, escape, model
+from tests.judging import judged
 from tests.scenario_repo import clone_of, commit_all
 
 
@@ -458,7 +459,7 @@ def test_an_invalid_checked_in_yaml_is_a_finding_in_the_report(repo: Path, tmp_p
     assert seq.sizes[0].head is not None  # the regenerated selection was still built and measured
     cnn = next(t for t in rep.targets if t.name == "cnn")
     assert not cnn.yaml_error and not cnn.diff.stale
-    assert comment.summary_line(rep)
+    assert comment.summary_line(rep, judged(rep))
 
 
 def pipeline_report(path: Path) -> model.PrReport:
@@ -545,7 +546,7 @@ def test_a_model_that_runs_too_long_is_a_finding_not_a_hang(repo: Path) -> None:
     assert "exceeded 1 s" in rep.model_failures[0].message
     seq = next(t for t in rep.targets if t.name == "seq")
     assert seq.sizes[0].head is not None  # the other models were still traced, built and measured
-    assert "models/zoo/loop.pte" in comment.render(rep)
+    assert "models/zoo/loop.pte" in comment.render(rep, judged(rep))
 
 
 # --- head kernels that cannot be built as they are --------------------------------------------------------
@@ -562,8 +563,10 @@ def test_a_kernel_source_symlinked_outside_is_refused_before_the_compiler_quotes
     rep = pipeline.run_pr(repo, "main~1", None, lambda _: None)
 
     assert "kernels/portable/op_relu.cpp" in rep.build_error and "outside the repository" in rep.build_error
-    assert "SECRET-MARKER" not in comment.render(rep)
-    assert "kernels/portable/op_relu.cpp" in comment.summary_line(rep) or "build" in comment.summary_line(rep)
+    assert "SECRET-MARKER" not in comment.render(rep, judged(rep))
+    assert "kernels/portable/op_relu.cpp" in comment.summary_line(rep, judged(rep)) or "build" in comment.summary_line(
+        rep, judged(rep)
+    )
 
 
 def test_a_broken_kernel_library_at_head_is_a_build_failure_not_a_traceback(repo: Path) -> None:
@@ -603,11 +606,11 @@ def test_a_head_build_that_fails_says_its_size_is_unknown_never_no_change(repo: 
     cnn, seq = (next(t for t in rep.targets if t.name == n) for n in ("cnn", "seq"))
     assert cnn.build_error and "relu breaks the selective build" in cnn.build_error
     assert cnn.sizes[0].head is None and seq.sizes[0].delta == 0
-    headline = comment.summary_line(rep, name=comment.plain)
+    headline = comment.summary_line(rep, judged(rep), name=escape.plain)
     assert headline.startswith("❌ build failed: target cnn ("), headline
     expected_tail = ", 2 targets, cnn on x86-64 head build failed: size unknown, no size change in 1 other runtime"
     assert headline.endswith(expected_tail), headline
-    assert comment.summary_line(rep) in (repo / "report.md").read_text()  # the comment's headline
+    assert comment.summary_line(rep, judged(rep)) in (repo / "report.md").read_text()  # the comment's headline
     printed = " ".join(proc.stdout.split())  # rich wraps the title `bot pr` prints at the terminal's width
     assert printed.startswith(" ".join(headline.split()) + " "), proc.stdout  # the check-run title
     table = proc.stdout.splitlines()

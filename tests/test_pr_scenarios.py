@@ -16,9 +16,10 @@ import pytest
 
 from bot import git, pipeline
 from bot.build import arch, cmake
-from bot.report import comment, model
+from bot.report import comment, escape, model
 from bot.selection import oplist
 from tests.conftest import ZOO_DIR
+from tests.judging import judged
 from tests.scenario_repo import clone_of, commit_all, grow_relu, make_base, make_kernel_call_another_op
 from tests.scenario_repo import git as repo_git
 
@@ -62,7 +63,7 @@ def test_a_kernel_now_calling_another_op_makes_the_yaml_stale(repo: Path) -> Non
     ]
     change = next(c for c in cnn.closure_changes if c.model == "models/zoo/squeezenet.pte")
     assert change.lacking == ("dim_order_ops::_to_dim_order_copy.out",)
-    text = comment.render(rep)
+    text = comment.render(rep, judged(rep))
     assert "Op graph changes" in text
     assert "breaks <code>models/zoo/squeezenet.pte</code> at load" in text
     assert "(<code>kernels/portable/op_clone_dim_order.cpp</code>) now calls" in text
@@ -105,8 +106,8 @@ def test_c_size_only_kernel_change_shows_the_per_op_delta(repo: Path) -> None:
     assert deltas["aten::relu.out"] != 0
     assert all(d == 0 for op, d in deltas.items() if op not in ("aten::relu.out",) and not op.startswith("("))
     assert seq.delta == 0  # gru does not use relu
-    assert "aten::relu.out" in comment.render(rep)
-    assert "biggest: cnn on x86\\-64" in comment.summary_line(rep)
+    assert "aten::relu.out" in comment.render(rep, judged(rep))
+    assert "biggest: cnn on x86\\-64" in comment.summary_line(rep, judged(rep))
 
 
 def test_d_nothing_changed(repo: Path) -> None:
@@ -115,7 +116,7 @@ def test_d_nothing_changed(repo: Path) -> None:
     rep = run(repo)
     assert not rep.stale
     assert all(t.delta == 0 for t in rep.targets)
-    assert "No change" in comment.summary_line(rep)
+    assert "No change" in comment.summary_line(rep, judged(rep))
 
 
 # --- per architecture ------------------------------------------------------------------------------
@@ -207,7 +208,7 @@ def probe(yaml_file: Path, source: Path, target_arch: arch.Arch, trusted: bool =
 
 def test_a_kernel_growing_shows_its_exact_delta_on_every_architecture(arch_repo: Path) -> None:
     rep = run_branch(arch_repo, "grow")
-    text = comment.render(rep)
+    text = comment.render(rep, judged(rep))
     cache = cmake.cache_dir()
     base_root = cache / "worktrees" / f"base-{git.repo_key(arch_repo)}"
     head_root = cache / "worktrees" / f"head-{git.repo_key(arch_repo)}"
@@ -224,18 +225,18 @@ def test_a_kernel_growing_shows_its_exact_delta_on_every_architecture(arch_repo:
         delta = head - base
         assert 0 < delta < 1000, (target_arch.name, delta)  # a few hundred bytes
         assert cnn.size(target_arch.name).delta == delta
-        row = f"| cnn | {comment.text(target_arch.name)} | {base:,} | {head:,} | ▲ {delta:+,} |"
+        row = f"| cnn | {escape.text(target_arch.name)} | {base:,} | {head:,} | ▲ {delta:+,} |"
         assert row in text, (row, text)
     assert [s.delta for s in seq.sizes] == [0, 0]  # gru's runtime does not link relu
     assert "| seq |" not in text and "…and 2 unchanged runtimes." in text
-    line = comment.summary_line(rep)
+    line = comment.summary_line(rep, judged(rep))
     assert line.startswith("📦 ") and "biggest: cnn on " in line and "aten\\:\\:relu\\.out" in line
     assert "```mermaid" in text and 'bar "grew"' in text
 
 
 def test_b_a_kernel_calling_another_op_is_in_the_headline(arch_repo: Path) -> None:
     rep = run_branch(arch_repo, "calls")
-    line = comment.summary_line(rep)
+    line = comment.summary_line(rep, judged(rep))
     assert "op graph: 1 new edge and 1 removed, reached by 1 model" in line, line
     assert "1 stale yaml" in line
     cnn = next(t for t in rep.targets if t.name == "cnn")
@@ -245,8 +246,8 @@ def test_b_a_kernel_calling_another_op_is_in_the_headline(arch_repo: Path) -> No
 
 def test_c_a_pr_that_changes_nothing_gets_a_short_comment(arch_repo: Path) -> None:
     rep = run_branch(arch_repo, "docs")
-    text = comment.render(rep)
-    assert comment.summary_line(rep).startswith("✅ **No change**")
+    text = comment.render(rep, judged(rep))
+    assert comment.summary_line(rep, judged(rep)).startswith("✅ **No change**")
     assert len(text.encode()) < NO_CHANGE_BYTES, text
     assert "all 5 runtimes unchanged" in text
     assert "<details>" not in text and "mermaid" not in text
@@ -254,7 +255,7 @@ def test_c_a_pr_that_changes_nothing_gets_a_short_comment(arch_repo: Path) -> No
 
 def test_d_a_stale_yaml_is_named_in_the_headline(arch_repo: Path) -> None:
     rep = run_branch(arch_repo, "stale")
-    line = comment.summary_line(rep)
+    line = comment.summary_line(rep, judged(rep))
     assert line.startswith("❌ ") and "1 stale yaml" in line and "1 target fails at load (1 model)" in line
     seq = next(t for t in rep.targets if t.name == "seq")
     assert [m.op for m in seq.diff.missing] == ["aten::sigmoid.out"]

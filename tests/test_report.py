@@ -5,18 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.github import action
-from bot.report import comment
+from bot.report import comment, escape, terminal, verdict
 from bot.report.model import ArchSizes, PrReport, SelectionDiff, SizeReport, TargetReport
-from tests.conftest import REPO_ROOT
+from tests.judging import judged
 
 
-def sized_target(name: str, base: int, head: int, ops: int, budget: int | None = None) -> TargetReport:
+def sized_target(name: str, base: int, head: int, ops: int) -> TargetReport:
     def size(total: int, bump: int) -> SizeReport:
         per_op = {f"aten::op_{i}_with_a_long_descriptive_name.out": 100 + i + bump for i in range(ops)}
         symbols = {f"sb::kernels::fn_{i}": 50 + bump for i in range(ops)}
         return SizeReport(total, 64, total + 4096, {".text": total // 2}, symbols, per_op)
 
-    sizes = (ArchSizes("x86-64", size(base, 0), size(head, 1), budget=budget),)
+    sizes = (ArchSizes("x86-64", size(base, 0), size(head, 1)),)
     return TargetReport(name, f"apps/{name}/selected_operators.yaml", True, SelectionDiff(), (), (), sizes)
 
 
@@ -27,9 +27,9 @@ def big_report(targets: int, ops: int) -> PrReport:
 
 
 def test_comment_stays_under_githubs_limit_and_says_it_was_truncated() -> None:
-    full = comment.render(big_report(3, 5))
+    full = comment.render(big_report(3, 5), judged(big_report(3, 5)))
     assert "shortened" not in full and "<details>" in full
-    huge = comment.render(big_report(60, 400))
+    huge = comment.render(big_report(60, 400), judged(big_report(60, 400)))
     assert len(huge) <= comment.COMMENT_LIMIT
     assert "Report shortened to fit GitHub's comment limit: per-target breakdowns" in huge
     assert huge.startswith(comment.MARKER)
@@ -37,14 +37,16 @@ def test_comment_stays_under_githubs_limit_and_says_it_was_truncated() -> None:
     assert "| app\\-0 | 1,000 | 1,010 |" in huge and "VM bytes on x86\\-64" in huge
 
 
-def test_size_budget_fails_unless_the_pr_body_explains(tmp_path) -> None:
-    over = PrReport("main", "b" * 40, "a" * 40, (sized_target("vision-app", 1000, 2000, 2, budget=1500),), ())
-    assert over.targets[0].over_budget
-    inputs = action.read_inputs({"INPUT_FAIL-ON-STALE": "false", "INPUT_FAIL-ON-BUDGET": "true"})
-    reasons = action._failing(over, inputs, REPO_ROOT, body="Refactor.\n")
-    assert reasons and "over the size budget: vision-app" in reasons[0]
-    assert action._failing(over, inputs, REPO_ROOT, body="Refactor.\n\nBinary-Size: new model needs it\n") == []
-    assert "❌ over" in comment.render(over)
+def test_size_budget_fails_unless_the_pr_body_explains() -> None:
+    over = PrReport("main", "b" * 40, "a" * 40, (sized_target("vision-app", 1000, 2000, 2),), ())
+    policy = verdict.Policy(fail_on_stale=False, budgets=(verdict.Budget("vision-app", "x86-64", 1500),))
+    failing = verdict.judge(over, policy.for_pr("Refactor.\n"))
+    assert [r.kind for r in failing.failures] == ["budget"] and "over the size budget: vision-app" in failing.failures[
+        0
+    ].message
+    explained = verdict.judge(over, policy.for_pr("Refactor.\n\nBinary-Size: new model needs it\n"))
+    assert explained.passed and explained.icon == "⚠️" and "new model needs it" in explained.waived[0].message
+    assert "❌ over" in comment.render(over, failing) and comment.summary_line(over, failing).startswith("❌")
 
 
 def two_arch_target(name: str, x86: tuple[int, int], arm: tuple[int, int]) -> TargetReport:
@@ -61,33 +63,33 @@ def two_arch_target(name: str, x86: tuple[int, int], arm: tuple[int, int]) -> Ta
 
 def test_summaries_are_raw_html_so_names_in_them_get_entities_not_backslashes() -> None:
     rep = PrReport("main", "b" * 40, "a" * 40, (sized_target("app-0", 1000, 1010, 2),), ())
-    markdown = comment.render(rep)
+    markdown = comment.render(rep, judged(rep))
     summary = next(line for line in markdown.splitlines() if line.startswith("<details><summary>app"))
     assert "\\" not in summary and summary.startswith("<details><summary>app-0 on x86-64: ")
-    hostile = comment.html_text("a_b *c* [x](y) <img> @me `t` \\n $m$")
+    hostile = escape.html_text("a_b *c* [x](y) <img> @me `t` \\n $m$")
     assert "\\" not in hostile.replace("&#92;", "") and "<" not in hostile and "@me" not in hostile
 
 
 def test_one_architecture_is_named_once_and_a_one_row_change_gets_no_chart() -> None:
     rep = PrReport("main", "b" * 40, "a" * 40, (sized_target("app-0", 1000, 1010, 2),), ())
-    markdown = comment.render(rep)
+    markdown = comment.render(rep, judged(rep))
     assert "| target | base | head | Δ bytes | Δ % | budget |" in markdown
     assert "| op | Δ bytes |" in markdown  # one target, one arch: neither is a column
     assert "```mermaid" not in markdown
-    assert comment.summary_line(rep).startswith("📦 1 target, size ▲ +10 bytes")
+    assert comment.summary_line(rep, judged(rep)).startswith("📦 1 target, size ▲ +10 bytes")
 
 
 def test_several_architectures_get_the_arch_column_and_a_high_contrast_chart() -> None:
     targets = (two_arch_target("cnn", (1000, 1300), (900, 1100)), two_arch_target("seq", (500, 450), (400, 400)))
     rep = PrReport("main", "b" * 40, "a" * 40, targets, ())
-    markdown = comment.render(rep)
+    markdown = comment.render(rep, judged(rep))
     assert "| target | arch | base | head | Δ bytes | Δ % | budget |" in markdown
     assert "| op | arch | Δ bytes | targets |" in markdown
     assert "…and 1 unchanged runtime." in markdown
     chart = markdown.split("```mermaid\n", 1)[1].split("```", 1)[0]
     assert chart.startswith("%%{init: ") and comment.GREW in chart and comment.SHRANK in chart
     assert '"cnn/x86-64", "cnn/aarch64", "seq/x86-64"' in chart
-    assert "2 targets on x86\\-64, aarch64 (4 runtimes)" in comment.summary_line(rep)
+    assert "2 targets on x86\\-64, aarch64 (4 runtimes)" in comment.summary_line(rep, judged(rep))
 
 
 def test_long_symbols_lose_argument_lists_and_return_types_first() -> None:
@@ -113,20 +115,24 @@ def test_a_changed_selection_is_named_as_where_the_bytes_come_from() -> None:
     before, after = ("aten::relu.out", "aten::cat.out"), ("aten::relu.out", "aten::add.out", "aten::mul.out")
     sizes = (ArchSizes("x86-64", size(10_000, before), size(11_000, after)),)
     target = TargetReport("app", "apps/app/selected_operators.yaml", True, SelectionDiff(), (), (), sizes)
-    line = comment.summary_line(PrReport("main", "b" * 40, "a" * 40, (target,), ()))
+    line = comment.summary_line(
+        PrReport("main", "b" * 40, "a" * 40, (target,), ()), judged(PrReport("main", "b" * 40, "a" * 40, (target,), ()))
+    )
     assert "selection +2 -1 ops: runtime ▲ +1,000 bytes (+10.00%)" in line and "size ▲" not in line
 
 
 def test_counts_are_singular_or_plural() -> None:
-    assert [comment.count(n, "target") for n in (0, 1, 2, 1234)] == [
+    assert [escape.count(n, "target") for n in (0, 1, 2, 1234)] == [
         "0 targets",
         "1 target",
         "2 targets",
         "1,234 targets",
     ]
-    assert comment.count(1, "new runtime") == "1 new runtime"
+    assert escape.count(1, "new runtime") == "1 new runtime"
     rep = PrReport("main", "b" * 40, "a" * 40, (sized_target("app-0", 1000, 1000, 2),), ())
-    assert "(s)" not in comment.render(rep) and "the runtime is unchanged" in comment.render(rep)
+    assert "(s)" not in comment.render(rep, judged(rep)) and "the runtime is unchanged" in comment.render(
+        rep, judged(rep)
+    )
 
 
 def test_a_load_failure_that_only_lists_the_missing_ops_is_not_said_twice() -> None:
@@ -138,7 +144,10 @@ def test_a_load_failure_that_only_lists_the_missing_ops_is_not_said_twice() -> N
     other = LoadFailure(model, "squeezenet.pte: missing operators aten::add.out, aten::div.out (needed by squeezenet)")
     for failure, repeated in ((listed, False), (other, True)):
         target = TargetReport("app", "apps/app/selected_operators.yaml", True, SelectionDiff(missing), (), (failure,))
-        markdown = comment.render(PrReport("main", "b" * 40, "a" * 40, (target,), ()))
+        markdown = comment.render(
+            PrReport("main", "b" * 40, "a" * 40, (target,), ()),
+            judged(PrReport("main", "b" * 40, "a" * 40, (target,), ())),
+        )
         assert ("aten\\:\\:add\\.out" in markdown) == repeated  # the message's own (markdown-escaped) op list
         assert markdown.count("<code>aten::add.out</code>") == 1  # the missing-op line, always
         missing_lines = [line for line in markdown.splitlines() if line.lstrip().startswith("- missing <code>")]
@@ -212,8 +221,8 @@ def choice_report(base_kernels: str | None, base_cpu: str | None, base: int, hea
 
 def test_an_optimized_runtime_states_its_cost_and_the_headline_does_not_count_it_as_a_change() -> None:
     rep = choice_report("optimized", "x86-64-v3", 141_312, 141_312)  # the choice was made before this PR
-    markdown = comment.render(rep)
-    assert comment.summary_line(rep).startswith("✅ **No change**")
+    markdown = comment.render(rep, judged(rep))
+    assert comment.summary_line(rep, judged(rep)).startswith("✅ **No change**")
     cost = next(line for line in markdown.splitlines() if line.startswith("- vision on x86"))
     assert cost.startswith(
         "- vision on x86\\-64: optimized kernels \\(x86\\-64\\-v3\\), +41,312 bytes (+41.31%) over portable kernels: "
@@ -222,7 +231,7 @@ def test_an_optimized_runtime_states_its_cost_and_the_headline_does_not_count_it
     assert "<code>aten::convolution.out</code> +40,000" in cost and "changed in this PR" not in cost
     assert "sensor on" not in markdown  # a portable runtime gets no line
     assert len(markdown.encode()) < 1500, markdown  # still the short comment
-    x86 = comment.to_json(rep)["targets"][0]["sizes"][0]  # type: ignore[index]
+    x86 = terminal.to_json(rep, judged(rep))["targets"][0]["sizes"][0]  # type: ignore[index]
     assert (x86["kernels"], x86["cpu"], x86["portable_vm_size"], x86["choice_cost"]) == (
         "optimized",
         "x86-64-v3",
@@ -233,10 +242,10 @@ def test_an_optimized_runtime_states_its_cost_and_the_headline_does_not_count_it
 
 def test_a_changed_kernel_choice_is_named_as_the_cause_of_the_size_change() -> None:
     rep = choice_report("portable", None, 100_000, 141_312)
-    line = comment.summary_line(rep)
+    line = comment.summary_line(rep, judged(rep))
     assert line.startswith("📦 ") and "kernels portable → optimized in 1 target: runtimes ▲" in line
     assert "size ▲" not in line
-    markdown = comment.render(rep)
+    markdown = comment.render(rep, judged(rep))
     assert "; changed in this PR from portable kernels" in markdown
     assert "| vision | 100,000 | 141,312 | ▲ +41,312 |" in markdown
     # back to portable: the change is named, with no cost (the runtime is portable again)
@@ -244,16 +253,16 @@ def test_a_changed_kernel_choice_is_named_as_the_cause_of_the_size_change() -> N
     target = back.targets[0]
     s = target.sizes[0]
     portable_again = replace_sizes(back, replace(s, kernels="portable", cpu=None, portable=None))
-    assert "kernels optimized → portable" in comment.summary_line(portable_again)
+    assert "kernels optimized → portable" in comment.summary_line(portable_again, judged(portable_again))
     assert "- vision on x86\\-64: portable kernels; changed in this PR from optimized kernels" in comment.render(
-        portable_again
+        portable_again, judged(portable_again)
     )
 
 
 def test_a_changed_cpu_is_named_as_the_cause_too() -> None:
     rep = choice_report("optimized", "x86-64-v4", 150_000, 141_312)
-    assert "cpu x86\\-64\\-v4 → x86\\-64\\-v3 in 1 target: runtimes ▼" in comment.summary_line(rep)
-    assert "; changed in this PR from optimized kernels \\(x86\\-64\\-v4\\)" in comment.render(rep)
+    assert "cpu x86\\-64\\-v4 → x86\\-64\\-v3 in 1 target: runtimes ▼" in comment.summary_line(rep, judged(rep))
+    assert "; changed in this PR from optimized kernels \\(x86\\-64\\-v4\\)" in comment.render(rep, judged(rep))
 
 
 def replace_sizes(rep: PrReport, sizes: ArchSizes) -> PrReport:

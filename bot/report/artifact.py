@@ -1,11 +1,18 @@
 """PrReport to and from JSON: the artifact a fork-safe workflow hands from its
 build job to its posting job, and what `merge` combines across shards.
 
+One definition serves all three: the dataclasses of bot/report/model.py. The
+writer is `dataclasses.asdict`; the JSON Schema and the reader are derived from
+the same fields and type hints, so a field added to the model is written,
+validated and read back with nothing else to change. Its bounds come from its
+type (every string capped, every count and list bounded) or from the field's
+`schema` metadata (commit ids, architecture names).
+
 The artifact is written by a run of PR code, so it is read as hostile input:
-a regular file of bounded size, valid JSON, then valid against
-`schema/report-artifact.schema.json` (types, lengths, counts, commit ids)
+a regular file of bounded size, valid JSON, then valid against that schema
 before any field is used. A rejection is one line naming the field, never
-its content.
+its content. Fields with a default are optional, so an artifact written before
+they existed is still read.
 """
 
 from __future__ import annotations
@@ -14,36 +21,25 @@ import dataclasses
 import functools
 import json
 import re
+import types
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 from jsonschema.exceptions import best_match
 
 from bot.errors import BotError, ExitCode
-from bot.report.model import (
-    ArchSizes,
-    Cause,
-    ClosureChange,
-    DtypeChange,
-    Edge,
-    LoadFailure,
-    NotTraced,
-    OpUse,
-    PrReport,
-    SelectionDiff,
-    SizeReport,
-    TargetReport,
-)
+from bot.report.model import PrReport
 from bot.safety.limits import MIB
 from bot.safety.safe_files import UnsafeFileError, read_text
 
 FORMAT = "selective-build-report/1"
-SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schema" / "report-artifact.schema.json"
 ARTIFACT_BYTES = 32 * MIB  # a real report of dozens of targets is well under 1 MiB
 STRING_LIMIT = 65_536  # the schema's maxLength; longer strings are cut when written
+ITEMS_LIMIT = 100_000  # entries of a list or a name -> bytes table
+BYTES_LIMIT = 2**53 - 1  # the largest integer every JSON reader keeps exact
 COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 ELLIPSIS = "…"
 
@@ -70,25 +66,118 @@ def dumps(report: PrReport, pr: dict[str, object] | None = None) -> str:
     return json.dumps(to_data(report, pr), indent=1)
 
 
-# --- reading ---------------------------------------------------------------------------------
+# --- the schema, from the model ----------------------------------------------------------------
+
+
+def _optional(tp: Any) -> tuple[Any, bool]:
+    """(the type without None, whether None was allowed)."""
+    if get_origin(tp) in (Union, types.UnionType):
+        args = get_args(tp)
+        rest = tuple(a for a in args if a is not type(None))
+        if len(rest) < len(args):
+            return (rest[0] if len(rest) == 1 else Union[rest]), True  # noqa: UP007 (a runtime-built union)
+    return tp, False
+
+
+_JSON_TYPES = {str: "string", int: "integer", bool: "boolean"}
+
+
+def _type_schema(tp: Any) -> dict[str, Any]:
+    """The schema of a value of type `tp` (None allowed: see `_field_schema`)."""
+    if tp in _JSON_TYPES:
+        bounds: dict[str, Any] = {str: {"maxLength": STRING_LIMIT}, int: {"minimum": 0, "maximum": BYTES_LIMIT}}.get(
+            tp, {}
+        )
+        return {"type": _JSON_TYPES[tp], **bounds}
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        kinds = get_args(tp)
+        if all(k in _JSON_TYPES for k in kinds):
+            return {"type": [_JSON_TYPES[k] for k in kinds], "minimum": 0, "maximum": BYTES_LIMIT}
+        raise TypeError(f"no schema for the union {tp}")
+    if origin is tuple:
+        item = get_args(tp)[0]
+        return {"type": "array", "maxItems": ITEMS_LIMIT, "items": _type_schema(item)}
+    if origin is dict:
+        key, value = get_args(tp)
+        assert key is str
+        return {
+            "type": "object",
+            "maxProperties": ITEMS_LIMIT,
+            "propertyNames": {"maxLength": STRING_LIMIT},
+            "additionalProperties": _type_schema(value),
+        }
+    if dataclasses.is_dataclass(tp):
+        hints = get_type_hints(tp)
+        fields = dataclasses.fields(tp)
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {f.name: _field_schema(hints[f.name], f) for f in fields},
+            "required": sorted(
+                f.name
+                for f in fields
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING  # type: ignore[misc]
+            ),
+        }
+    raise TypeError(f"no schema for {tp}")
+
+
+def _field_schema(tp: Any, field: dataclasses.Field | None = None) -> dict[str, Any]:
+    inner, nullable = _optional(tp)
+    schema = {**_type_schema(inner), **(field.metadata.get("schema", {}) if field is not None else {})}
+    if nullable:
+        kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        schema["type"] = [*kinds, "null"]
+    return schema
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    """The artifact's JSON Schema, derived from the model."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "selective-build report artifact",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["format", "report"],
+        "properties": {
+            "format": {"const": FORMAT},
+            "pr": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "number": {"type": ["integer", "null"], "minimum": 1, "maximum": 2**31 - 1},
+                    "head_sha": {
+                        "type": ["string", "null"],
+                        "format": "commit",
+                        "description": "a commit sha: 40 (or 64) hex digits",
+                    },
+                },
+            },
+            "report": _type_schema(PrReport),
+        },
+    }
+
+
+# --- reading -----------------------------------------------------------------------------------
 
 
 @functools.cache
 def _validator() -> Draft202012Validator:
-    schema = json.loads(SCHEMA_PATH.read_text())
     checker = FormatChecker(formats=())
     checker.checks("commit")(lambda value: not isinstance(value, str) or bool(COMMIT.fullmatch(value)))
     checker.checks("head-commit")(
         lambda value: not isinstance(value, str) or value == "working tree" or bool(COMMIT.fullmatch(value))
     )
-    return Draft202012Validator(schema, format_checker=checker)
+    return Draft202012Validator(schema(), format_checker=checker)
 
 
 @functools.cache
 def _field_names() -> frozenset[str]:
     """Every property name the schema declares: the only keys an error message may repeat."""
     names: set[str] = set()
-    pending: list[Any] = [json.loads(SCHEMA_PATH.read_text())]
+    pending: list[Any] = [schema()]
     while pending:
         node = pending.pop()
         if isinstance(node, dict):
@@ -161,107 +250,27 @@ def validate(data: object, source: str) -> None:
     raise BotError(f"{source}: {_where(path)} {_problem(error)}", ExitCode.BAD_INPUT)
 
 
-def _size(data: dict | None) -> SizeReport | None:
-    if data is None:
+def _read(tp: Any, value: Any) -> Any:
+    """A value of type `tp` from data that passed `validate`."""
+    inner, _ = _optional(tp)
+    if value is None:
         return None
-    if "vm_size" not in data:
-        # An artifact from before exact sizes: only the stripped file's size was measured.
-        stripped = data["stripped"]
-        return SizeReport(stripped, 0, stripped, data["sections"], data["symbols"], data.get("per_op", {}))
-    return SizeReport(
-        data["vm_size"], data["bss"], data["file_size"], data["sections"], data["symbols"], data.get("per_op", {})
-    )
-
-
-def _arch_sizes(data: dict) -> ArchSizes:
-    return ArchSizes(
-        arch=data["arch"],
-        base=_size(data["base"]),
-        head=_size(data["head"]),
-        build_error=data.get("build_error", ""),
-        budget=data.get("budget"),
-        base_error=data.get("base_error", ""),
-        kernels=data.get("kernels", "portable"),
-        cpu=data.get("cpu"),
-        portable=_size(data.get("portable")),
-        base_kernels=data.get("base_kernels"),
-        base_cpu=data.get("base_cpu"),
-    )
-
-
-def _legacy_sizes(data: dict) -> tuple[ArchSizes, ...]:
-    """A target of an artifact from before architectures: one x86-64 runtime."""
-    if not any(data.get(key) for key in ("base", "head", "budget", "build_error")):
-        return ()
-    return (
-        ArchSizes(
-            "x86-64",
-            _size(data.get("base")),
-            _size(data.get("head")),
-            data.get("build_error", ""),
-            data.get("budget"),
-        ),
-    )
-
-
-def _op_uses(items: list[dict]) -> tuple[OpUse, ...]:
-    return tuple(OpUse(u["op"], tuple(u["models"]), tuple(u["callers"])) for u in items)
-
-
-def _failures(items: list[dict]) -> tuple[LoadFailure, ...]:
-    return tuple(LoadFailure(f["model"], f["message"]) for f in items)
-
-
-def _target(data: dict) -> TargetReport:
-    diff = data["diff"]
-    return TargetReport(
-        name=data["name"],
-        yaml=data["yaml"],
-        yaml_exists=data["yaml_exists"],
-        diff=SelectionDiff(
-            missing=_op_uses(diff["missing"]),
-            unused=_op_uses(diff["unused"]),
-            dtype_changes=tuple(
-                DtypeChange(
-                    c["op"],
-                    None if c["before"] is None else tuple(c["before"]),
-                    None if c["after"] is None else tuple(c["after"]),
-                )
-                for c in diff["dtype_changes"]
-            ),
-        ),
-        causes=tuple(
-            Cause(c["kind"], c["path"], c["detail"], tuple(c["ops"]), c["kernel"], c["change"]) for c in data["causes"]
-        ),
-        load_failures=_failures(data["load_failures"]),
-        sizes=tuple(_arch_sizes(a) for a in data["sizes"]) if "sizes" in data else _legacy_sizes(data),
-        models_without_yaml=tuple(data.get("models_without_yaml", [])),
-        closure_changes=tuple(
-            ClosureChange(c["model"], tuple(c["added"]), tuple(c["removed"]), tuple(c["lacking"]))
-            for c in data.get("closure_changes", [])
-        ),
-        not_traced=tuple(NotTraced(n["model"], tuple(n["ops"])) for n in data.get("not_traced", [])),
-        yaml_error=data.get("yaml_error", ""),
-    )
+    if dataclasses.is_dataclass(inner):
+        hints = get_type_hints(inner)
+        known = {f.name for f in dataclasses.fields(inner)}
+        return inner(**{name: _read(hints[name], item) for name, item in value.items() if name in known})
+    origin = get_origin(inner)
+    if origin is tuple:
+        item = get_args(inner)[0]
+        return tuple(_read(item, v) for v in value)
+    if origin is dict:
+        return dict(value)
+    return value
 
 
 def from_data(data: dict[str, Any]) -> tuple[PrReport, dict[str, object]]:
     """A report from data that passed `validate`."""
-    r = data["report"]
-    report = PrReport(
-        base_ref=r["base_ref"],
-        base_sha=r["base_sha"],
-        head_sha=r["head_sha"],
-        targets=tuple(_target(t) for t in r["targets"]),
-        stale_files=tuple(r["stale_files"]),
-        changed_files=tuple(r.get("changed_files", [])),
-        graph_added=tuple(Edge(**e) for e in r.get("graph_added", [])),
-        graph_removed=tuple(Edge(**e) for e in r.get("graph_removed", [])),
-        build_error=r.get("build_error", ""),
-        model_failures=_failures(r.get("model_failures", [])),
-        runtime=r.get("runtime", ""),
-    )
-    return report, dict(data.get("pr") or {})
+    return _read(PrReport, data["report"]), dict(data.get("pr") or {})
 
 
 def _reject_constant(name: str) -> None:

@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 # Zero-initialised (NOBITS) sections by their GNU names: reported apart from the loadable bytes.
 BSS_SECTION = re.compile(r"^\.(t?bss|sbss|noinit|heap|stack)(\..*)?$|^COMMON$")
 
+# Bounds a field's type does not say, for the artifact's schema (bot/report/artifact.py derives the rest).
+_COMMIT = {"format": "commit", "description": "a commit sha: 40 (or 64) hex digits"}
+_HEAD_COMMIT = {"format": "head-commit", "description": 'a commit sha (40 or 64 hex digits) or "working tree"'}
+_SHORT = {"maxLength": 64}  # an architecture, a kernel choice, a -march
+
 
 @dataclass(frozen=True)
 class SizeReport:
@@ -113,12 +118,14 @@ class NotTraced:
 class ArchSizes:
     """One target's selective runtime on one architecture: base and head measured, or why not."""
 
-    arch: str
+    arch: str = field(metadata={"schema": _SHORT})
     base: SizeReport | None
     head: SizeReport | None
     build_error: str = ""  # the head's build for this arch failed (other arches may have passed)
     base_error: str = ""  # the base could not be built for this arch (it may predate it): nothing to compare with
-    kernels: str = "portable"  # the target's kernel choice (config `kernels:`), as Target.kernel_choice names it
+    kernels: str = field(
+        default="portable", metadata={"schema": _SHORT}
+    )  # the target's kernel choice (config `kernels:`), as Target.kernel_choice names it
     cpu: str | None = None  # the -march the head was built for (None: the toolchain's default)
     # For a target with optimized kernels: the head's selection built with portable kernels only, so the
     # comment can say what the choice costs in bytes.
@@ -197,8 +204,8 @@ class PolicyChange:
 @dataclass(frozen=True)
 class PrReport:
     base_ref: str
-    base_sha: str
-    head_sha: str  # "working tree" when run on uncommitted changes
+    base_sha: str = field(metadata={"schema": _COMMIT})
+    head_sha: str = field(metadata={"schema": _HEAD_COMMIT})  # "working tree" when run on uncommitted changes
     targets: tuple[TargetReport, ...]
     stale_files: tuple[str, ...]  # every regenerated yaml whose content differs from the checked-in one
     changed_files: tuple[str, ...] = field(default=())

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 from rich.markup import escape
 
-from bot.report.comment import TOP_MOVERS, Row, changes, choice_cost, kernels_phrase, plain
+from bot.report.comment import TOP_MOVERS, Row, changes, choice_cost, kernels_phrase
+from bot.report.escape import plain
 from bot.report.model import PrReport, SizeReport
 from bot.report.verdict import Verdict
 

@@ -14,6 +14,7 @@ from bot.progress import Progress
 from bot.report import model, publish
 from bot.safety.redact import NOTHING
 from tests.conftest import ZOO_DIR
+from tests.judging import judged
 from tests.scenario_repo import commit_all, git, grow_relu, make_base
 
 CONFIG = """\
@@ -88,4 +89,4 @@ def make_repos(path: Path) -> dict[str, Path]:
 def comment(repo: Path, scenario: str) -> tuple[model.PrReport, str]:
     """The report of the scenario's PR and its comment as the bot would post it."""
     report = pipeline.run_pr(repo, "main", scenario, Progress())
-    return report, publish.markdown(report, NOTHING)
+    return report, publish.markdown(report, judged(report), NOTHING)
