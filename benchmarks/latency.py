@@ -19,7 +19,9 @@ from pathlib import Path
 
 from benchmarks import etcpp
 from bot.build import cmake, size
+from bot.build.arch import HOST
 from bot.build.compare import TOLERANCE
+from bot.build.kernel_choice import KernelChoice
 from bot.errors import BotError
 from bot.selection import pte
 
@@ -391,7 +393,7 @@ def selective_flavours(yaml_path: Path, cpu: str | None) -> dict[str, cmake.Flav
     portable = cmake.selective_flavour(yaml_path)
     return {
         "portable": portable,
-        "optimized": cmake.with_options(portable, cmake.kernel_choice_options("ALL", cpu)),
+        "optimized": cmake.with_options(portable, KernelChoice.every_optimized(cpu).cmake_options(HOST)),
     }
 
 

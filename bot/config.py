@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import json
 import re
@@ -11,6 +12,7 @@ from pathlib import Path
 from bot import git
 from bot.build import arch as arches
 from bot.build import bundle
+from bot.build.kernel_choice import KernelChoice
 from bot.errors import BotError, ExitCode
 from bot.report import verdict
 from bot.safety import bounded_walk, safe_yaml
@@ -37,16 +39,6 @@ class Model:
         return self.path.stem
 
 
-def kernel_choice(optimized_ops: str | tuple[str, ...] | None) -> str:
-    """A kernel choice as the comment names it: "portable", "optimized" (every op the optimized
-    library has) or "optimized: 2 ops" (a mix)."""
-    if not optimized_ops:
-        return "portable"
-    if isinstance(optimized_ops, str):
-        return "optimized"
-    return f"optimized: {len(optimized_ops)} op{'s' if len(optimized_ops) != 1 else ''}"
-
-
 @dataclass(frozen=True)
 class Target:
     name: str
@@ -55,19 +47,7 @@ class Target:
     size_budget: int | dict[str, int] | None  # VM bytes: one figure for every architecture, or per architecture
     dtype_selective: bool
     architectures: tuple[str, ...] = (arches.HOST.name,)  # names of bot/build/arch.py, in config order
-    # Size or speed: None (portable), "ALL" (every op the optimized library has), or the ops to optimize.
-    optimized_ops: str | tuple[str, ...] | None = None
-    cpu: tuple[tuple[str, str], ...] = ()  # (architecture, -march) the config names
-
-    def cpu_for(self, arch: str | arches.Arch) -> str | None:
-        """The -march of this target's optimized kernels on `arch` (None: the toolchain's default)."""
-        arch = arches.get(arch) if isinstance(arch, str) else arch
-        named = dict(self.cpu).get(arch.name)
-        return named or (arch.optimized_cpu if self.optimized_ops else None)
-
-    def kernel_choice(self) -> str:
-        """How the comment names the choice: "portable", "optimized" or "optimized: 2 ops"."""
-        return kernel_choice(self.optimized_ops)
+    kernels: KernelChoice = dataclasses.field(default_factory=KernelChoice)  # size or speed: `kernels:` and `cpu:`
 
     def budget_for(self, arch: str | arches.Arch) -> int | None:
         """The size budget on `arch` (None: no budget there)."""
@@ -251,13 +231,8 @@ def from_dict(data: dict, root: Path) -> Config:
             _only_target_arches(budget, f"{where}.size_budget", "a budget", "measured", target_arches)
             budget = dict(budget)
         kernels = spec.get("kernels", "portable")
-        optimized: str | tuple[str, ...] | None = None
-        if kernels == "optimized":
-            optimized = "ALL"
-        elif isinstance(kernels, dict):
-            optimized = tuple(kernels["optimized"])
         cpu = spec.get("cpu", {})
-        if cpu and optimized is None:
+        if cpu and kernels == "portable":
             raise BotError(
                 f"{CONFIG_NAME}: {where}.cpu: a cpu is the -march of the optimized kernels, and the target's "
                 "kernels are portable (add kernels: optimized, or drop cpu)",
@@ -272,8 +247,11 @@ def from_dict(data: dict, root: Path) -> Config:
                 size_budget=budget,
                 dtype_selective=spec.get("dtype_selective", True),
                 architectures=target_arches,
-                optimized_ops=optimized,
-                cpu=tuple(sorted(cpu.items())),
+                kernels=KernelChoice(
+                    optimized=kernels != "portable",
+                    ops=tuple(kernels["optimized"]) if isinstance(kernels, dict) else (),
+                    cpus=tuple(sorted(cpu.items())),
+                ),
             )
         )
     runtime = data.get("runtime", {})
@@ -346,7 +324,7 @@ def optimized_library(config: Config) -> Path | None:
 def check_kernel_choice(config: Config) -> None:
     """Every target that asks for optimized kernels gets them: the runtime has an optimized library,
     and every op a target names is one that library has a kernel for."""
-    chosen = [t for t in config.targets if t.optimized_ops]
+    chosen = [t for t in config.targets if t.kernels.optimized]
     if not chosen:
         return
     library = optimized_library(config)
@@ -362,9 +340,7 @@ def check_kernel_choice(config: Config) -> None:
     except KernelLibraryError as exc:
         raise BotError(f"{CONFIG_NAME}: the optimized kernel library: {exc}", ExitCode.CONFIG) from None
     for target in chosen:
-        if isinstance(target.optimized_ops, str):
-            continue
-        for index, op in enumerate(target.optimized_ops):
+        for index, op in enumerate(target.kernels.ops):
             if op not in known:
                 shown = sorted(known)[:OPS_LISTED]
                 more = f", … ({len(known)} in all)" if len(known) > OPS_LISTED else ""

@@ -119,10 +119,9 @@ class Checkout:
         assert self.cfg is not None
         self.verify()
         lenient = self.cfg.include == "traced"
-        flavour = cmake.selective_flavour(yaml_file, target.dtype_selective, lenient, arch=arch.name)
-        choice = cmake.kernel_choice_options(target.optimized_ops, target.cpu_for(arch))
+        flavour = cmake.selective_flavour(yaml_file, target.dtype_selective, lenient, arch.name, target.kernels)
         return cmake.build(
-            cmake.with_options(flavour, {**self.build_options, **choice}),
+            cmake.with_options(flavour, self.build_options),
             targets=cmake.runtime_targets(arch) if smoke else cmake.size_targets(arch),
             source_dir=self.root / self.cfg.runtime_source,
             limits=self.cfg.limits,
@@ -440,7 +439,7 @@ def _measure_base(
             if exc.exit_code != ExitCode.BUILD:
                 raise
             return BaseMeasure(None, exc.message)  # the base's own problem (it may predate this arch), not this PR's
-    return BaseMeasure(measured, kernels=base_target.kernel_choice(), cpu=base_target.cpu_for(arch))
+    return BaseMeasure(measured, kernels=base_target.kernels.label, cpu=base_target.kernels.cpu_for(arch))
 
 
 def _arch_sizes(
@@ -457,14 +456,15 @@ def _arch_sizes(
     arch's finding only."""
     smoke = checked_in is not None and arch.runs_models
     missing = arches.missing_tools(arch, run=smoke)
-    choice: dict[str, str | None] = {"kernels": target.kernel_choice(), "cpu": target.cpu_for(arch)}
+    choice: dict[str, str | None] = {"kernels": target.kernels.label, "cpu": target.kernels.cpu_for(arch)}
     if missing:
         return ArchSizes(arch.name, None, None, f"cannot build for {arch.name}: {missing}", **choice), []
     if base is not None and base.size is not None:
         choice |= {"base_kernels": base.kernels, "base_cpu": base.cpu}
     base_size, base_error = (base.size, base.error) if base is not None else (None, "")
     # The same selection with portable kernels only: what an optimized choice is measured against.
-    portable_target = dataclasses.replace(target, optimized_ops=None, cpu=()) if target.optimized_ops else None
+    optimized = target.kernels.optimized
+    portable_target = dataclasses.replace(target, kernels=target.kernels.portable()) if optimized else None
     builds = 1 + int(smoke) + int(portable_target is not None)
     failures: list[LoadFailure] = []
     head_dir = None

@@ -28,6 +28,7 @@ class FakeGitHub:
     repo: str = "app"
     pr_number: int = 7
     head_sha: str = "a" * 40
+    pr_body: str = ""  # the PR's description as GitHub holds it (GET pulls/N)
     read_only: bool = False  # a fork's token: writes get 403
     deleted_pr: bool = False
     checks_writable: bool = True
@@ -130,6 +131,7 @@ class FakeGitHub:
                 "number": self.pr_number,
                 "url": f"{self._repo_url()}/{kind}/{self.pr_number}",
                 "head": {"sha": self.head_sha},
+                "body": self.pr_body or None,
             }
         if path == f"{repo}/issues/{self.pr_number}/comments":
             if method == "GET":

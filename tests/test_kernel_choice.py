@@ -13,6 +13,7 @@ import pytest
 
 from bot import pipeline
 from bot.build import arch, cmake, size
+from bot.build.kernel_choice import KernelChoice
 from bot.report import comment
 from bot.selection.kernel_library import load_libraries
 from bot.selection.oplist import load as load_selection
@@ -84,7 +85,11 @@ def test_an_optimized_target_states_its_cost_in_exact_bytes(choice_repo: Path) -
     # bot/build/size.py measures the build directories the pipeline used.
     head_root = cmake.cache_dir() / "worktrees" / f"head-{pipeline.git.repo_key(choice_repo)}"
     yaml_file = pipeline.regenerated_path(head_root, "seq")
-    optimized = measured_vm_bytes(yaml_file, head_root / "native", cmake.kernel_choice_options("ALL", "x86-64-v3"))
+    optimized = measured_vm_bytes(
+        yaml_file,
+        head_root / "native",
+        KernelChoice.every_optimized("x86-64-v3").cmake_options("x86-64"),
+    )
     portable = measured_vm_bytes(yaml_file, head_root / "native", {})
     assert (s.head.vm_size, s.portable.vm_size) == (optimized, portable)
     assert s.optimized_cost == optimized - portable > 0
@@ -109,7 +114,7 @@ def test_a_mix_optimizes_just_the_ops_it_names(choice_repo: Path) -> None:
     assert (s.kernels, s.cpu) == ("optimized: 1 op", "x86-64-v3") and s.head and s.portable
     head_root = cmake.cache_dir() / "worktrees" / f"head-{pipeline.git.repo_key(choice_repo)}"
     yaml_file = pipeline.regenerated_path(head_root, "seq")
-    options = cmake.kernel_choice_options((optimized_op(),), "x86-64-v3")
+    options = KernelChoice(True, (optimized_op(),), (("x86-64", "x86-64-v3"),)).cmake_options("x86-64")
     assert s.head.vm_size == measured_vm_bytes(yaml_file, head_root / "native", options)
     line = cost_line(comment.render(rep, judged(rep)), "seq")
     assert line.startswith("- seq on x86\\-64: optimized kernels for 1 op \\(x86\\-64\\-v3\\), +"), line

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot import cli
+from bot.commands import oplist as oplist_command
 from bot.errors import ExitCode
 from bot.github import action
 from bot.report import artifact
@@ -102,7 +103,7 @@ def _boom(*_: object) -> int:
 
 
 def test_the_cli_turns_any_exception_into_one_line(monkeypatch: pytest.MonkeyPatch, capfd) -> None:
-    monkeypatch.setattr(cli, "cmd_oplist", _boom)
+    monkeypatch.setattr(oplist_command, "run", _boom)
 
     code = cli.main(["oplist", "whatever.pte"])
 
@@ -198,7 +199,9 @@ def test_a_broken_install_still_ends_in_one_line(tmp_path: Path) -> None:
 
     shutil.copytree(REPO_ROOT / "bot", tmp_path / "bot", ignore=shutil.ignore_patterns("__pycache__"))
     # Broken, not deleted: an editable install's finder would serve a deleted module from the source tree.
-    (tmp_path / "bot" / "bounded_walk.py").write_text("raise ImportError('this install of bounded_walk is broken')\n")
+    (tmp_path / "bot" / "safety" / "bounded_walk.py").write_text(
+        "raise ImportError('this install of bounded_walk is broken')\n"
+    )
 
     proc = subprocess.run(
         [sys.executable, "-m", "bot", "regenerate", "--check"], cwd=tmp_path, capture_output=True, text=True

@@ -18,6 +18,7 @@ import pytest
 from bot.build import arch as arches
 from bot.build import cmake
 from bot.build.compare import TOLERANCE, max_error
+from bot.build.kernel_choice import KernelChoice
 from bot.build.runner import run_model
 from bot.selection import codegen
 from bot.selection.kernel_library import KernelLibraryError, load_libraries
@@ -187,7 +188,7 @@ def _binutils(arch: arches.Arch, tool: str, *args: str | Path) -> str:
 
 def test_cortex_m_compiles_the_optimized_library() -> None:
     _require(arches.CORTEX_M, run=False)
-    flavour = cmake.optimized_all_ops().for_arch(arches.CORTEX_M)
+    flavour = cmake.optimized_all_ops(arch=arches.CORTEX_M).for_arch(arches.CORTEX_M)
     out = cmake.build(flavour, targets=cmake.size_targets(arches.CORTEX_M))
     assert (out / cmake.SIZE_PROBE).is_file()
 
@@ -202,7 +203,11 @@ SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime e
 def sanitized_optimized() -> Path:
     flavour = cmake.Flavour(
         "sanitized-optimized",
-        {"SB_SANITIZE": "ON", "SELECT_ALL_OPS": "ON", **cmake.kernel_choice_options("ALL", CPUS[-1])},
+        {
+            "SB_SANITIZE": "ON",
+            "SELECT_ALL_OPS": "ON",
+            **KernelChoice.every_optimized(CPUS[-1]).cmake_options(arches.HOST),
+        },
         build_type="RelWithDebInfo",
     )
     return cmake.runner_path(cmake.build(flavour))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bot import cli
+from bot.commands import output
 from bot.progress import LogProgress, Progress, RichProgress, timing_table
 from bot.selection import regenerate
 from bot.selection.oplist import Operator, SelectedOps
@@ -29,7 +29,7 @@ def log_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
 
 
 def test_a_job_log_gets_one_line_per_step_and_item(capsys: pytest.CaptureFixture[str]) -> None:
-    progress = cli.make_progress({"GITHUB_ACTIONS": "true"}, terminal=True)
+    progress = output.make_progress({"GITHUB_ACTIONS": "true"}, terminal=True)
     assert isinstance(progress, LogProgress)
     with progress, progress.step("tracing models", total=2) as step:
         for name in ("a.pte", "b.pte"):
@@ -37,7 +37,7 @@ def test_a_job_log_gets_one_line_per_step_and_item(capsys: pytest.CaptureFixture
             step.advance(name)
     with progress.step("size analysis"):
         pass
-    cli.print_timings(progress)
+    output.print_timings(progress)
     lines = log_lines(capsys)
     assert lines[:4] == ["▶ tracing models (2)", "  [1/2] a.pte", "  [2/2] b.pte", lines[3]]
     assert lines[3].startswith("✓ tracing models in ")
@@ -57,9 +57,9 @@ def test_a_step_ended_by_an_error_does_not_read_as_done() -> None:
 
 
 def test_no_terminal_means_a_job_log_and_a_terminal_means_bars() -> None:
-    assert isinstance(cli.make_progress({}, terminal=False), LogProgress)
-    assert isinstance(cli.make_progress({"GITHUB_ACTIONS": "true"}, terminal=True), LogProgress)
-    assert isinstance(cli.make_progress({}, terminal=True), RichProgress)
+    assert isinstance(output.make_progress({}, terminal=False), LogProgress)
+    assert isinstance(output.make_progress({"GITHUB_ACTIONS": "true"}, terminal=True), LogProgress)
+    assert isinstance(output.make_progress({}, terminal=True), RichProgress)
 
 
 def test_an_item_done_without_being_announced_is_logged_when_done() -> None:
@@ -72,13 +72,13 @@ def test_an_item_done_without_being_announced_is_logged_when_done() -> None:
 
 
 def test_pr_quoted_labels_are_inert_in_a_job_log(capsys: pytest.CaptureFixture[str]) -> None:
-    progress = cli.make_progress({"GITHUB_ACTIONS": "true"}, terminal=False)
+    progress = output.make_progress({"GITHUB_ACTIONS": "true"}, terminal=False)
     with progress, progress.step(f"target {HOSTILE}: build x86-64", total=1) as step:
         step.working_on(HOSTILE)
         step.working_on(HOSTILE_START)
         progress.note(HOSTILE_START)
         step.advance(HOSTILE)
-    cli.print_timings(progress)
+    output.print_timings(progress)
     lines = log_lines(capsys)
     # start, 3 items, note, end, "timings:", step, total: no newline in the text added a line
     assert len(lines) == 9, lines
@@ -90,14 +90,14 @@ def test_pr_quoted_labels_are_inert_in_a_job_log(capsys: pytest.CaptureFixture[s
 
 def test_pr_quoted_labels_are_inert_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     screen = Console(file=io.StringIO(), force_terminal=True, width=300, record=True, color_system=None)
-    monkeypatch.setattr(cli, "console", lambda: screen)
-    progress = cli.make_progress({}, terminal=True)
+    monkeypatch.setattr(output, "console", lambda: screen)
+    progress = output.make_progress({}, terminal=True)
     assert isinstance(progress, RichProgress)
     with progress, progress.step(f"target {HOSTILE}", total=1) as step:
         step.working_on(HOSTILE)
         progress.note(HOSTILE_START)
         step.advance(HOSTILE)
-    cli.print_timings(progress)
+    output.print_timings(progress)
     text = screen.export_text()
     assert "[bold red]x[/bold red]" in text  # not interpreted as style
     assert "::error" not in "\n".join(line.lstrip()[:7] for line in text.splitlines())
@@ -107,9 +107,9 @@ def test_pr_quoted_labels_are_inert_on_a_terminal(monkeypatch: pytest.MonkeyPatc
 
 
 def test_percent_signs_read_as_percent_signs_and_newlines_stay_escaped() -> None:
-    assert cli._safe("size +0.05% (50%)") == "size +0.05% (50%)"
-    assert cli._safe("a%\n::error::x") == "a%%0A::error::x"
-    assert not cli._safe("%\n::error::x").lstrip().startswith("::")
+    assert output.safe("size +0.05% (50%)") == "size +0.05% (50%)"
+    assert output.safe("a%\n::error::x") == "a%%0A::error::x"
+    assert not output.safe("%\n::error::x").lstrip().startswith("::")
 
 
 def test_timing_table_ends_with_the_total() -> None:
@@ -159,7 +159,7 @@ def test_regenerate_reports_each_model_traced(tmp_path: Path) -> None:
         return SelectedOps(operators={"aten::add.out": Operator(is_root_operator=True, debug_info=(label,))})
 
     lines: list[str] = []
-    progress = LogProgress(sanitize=cli._safe, write=lines.append)
+    progress = LogProgress(sanitize=output.safe, write=lines.append)
     result = regenerate.regenerate(cfg, tmp_path / "runner", trace_model, progress)  # type: ignore[arg-type]
     assert traced == ["models/a.pte", HOSTILE]
     assert set(result.per_target) == {"app"}

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bot.build import arch as arches
 from bot.build import build_log, bundle, lock
+from bot.build.kernel_choice import PORTABLE, KernelChoice
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
 from bot.safety import sandbox
@@ -114,33 +115,28 @@ ALL_OPS = Flavour("all-ops")
 
 
 def selective_flavour(
-    ops_yaml: Path, dtype_selective: bool = True, lenient_calls: bool = False, arch: str = arches.HOST.name
+    ops_yaml: Path,
+    dtype_selective: bool = True,
+    lenient_calls: bool = False,
+    arch: str = arches.HOST.name,
+    kernels: KernelChoice = PORTABLE,
 ) -> Flavour:
-    """A runtime registering just the ops of `ops_yaml` (and, by default, just their dtypes).
+    """A runtime registering just the ops of `ops_yaml` (and, by default, just their dtypes), with
+    `kernels` on `arch`: what the PR pipeline and `bot build` both build.
 
     `lenient_calls` is for selections of traced ops only (config `include: traced`).
     """
     options = {"SELECT_OPS_YAML": str(ops_yaml.resolve()), "SB_DTYPE_SELECTIVE": "ON" if dtype_selective else "OFF"}
     if lenient_calls:
         options["SB_LENIENT_CALLS"] = "ON"
+    options |= kernels.cmake_options(arch)
     return Flavour(f"selective-{ops_yaml.parent.name}-{ops_yaml.stem}", options, arch=arch)
 
 
-def kernel_choice_options(optimized_ops: str | Sequence[str] | None, cpu: str | None) -> dict[str, str]:
-    """The CMake options of a target's kernel choice: `optimized_ops` "ALL", the ops whose optimized
-    kernel to prefer, or None/empty for portable only; `cpu` the -march of the optimized kernels (None:
-    the compiler's default). Empty for a portable build at the default cpu, so its flavour key stays."""
-    options: dict[str, str] = {}
-    if optimized_ops:
-        options["SB_OPTIMIZED_OPS"] = optimized_ops if isinstance(optimized_ops, str) else ",".join(optimized_ops)
-    if cpu:
-        options["SB_CPU"] = cpu
-    return options
-
-
-def optimized_all_ops(cpu: str | None = None) -> Flavour:
-    """Every op, with the optimized library preferred wherever it has a kernel."""
-    return with_options(Flavour("all-ops-optimized"), kernel_choice_options("ALL", cpu))
+def optimized_all_ops(cpu: str | None = None, arch: arches.Arch = arches.HOST) -> Flavour:
+    """Every op, with the optimized library preferred wherever it has a kernel, built for `cpu`
+    (None: `arch`'s usual cpu for optimized kernels)."""
+    return with_options(Flavour("all-ops-optimized"), KernelChoice.every_optimized(cpu, arch).cmake_options(arch))
 
 
 def with_options(flavour: Flavour, options: dict[str, str]) -> Flavour:

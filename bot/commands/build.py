@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import tempfile
 from pathlib import Path
 
+from bot.build.kernel_choice import KernelChoice
 from bot.commands import inputs, output
 from bot.errors import BotError, ExitCode
 from bot.safety.limits import DEFAULT_LIMITS
@@ -20,36 +22,37 @@ def run(args: argparse.Namespace) -> int:
     ops_yaml, dtype_selective, limits = args.ops_yaml, not args.no_dtype_selection, DEFAULT_LIMITS
     arch = arches.get(args.arch)
     # The kernel choice: the target's (with --target), then what the options say.
-    optimized_ops: str | tuple[str, ...] | None = None
-    named_cpu: str | None = None
+    kernels = KernelChoice()
     if args.target:
         cfg = config_mod.load(args.root.resolve())
         limits = cfg.limits
         target = cfg.target(args.target)
-        ops_yaml, dtype_selective = cfg.root / target.yaml, dtype_selective and target.dtype_selective
-        optimized_ops, named_cpu = target.optimized_ops, dict(target.cpu).get(arch.name)
+        ops_yaml, dtype_selective, kernels = (
+            cfg.root / target.yaml,
+            dtype_selective and target.dtype_selective,
+            target.kernels,
+        )
         if not ops_yaml.is_file():
             raise BotError(
                 f"{target.yaml}: target {target.name} has no yaml yet: run python -m bot regenerate", ExitCode.CONFIG
             )
     if args.kernels:
-        optimized_ops = "ALL" if args.kernels == "optimized" else None
+        kernels = KernelChoice(True, (), kernels.cpus) if args.kernels == "optimized" else KernelChoice()
     if args.cpu is not None:
         if not config_mod.MARCH.fullmatch(args.cpu):
             raise BotError(
                 f"--cpu: {args.cpu!r} is not a -march value (e.g. x86-64-v3; letters, digits, . + _ -)", ExitCode.USAGE
             )
-        named_cpu = args.cpu
-        if not optimized_ops:
+        if not kernels.optimized:
             raise BotError(
                 "--cpu: a cpu is the -march of the optimized kernels; add --kernels optimized", ExitCode.USAGE
             )
-    cpu = (named_cpu or arch.optimized_cpu) if optimized_ops else None
-    flavour = inputs.selective_flavour(ops_yaml, dtype_selective, limits).for_arch(arch)
-    flavour = cmake.with_options(flavour, cmake.kernel_choice_options(optimized_ops, cpu))
-    kernels = config_mod.kernel_choice(optimized_ops)
+        kernels = dataclasses.replace(kernels, cpus=((arch.name, args.cpu),))
+    cpu = kernels.cpu_for(arch)
+    inputs.check_selection(ops_yaml, limits)
+    flavour = cmake.selective_flavour(ops_yaml, dtype_selective, arch=arch.name, kernels=kernels)
     with output.make_progress() as progress:
-        with progress.step(f"build {flavour.name} ({kernels} kernels) for {arch.name}"):
+        with progress.step(f"build {flavour.name} ({kernels.label} kernels) for {arch.name}"):
             build_dir = cmake.build(flavour, targets=cmake.runtime_targets(arch), build_dir=args.build_dir)
         with progress.step(f"size analysis ({arch.name})"), tempfile.TemporaryDirectory() as tmp:
             probe = build_dir / cmake.SIZE_PROBE
@@ -57,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
     output.print_timings(progress)
     if args.json:
         figures = {"vm_bytes": sizes.vm_size, "bss_bytes": sizes.bss, "file_bytes": sizes.file_size}
-        print(json.dumps({"build_dir": str(build_dir), "kernels": kernels, "cpu": cpu, **figures}))
+        print(json.dumps({"build_dir": str(build_dir), "kernels": kernels.label, "cpu": cpu, **figures}))
     else:
-        choice = f"{kernels} kernels" + (f", -march={cpu}" if cpu else "")
+        choice = f"{kernels.label} kernels" + (f", -march={cpu}" if cpu else "")
         print(
             f"selective runtime ({choice}): {sizes.vm_size:,} VM bytes (loadable sections, stripped), "
             f"+ {sizes.bss:,} bss; stripped file {sizes.file_size:,} bytes ({build_dir})"

@@ -9,7 +9,7 @@ from bot.errors import BotError, ExitCode
 from bot.safety.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
-    from bot.build import cmake
+    pass
 
 
 def input_file(path: Path, limit: int, what: str) -> Path:
@@ -29,7 +29,7 @@ def checked_inputs(model: Path, inputs: list[Path], limits: Limits) -> tuple[Pat
     return input_file(model, limits.model_bytes, "model"), [input_file(p, limits.npy_bytes, "input") for p in inputs]
 
 
-def selective_flavour(ops_yaml: Path, dtype_selective: bool, limits: Limits = DEFAULT_LIMITS) -> cmake.Flavour:
+def check_selection(ops_yaml: Path, limits: Limits = DEFAULT_LIMITS) -> None:
     """Checks the yaml (and that every op it selects has a kernel) before any build starts."""
     from bot.build import cmake
     from bot.selection import oplist
@@ -43,4 +43,3 @@ def selective_flavour(ops_yaml: Path, dtype_selective: bool, limits: Limits = DE
         raise BotError(
             f"{ops_yaml}: {exc}" if isinstance(exc, ResolveError) else str(exc), ExitCode.BAD_INPUT
         ) from None
-    return cmake.selective_flavour(ops_yaml, dtype_selective)

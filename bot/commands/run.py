@@ -13,7 +13,10 @@ def run(args: argparse.Namespace) -> int:
     from bot.build import cmake, runner
 
     model, feeds = inputs.checked_inputs(args.model, args.input, DEFAULT_LIMITS)
-    flavour = inputs.selective_flavour(args.ops_yaml, not args.no_dtype_selection) if args.ops_yaml else cmake.ALL_OPS
+    flavour = cmake.ALL_OPS
+    if args.ops_yaml:
+        inputs.check_selection(args.ops_yaml)
+        flavour = cmake.selective_flavour(args.ops_yaml, not args.no_dtype_selection)
     with output.console().status(f"building the {flavour.name} runtime"):
         build_dir = cmake.build(flavour)
     result = runner.run_model(cmake.runner_path(build_dir), model, feeds, args.output_dir)

@@ -1,0 +1,171 @@
+"""One verdict, whichever way the Action runs: the same PR reaches the same conclusion when it is
+analyzed with a write token (a same-repo PR: exit code and check run), analyzed with a read-only
+token (a fork PR: exit code, artifact), and posted from that artifact by the `workflow_run` job
+(the default branch's code and config, the PR body read from the API).
+
+Each row is a real repository: a base commit holding the policy (`.selective-build.yml`'s
+`fail_on` and `size_budget`), a head commit with the PR's change, and a real pull_request payload.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.github_fake import FakeGitHub
+from tests.scenario_repo import clone_of, commit_all, git
+from tests.test_action_contract import opened_event, run_action, runner_env, webhook_examples
+
+TARGET = "seq"  # one target (gru) keeps every row to one small runtime per side
+BUDGET_OVER = 1  # VM bytes: every runtime is over it
+BUDGET_RAISED = 1 << 30
+
+
+def _config(repo: Path) -> Path:
+    return repo / ".selective-build.yml"
+
+
+def _set_seq(repo: Path, extra: str) -> None:
+    """Appends `extra` (indented under the seq target) to its entry."""
+    path = _config(repo)
+    text = path.read_text()
+    marker = "    models: [models/zoo/gru.pte]\n"
+    assert marker in text
+    path.write_text(text.replace(marker, marker + extra))
+
+
+def _fail_on_stale_off(repo: Path) -> None:
+    _config(repo).write_text(_config(repo).read_text() + "fail_on: {stale: false}\n")
+
+
+def _budget(limit: int) -> Callable[[Path], None]:
+    return lambda repo: _set_seq(repo, f"    size_budget: {limit}\n")
+
+
+def _stale(repo: Path) -> None:
+    """The seq target gains a model its checked-in yaml never selected for."""
+    path = _config(repo)
+    path.write_text(
+        path.read_text().replace(
+            "models: [models/zoo/gru.pte]", "models: [models/zoo/gru.pte, models/zoo/squeezenet.pte]"
+        )
+    )
+
+
+def _broken_build(repo: Path) -> None:
+    kernel = repo / "kernels" / "portable" / "op_relu.cpp"
+    kernel.write_text(kernel.read_text() + "\nthis is not C++;\n")
+
+
+def _untraceable(repo: Path) -> None:
+    """gru.pte replaced by bytes that are not a program: the tracer cannot run it."""
+    (repo / "models" / "zoo" / "gru.pte").write_bytes(b"PK\x03\x04 not an ExecuTorch program" * 64)
+
+
+def _nothing(repo: Path) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class Row:
+    base_policy: Callable[[Path], None]  # what the base commit's config says
+    change: Callable[[Path], None]  # the PR
+    body: str  # the PR body
+    passes: bool
+    failure: str = ""  # a piece of the failure line every failing mode prints
+
+
+ROWS = {
+    "stale, fail_on.stale on": Row(_nothing, _stale, "", False, "the selected-operators yaml is stale"),
+    "stale, fail_on.stale off": Row(_fail_on_stale_off, _stale, "", True),
+    "over budget": Row(_budget(BUDGET_OVER), _nothing, "A refactor.", False, "over the size budget: seq on x86-64"),
+    "over budget, Binary-Size": Row(_budget(BUDGET_OVER), _nothing, "A refactor.\n\nBinary-Size: worth it\n", True),
+    "build failure": Row(_nothing, _broken_build, "", False, "build failed"),
+    "untraceable model": Row(_nothing, _untraceable, "", False, "could not be traced"),
+    "PR raises its own budget": Row(
+        _budget(BUDGET_OVER), _budget(BUDGET_RAISED), "", False, "over the size budget: seq on x86-64"
+    ),
+}
+
+
+@dataclass
+class Outcome:
+    exit_code: int
+    conclusion: str | None  # the check run's, where one was posted
+    errors: list[str]
+
+
+def _errors(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("::error::")]
+
+
+def _analyze(tmp: Path, repo: Path, event: dict, body: str, read_only: bool) -> tuple[Outcome, Path]:
+    event = json.loads(json.dumps(event))
+    event["pull_request"]["body"] = body
+    fake = FakeGitHub(read_only=read_only).start()
+    try:
+        opened_event(event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"], fake)
+        report = tmp / "report"
+        env = runner_env(tmp, repo, event, fake, {"post": "true", "report": str(report), "targets": TARGET})
+        proc = run_action(env, repo)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        conclusion = fake.check_runs[0].get("conclusion") if fake.check_runs else None
+        return Outcome(proc.returncode, conclusion, _errors(proc.stdout)), report.with_suffix(".json")
+    finally:
+        fake.stop()
+
+
+def _post(tmp: Path, default_branch: Path, artifact: Path, head_sha: str, number: int, body: str) -> Outcome:
+    """The workflow_run job: the default branch checked out, the artifact downloaded beside it."""
+    run = next(e for e in webhook_examples("workflow_run", "completed"))
+    event = json.loads(json.dumps(run))
+    event["workflow_run"]["head_sha"] = head_sha
+    event["workflow_run"]["pull_requests"] = [{"number": number, "head": {"sha": head_sha}}]
+    fake = FakeGitHub(pr_number=number, head_sha=head_sha, pr_body=body).start()
+    try:
+        fake.owner, fake.repo = event["repository"]["full_name"].split("/")
+        shutil.copy(artifact, tmp / "downloaded.json")
+        env = runner_env(tmp, default_branch, event, fake, {"mode": "post", "report": str(tmp / "downloaded")})
+        env["GITHUB_EVENT_NAME"] = "workflow_run"
+        proc = run_action(env, default_branch)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        conclusion = fake.check_runs[0].get("conclusion") if fake.check_runs else None
+        assert any(("GET", path) for _, path in fake.requests if re.search(r"/pulls/\d+$", path)), fake.requests
+        return Outcome(proc.returncode, conclusion, _errors(proc.stdout))
+    finally:
+        fake.stop()
+
+
+@pytest.mark.parametrize("name", list(ROWS))
+def test_every_mode_reaches_the_same_verdict(name: str, base_repo: Path, tmp_path: Path) -> None:
+    row = ROWS[name]
+    repo = clone_of(base_repo, tmp_path / "repo")
+    row.base_policy(repo)
+    base_sha = commit_all(repo, "the base branch's policy")
+    default_branch = clone_of(repo, tmp_path / "default-branch")  # what the workflow_run job checks out
+    row.change(repo)
+    head_sha = commit_all(repo, "the PR")
+    event = opened_event(base_sha, head_sha)
+
+    same_repo, _ = _analyze(tmp_path / "same-repo", repo, event, row.body, read_only=False)
+    fork, artifact = _analyze(tmp_path / "fork", repo, event, row.body, read_only=True)
+    posted = _post(tmp_path / "post", default_branch, artifact, head_sha, event["number"], row.body)
+
+    expected_code = 0 if row.passes else None
+    for mode, outcome in (("analyze, same repo", same_repo), ("analyze, fork", fork), ("post", posted)):
+        assert (outcome.exit_code == 0) == row.passes, (mode, outcome)
+        if expected_code is None:
+            assert any(row.failure in line for line in outcome.errors), (mode, outcome.errors)
+    assert same_repo.conclusion == posted.conclusion == ("success" if row.passes else "failure")
+    assert fork.conclusion is None  # a read-only token posts nothing
+    assert same_repo.exit_code == fork.exit_code == posted.exit_code
+    if name == "PR raises its own budget":
+        comment = (tmp_path / "same-repo" / "report.md").read_text()
+        assert f"raises seq's x86\\-64 budget from {BUDGET_OVER:,} to {BUDGET_RAISED:,} bytes" in comment
+    assert git(repo, "rev-parse", "HEAD").strip() == head_sha
