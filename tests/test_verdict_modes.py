@@ -31,13 +31,12 @@ def _config(repo: Path) -> Path:
     return repo / ".selective-build.yml"
 
 
-def _set_seq(repo: Path, extra: str) -> None:
-    """Appends `extra` (indented under the seq target) to its entry."""
+def _set_seq(repo: Path, key: str, value: str) -> None:
+    """Sets `key` of the seq target in the config (replacing the line that sets it, if one does)."""
     path = _config(repo)
-    text = path.read_text()
-    marker = "    models: [models/zoo/gru.pte]\n"
-    assert marker in text
-    path.write_text(text.replace(marker, marker + extra))
+    lines = [line for line in path.read_text().splitlines() if not line.startswith(f"    {key}:")]
+    at = lines.index("    models: [models/zoo/gru.pte]") + 1
+    path.write_text("\n".join([*lines[:at], f"    {key}: {value}", *lines[at:]]) + "\n")
 
 
 def _fail_on_stale_off(repo: Path) -> None:
@@ -45,7 +44,7 @@ def _fail_on_stale_off(repo: Path) -> None:
 
 
 def _budget(limit: int) -> Callable[[Path], None]:
-    return lambda repo: _set_seq(repo, f"    size_budget: {limit}\n")
+    return lambda repo: _set_seq(repo, "size_budget", str(limit))
 
 
 def _stale(repo: Path) -> None:
@@ -105,14 +104,20 @@ def _errors(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if line.startswith("::error::")]
 
 
-def _analyze(tmp: Path, repo: Path, event: dict, body: str, read_only: bool) -> tuple[Outcome, Path]:
+def _env(tmp: Path, workspace: Path, event: dict, fake: FakeGitHub, inputs: dict[str, str], cache: Path) -> dict:
+    env = runner_env(tmp, workspace, event, fake, inputs)
+    env["SB_CACHE_DIR"] = str(cache)  # one cache for every row: the rows' worktrees and builds stay warm
+    return env
+
+
+def _analyze(tmp: Path, repo: Path, event: dict, body: str, read_only: bool, cache: Path) -> tuple[Outcome, Path]:
     event = json.loads(json.dumps(event))
     event["pull_request"]["body"] = body
     fake = FakeGitHub(read_only=read_only).start()
     try:
         opened_event(event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"], fake)
         report = tmp / "report"
-        env = runner_env(tmp, repo, event, fake, {"post": "true", "report": str(report), "targets": TARGET})
+        env = _env(tmp, repo, event, fake, {"post": "true", "report": str(report), "targets": TARGET}, cache)
         proc = run_action(env, repo)
         assert "Traceback" not in proc.stderr, proc.stderr
         conclusion = fake.check_runs[0].get("conclusion") if fake.check_runs else None
@@ -121,7 +126,9 @@ def _analyze(tmp: Path, repo: Path, event: dict, body: str, read_only: bool) -> 
         fake.stop()
 
 
-def _post(tmp: Path, default_branch: Path, artifact: Path, head_sha: str, number: int, body: str) -> Outcome:
+def _post(
+    tmp: Path, default_branch: Path, artifact: Path, head_sha: str, number: int, body: str, cache: Path
+) -> Outcome:
     """The workflow_run job: the default branch checked out, the artifact downloaded beside it."""
     run = next(e for e in webhook_examples("workflow_run", "completed"))
     event = json.loads(json.dumps(run))
@@ -130,8 +137,9 @@ def _post(tmp: Path, default_branch: Path, artifact: Path, head_sha: str, number
     fake = FakeGitHub(pr_number=number, head_sha=head_sha, pr_body=body).start()
     try:
         fake.owner, fake.repo = event["repository"]["full_name"].split("/")
+        tmp.mkdir(parents=True, exist_ok=True)
         shutil.copy(artifact, tmp / "downloaded.json")
-        env = runner_env(tmp, default_branch, event, fake, {"mode": "post", "report": str(tmp / "downloaded")})
+        env = _env(tmp, default_branch, event, fake, {"mode": "post", "report": str(tmp / "downloaded")}, cache)
         env["GITHUB_EVENT_NAME"] = "workflow_run"
         proc = run_action(env, default_branch)
         assert "Traceback" not in proc.stderr, proc.stderr
@@ -142,20 +150,29 @@ def _post(tmp: Path, default_branch: Path, artifact: Path, head_sha: str, number
         fake.stop()
 
 
+@pytest.fixture(scope="module")
+def matrix(base_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """One clone for every row (a branch each), and the cache its runs share."""
+    root = tmp_path_factory.mktemp("verdict")
+    return clone_of(base_repo, root / "repo"), root / "cache"
+
+
 @pytest.mark.parametrize("name", list(ROWS))
-def test_every_mode_reaches_the_same_verdict(name: str, base_repo: Path, tmp_path: Path) -> None:
+def test_every_mode_reaches_the_same_verdict(name: str, matrix: tuple[Path, Path], tmp_path: Path) -> None:
     row = ROWS[name]
-    repo = clone_of(base_repo, tmp_path / "repo")
+    repo, cache = matrix
+    git(repo, "checkout", "-q", "-B", f"row-{list(ROWS).index(name)}", "main")
     row.base_policy(repo)
     base_sha = commit_all(repo, "the base branch's policy")
-    default_branch = clone_of(repo, tmp_path / "default-branch")  # what the workflow_run job checks out
+    default_branch = tmp_path / "default-branch"  # what the workflow_run job checks out: the base
+    git(repo, "worktree", "add", "-q", "--detach", str(default_branch), base_sha)
     row.change(repo)
     head_sha = commit_all(repo, "the PR")
     event = opened_event(base_sha, head_sha)
 
-    same_repo, _ = _analyze(tmp_path / "same-repo", repo, event, row.body, read_only=False)
-    fork, artifact = _analyze(tmp_path / "fork", repo, event, row.body, read_only=True)
-    posted = _post(tmp_path / "post", default_branch, artifact, head_sha, event["number"], row.body)
+    same_repo, _ = _analyze(tmp_path / "same-repo", repo, event, row.body, read_only=False, cache=cache)
+    fork, artifact = _analyze(tmp_path / "fork", repo, event, row.body, read_only=True, cache=cache)
+    posted = _post(tmp_path / "post", default_branch, artifact, head_sha, event["number"], row.body, cache)
 
     expected_code = 0 if row.passes else None
     for mode, outcome in (("analyze, same repo", same_repo), ("analyze, fork", fork), ("post", posted)):
