@@ -64,7 +64,6 @@ class Target:
 class Config:
     root: Path
     runtime_source: Path
-    runtime_target: str
     kernel_libraries: tuple[Path, ...]
     oplist_dir: Path
     include: str  # "static" (default): also select what kernels may call; "traced": only what runs
@@ -266,7 +265,6 @@ def from_dict(data: dict, root: Path) -> Config:
     return Config(
         root=root,
         runtime_source=Path(runtime.get("source_dir", DEFAULT_RUNTIME)) if own_runtime else bundle.runtime_dir(),
-        runtime_target=runtime.get("target", "runtime_size_probe"),
         kernel_libraries=libraries,
         bundled_runtime=not own_runtime,
         library_sources=library_sources,

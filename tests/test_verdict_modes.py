@@ -98,6 +98,7 @@ class Outcome:
     exit_code: int
     conclusion: str | None  # the check run's, where one was posted
     errors: list[str]
+    comment: str = ""  # the sticky comment, where one was posted
 
 
 def _errors(stdout: str) -> list[str]:
@@ -145,7 +146,8 @@ def _post(
         assert "Traceback" not in proc.stderr, proc.stderr
         conclusion = fake.check_runs[0].get("conclusion") if fake.check_runs else None
         assert any(("GET", path) for _, path in fake.requests if re.search(r"/pulls/\d+$", path)), fake.requests
-        return Outcome(proc.returncode, conclusion, _errors(proc.stdout))
+        comment = fake.comments[0]["body"] if fake.comments else ""
+        return Outcome(proc.returncode, conclusion, _errors(proc.stdout), comment)
     finally:
         fake.stop()
 
@@ -183,6 +185,8 @@ def test_every_mode_reaches_the_same_verdict(name: str, matrix: tuple[Path, Path
     assert fork.conclusion is None  # a read-only token posts nothing
     assert same_repo.exit_code == fork.exit_code == posted.exit_code
     if name == "PR raises its own budget":
-        comment = (tmp_path / "same-repo" / "report.md").read_text()
-        assert f"raises seq's x86\\-64 budget from {BUDGET_OVER:,} to {BUDGET_RAISED:,} bytes" in comment
+        # The report's newest field (policy_changes) reaches the comment through the artifact and post mode.
+        sentence = f"this PR raises seq's x86\\-64 budget from {BUDGET_OVER:,} to {BUDGET_RAISED:,} bytes"
+        assert sentence in (tmp_path / "same-repo" / "report.md").read_text()
+        assert sentence in posted.comment and "1 policy change (applies once merged)" in posted.comment
     assert git(repo, "rev-parse", "HEAD").strip() == head_sha

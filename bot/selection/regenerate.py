@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.config import Config, Model
+from bot.config import Config
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
 from bot.progress import Progress
@@ -107,10 +107,3 @@ def write(config: Config, regenerated: Regenerated) -> list[Path]:
             write_text_atomic(_inside(config, path), text)
             written.append(path)
     return written
-
-
-def model_for_yaml(config: Config, path: Path) -> Model | None:
-    for model in config.models():
-        if config.per_model_yaml(model) == path:
-            return model
-    return None
