@@ -178,7 +178,7 @@ def test_pr_code_cannot_write_the_tool_the_base_or_the_trusted_cache(mode: str, 
     base.mkdir(mode=0o700)
     (base / "selected_operators.yaml").write_text("include_all_operators: false\n")
     trusted = cmake.ccache_env(trusted=True)[2][-1]  # the shared store the base writes
-    victims = [tool, base / "selected_operators.yaml", trusted / "planted", REPO_ROOT / "bot" / "github.py"]
+    victims = [tool, base / "selected_operators.yaml", trusted / "planted", REPO_ROOT / "bot" / "github" / "api.py"]
     before = {p: p.read_bytes() for p in victims if p.exists()}
     done = sandbox.run(
         [*_python(VIEW_PROBE, "sb-view"), *map(str, victims)], what="view", exit_code=ExitCode.RUNTIME, seconds=20,
@@ -365,7 +365,7 @@ def test_a_tool_rewritten_on_disk_never_runs_beside_the_token(base_repo: Path, t
     stolen = loot.read_bytes() if loot.exists() else b""
     loot.unlink(missing_ok=True)
     assert "sandbox: limits only" in proc.stderr + proc.stdout
-    assert "import os; open(" in (tool / "bot" / "github.py").read_text()  # the rewrite did land on disk
+    assert "import os; open(" in (tool / "bot" / "github" / "api.py").read_text()  # the rewrite did land on disk
     assert len(fake.comments) == 1  # and the poster still posted
     assert_no_secret(texts)
     for secret in SECRETS.values():
