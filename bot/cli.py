@@ -99,7 +99,7 @@ def _selective_flavour(ops_yaml: Path, dtype_selective: bool, limits: Limits = D
 
     try:
         selection = oplist.load_ops_yaml(ops_yaml, limits.yaml_bytes)
-        resolve(load_libraries([build.REPO_ROOT / "kernels" / "functions.yaml"]), selection)
+        resolve(load_libraries([build.REPO_ROOT / "kernels" / "portable" / "functions.yaml"]), selection)
     except (oplist.OplistError, ResolveError, KernelLibraryError) as exc:
         raise BotError(
             f"{ops_yaml}: {exc}" if isinstance(exc, ResolveError) else str(exc), ExitCode.BAD_INPUT

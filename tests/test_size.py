@@ -65,7 +65,7 @@ def _grown_kernels() -> Path:
 
 
 def _ops_by_source() -> dict[str, list[str]]:
-    library = load_libraries([REPO_ROOT / "kernels" / "functions.yaml"])
+    library = load_libraries([REPO_ROOT / "kernels" / "portable" / "functions.yaml"])
     by_source: dict[str, list[str]] = {}
     for op, path in op_sources(library, sorted((REPO_ROOT / "kernels").rglob("*.cpp")), REPO_ROOT).items():
         by_source.setdefault(path.name, []).append(op)
@@ -126,7 +126,11 @@ def builds(arch: arches.Arch) -> dict[str, Built]:
     two = flavours["two"]
     flavours["grown"] = build.Flavour(
         "test-size-grown",
-        {**two.options, "SB_KERNELS_DIR": str(grown), "SB_KERNEL_LIBRARIES": str(grown / "functions.yaml")},
+        {
+            **two.options,
+            "SB_KERNELS_DIR": str(grown),
+            "SB_KERNEL_LIBRARIES": str(grown / "portable" / "functions.yaml"),
+        },
         arch=arch.name,
     )
     by_source = _ops_by_source()
