@@ -25,7 +25,7 @@ WORK = REPO_ROOT / build.BUILD_DIR_NAME / "test-size"  # stable paths: the build
 OPS = {"one": ("aten::add.out",), "two": ("aten::add.out", "aten::mul.out")}
 GROWN_FILE = "portable/op_mul.cpp"
 GROWN_BEFORE = "Error mul_out_impl(KernelContext& /*ctx*/, Args args) {\n"
-GROWN_AFTER = "  const Tensor& out = *args[2]->as_tensor;\n"
+GROWN_AFTER = "  Tensor& out = *args[2]->as_tensor;\n"
 # A new check in its own function (so the compiler's inlining of the rest stays as it was) and its call.
 GROWN_FUNCTION = (
     "[[gnu::noinline]] Error grown_check(const Tensor& out) {\n"
