@@ -190,12 +190,14 @@ inline Error resize_to_broadcast(const char* op, const Tensor& a, const Tensor& 
   return check_broadcast_out(op, a, b, out);
 }
 
-// out = f(a, b) element-wise with broadcasting, under Rule.
+// out = f(a, b) element-wise with broadcasting, under Rule. (Each check below
+// has an Error of its own rather than one assigned over: an Error is a few
+// hundred bytes, and a successful call then copies none.)
 template <const char* Op, typename Rule, typename F>
 Error arith_tensor(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   const ScalarType common = arith_detail::common_of<Rule>(a.dtype, b.dtype);
-  Error err = arith_detail::check_common<Rule>(Op, common, out);
-  if (!err.ok() || !(err = resize_to_broadcast(Op, a, b, out)).ok()) return err;
+  if (Error err = arith_detail::check_common<Rule>(Op, common, out); !err.ok()) return err;
+  if (Error err = resize_to_broadcast(Op, a, b, out); !err.ok()) return err;
   return arith_detail::switch_rule_compute<Op, Rule>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
     using C = decltype(zero);
     return map_binary_as<Op, Rule::kInputs, Rule::kOutputs, C>(a, b, out, [&](C x, C y) { return f(x, y); });
@@ -210,14 +212,13 @@ Error arith_tensor(const Tensor& a, const Tensor& b, Tensor& out, F f) {
 template <const char* Op, typename Rule, typename F>
 Error arith_tensor_alpha(const Tensor& a, const Tensor& b, const Value& alpha, Tensor& out, F f) {
   const ScalarType common = arith_detail::common_of<Rule>(a.dtype, b.dtype);
-  Error err = arith_detail::check_common<Rule>(Op, common, out);
-  if (!err.ok()) return err;
+  if (Error err = arith_detail::check_common<Rule>(Op, common, out); !err.ok()) return err;
   const ScalarType alpha_type = scalar_dtype(alpha);
   if (!arith_detail::alpha_casts<Rule>(common, alpha_type)) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: alpha's dtype %s does not cast to %s", Op,
                        scalar_type_name(alpha_type), scalar_type_name(common));
   }
-  if (!(err = resize_to_broadcast(Op, a, b, out)).ok()) return err;
+  if (Error err = resize_to_broadcast(Op, a, b, out); !err.ok()) return err;
   return arith_detail::switch_rule_compute<Op, Rule>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
     using C = decltype(zero);
     C k{};
@@ -271,8 +272,8 @@ bool arith_detail::complex_dispatch(const Tensor& a, const Tensor& b, Tensor& ou
 template <const char* Op, typename Rule, typename F>
 Error arith_scalar(const Tensor& a, const Value& s, Tensor& out, F f) {
   const ScalarType common = arith_detail::common_with_scalar<Rule>(a.dtype, s);
-  Error err = arith_detail::check_common<Rule>(Op, common, out);
-  if (!err.ok() || !(err = resize_output_like(Op, out, a)).ok()) return err;
+  if (Error err = arith_detail::check_common<Rule>(Op, common, out); !err.ok()) return err;
+  if (Error err = resize_output_like(Op, out, a); !err.ok()) return err;
   return arith_detail::switch_rule_compute<Op, Rule>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
     using C = decltype(zero);
     const C sc = scalar_to<C>(s);
@@ -286,8 +287,8 @@ Error arith_scalar(const Tensor& a, const Value& s, Tensor& out, F f) {
 template <const char* Op, typename Rule, typename F>
 Error arith_scalar_alpha(const Tensor& a, const Value& s, const Value& alpha, Tensor& out, F f) {
   const ScalarType common = arith_detail::common_with_scalar<Rule>(a.dtype, s);
-  Error err = arith_detail::check_common<Rule>(Op, common, out);
-  if (!err.ok() || !(err = resize_output_like(Op, out, a)).ok()) return err;
+  if (Error err = arith_detail::check_common<Rule>(Op, common, out); !err.ok()) return err;
+  if (Error err = resize_output_like(Op, out, a); !err.ok()) return err;
   return arith_detail::switch_rule_compute<Op, Rule>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
     using C = decltype(zero);
     const C sc = scalar_to<C>(s);
