@@ -26,7 +26,7 @@ from tests.conformance import check
 from tests.conformance.layout import fixtures
 from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
 
-PORTABLE_YAML = REPO_ROOT / "kernels" / "functions.yaml"
+PORTABLE_YAML = REPO_ROOT / "kernels" / "portable" / "functions.yaml"
 OPTIMIZED_YAML = REPO_ROOT / "kernels" / "optimized" / "functions.yaml"
 OPTIMIZED_OPS = sorted(load_libraries([OPTIMIZED_YAML]))
 OVERRIDDEN_FIXTURES = sorted((f for f in fixtures() if f.op in OPTIMIZED_OPS), key=lambda f: f.id)
