@@ -188,7 +188,7 @@ def _binutils(arch: arches.Arch, tool: str, *args: str | Path) -> str:
 
 def test_cortex_m_compiles_the_optimized_library() -> None:
     _require(arches.CORTEX_M, run=False)
-    flavour = cmake.optimized_all_ops(arch=arches.CORTEX_M).for_arch(arches.CORTEX_M)
+    flavour = cmake.optimized_all_ops().for_arch(arches.CORTEX_M)
     out = cmake.build(flavour, targets=cmake.size_targets(arches.CORTEX_M))
     assert (out / cmake.SIZE_PROBE).is_file()
 
