@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 # size probes, the tests and fuzz sources it names) and the kernel libraries.
 BUNDLED = {
     "native": ("CMakeLists.txt", "core", "runner", "cmake", "bench", "tests", "fuzz"),
-    "kernels": ("functions.yaml", "portable", "optimized"),
+    "kernels": ("portable", "optimized"),
 }
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".sb-build", ".sb-*", "*.o")
 

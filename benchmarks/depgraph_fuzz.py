@@ -21,7 +21,7 @@ LOAD_FUZZ_SECONDS = int(os.environ.get("SB_BENCH_LOAD_FUZZ_SECONDS", "300"))
 
 
 def graph_section(work: Path) -> list[str]:
-    library = load_libraries([ROOT / "kernels" / "functions.yaml"])
+    library = load_libraries([ROOT / "kernels" / "portable" / "functions.yaml"])
     # Cold: the whole kernel library compiled from nothing, ccache off, then read.
     cold_dir = work / "cold-build"
     env_before = os.environ.get("CCACHE_DISABLE")

@@ -19,9 +19,7 @@ from pathlib import Path
 
 from benchmarks import etcpp
 from bot.build import cmake, size
-from bot.build.arch import HOST
 from bot.build.compare import TOLERANCE
-from bot.build.kernel_choice import KernelChoice
 from bot.errors import BotError
 from bot.selection import pte
 
@@ -393,7 +391,7 @@ def selective_flavours(yaml_path: Path, cpu: str | None) -> dict[str, cmake.Flav
     portable = cmake.selective_flavour(yaml_path)
     return {
         "portable": portable,
-        "optimized": cmake.with_options(portable, KernelChoice.every_optimized(cpu).cmake_options(HOST)),
+        "optimized": cmake.with_options(portable, cmake.optimized_all_ops(cpu).options),
     }
 
 

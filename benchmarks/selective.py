@@ -30,7 +30,7 @@ EXTRACTION_REPEAT = 5
 def ops_by_source() -> dict[str, list[str]]:
     """Kernel source file name -> the ops it defines (for the linker-map attribution)."""
     kernels = cmake.REPO_ROOT / "kernels"
-    library = load_libraries([kernels / "functions.yaml"])
+    library = load_libraries([kernels / "portable" / "functions.yaml"])
     by_source: dict[str, list[str]] = {}
     for op, path in op_sources(library, sorted(kernels.rglob("*.cpp")), cmake.REPO_ROOT).items():
         by_source.setdefault(path.name, []).append(op)

@@ -22,8 +22,9 @@ from bot.selection.kernel_library import DEFAULT_SOURCES, KernelLibrary, KernelL
 
 CONFIG_NAME = ".selective-build.yml"
 DEFAULT_RUNTIME = "native"  # a runtime repo's own CMake project (else the bundled runtime)
-DEFAULT_PORTABLE_LIBRARY = "kernels/functions.yaml"
-OPTIMIZED_LIBRARY = "optimized/functions.yaml"  # beside the portable library's functions.yaml
+DEFAULT_PORTABLE_LIBRARY = "kernels/portable/functions.yaml"
+# The optimized library's folder sits beside the portable library's (kernels/optimized beside kernels/portable).
+OPTIMIZED_LIBRARY = "optimized/functions.yaml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
 MARCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")  # a cpu (-march value): the schema's pattern
 OPS_LISTED = 8  # optimized ops an error message lists
@@ -310,12 +311,12 @@ def check_paths(config: Config) -> None:
 
 
 def optimized_library(config: Config) -> Path | None:
-    """The runtime's optimized kernel library (kernels/optimized/functions.yaml beside its portable
-    library's functions.yaml), None when the runtime has none."""
+    """The runtime's optimized kernel library (kernels/optimized/functions.yaml, its folder beside the
+    portable library's kernels/portable), None when the runtime has none."""
     portable = next((lib for lib in config.libraries() if lib.portable), None)
     if portable is None:
         return None
-    path = (config.root / portable.yaml).parent / OPTIMIZED_LIBRARY
+    path = (config.root / portable.yaml).parent.parent / OPTIMIZED_LIBRARY
     return path if path.is_file() else None
 
 
@@ -329,8 +330,8 @@ def check_kernel_choice(config: Config) -> None:
     if library is None:
         where = f"targets.{chosen[0].name}.kernels"
         raise BotError(
-            f"{CONFIG_NAME}: {where}: the runtime has no optimized kernel library ({OPTIMIZED_LIBRARY} beside "
-            "its portable functions.yaml)",
+            f"{CONFIG_NAME}: {where}: the runtime has no optimized kernel library ({OPTIMIZED_LIBRARY} "
+            "beside its portable library's folder)",
             ExitCode.CONFIG,
         )
     try:

@@ -58,7 +58,7 @@ class Checkout:
         if cfg is None:
             return Checkout(root, None, {}, {}, trusted=trusted, commit=commit)
         # The tool's bundled runtime and portable library are trusted; the repo's own trees are checked.
-        declared = (cfg.runtime_source, *{p.parent for p in cfg.kernel_libraries})
+        declared = (cfg.runtime_source, *{lib.folder() for lib in cfg.libraries()})
         trees = [root / p for p in declared if not cfg.trusted(p)]
         leaving = safe_files.symlinks_leaving(root, trees, cfg.limits)
         if leaving:

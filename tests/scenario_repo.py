@@ -13,7 +13,7 @@ from tests.conftest import REPO_ROOT
 MODELS = ("squeezenet", "unet", "gru")
 CONFIG = """\
 version: 1
-kernel_libraries: [kernels/functions.yaml]
+kernel_libraries: [kernels/portable/functions.yaml]
 oplist_dir: models/oplist
 targets:
   cnn:

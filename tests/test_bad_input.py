@@ -165,7 +165,7 @@ def app_config(**fields: str) -> str:
     models = f"[{{path: {model}, inputs: [{fields['input']}]}}]" if "input" in fields else f"[{model}]"
     return (
         f"runtime: {{source_dir: {fields.get('source_dir', 'native')}}}\n"
-        f"kernel_libraries: [{fields.get('kernel_library', 'kernels/functions.yaml')}]\n"
+        f"kernel_libraries: [{fields.get('kernel_library', 'kernels/portable/functions.yaml')}]\n"
         f"oplist_dir: {fields.get('oplist_dir', 'oplist')}\n"
         f"targets:\n  app:\n    yaml: {fields.get('yaml', 'apps/app/selected_operators.yaml')}\n"
         f"    models: {models}\n"
@@ -210,7 +210,7 @@ def test_config_paths_leaving_the_repo(field: str, value: str, problem: str, tmp
         ("apps/app/selected_operators.yaml", "OUTSIDE/shadow", "targets.app.yaml: apps/app/selected_operators"),
         ("apps/app/selected_operators.yaml", ENVIRON, "targets.app.yaml: apps/app/selected_operators"),
         ("oplist/gru.yaml", ENVIRON, "targets.app.models[0] (its per-model yaml): oplist/gru.yaml leads outside"),
-        ("kernels/functions.yaml", ENVIRON, "kernel_libraries[0]: kernels/functions.yaml leads outside"),
+        ("kernels/portable/functions.yaml", ENVIRON, "kernel_libraries[0]: kernels/portable/functions.yaml leads"),
         ("models/gru.input0.npy", "/dev/zero", "targets.app.models[0].inputs[0]: models/gru.input0.npy leads"),
         (".selective-build.yml", ENVIRON, "config file: .selective-build.yml leads outside the repository"),
     ],

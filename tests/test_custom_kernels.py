@@ -39,7 +39,7 @@ MODEL = "models/fancy_mlp.pte"
 CONFIG = """\
 version: 1
 kernel_libraries:
-  - kernels/functions.yaml
+  - kernels/portable/functions.yaml
   - {yaml: my_kernels/functions.yaml, sources: ["op_*.cpp"]}
 oplist_dir: oplist
 targets:

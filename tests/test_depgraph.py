@@ -12,7 +12,7 @@ from bot.selection import depgraph, oplist, pte, trace
 from bot.selection.kernel_library import load_libraries
 from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_inputs
 
-LIBRARY = load_libraries([REPO_ROOT / "kernels" / "functions.yaml"])
+LIBRARY = load_libraries([REPO_ROOT / "kernels" / "portable" / "functions.yaml"])
 
 
 def checkout(path: Path, edits: dict[str, tuple[str, str]] | None = None, extra: dict[str, str] | None = None) -> Path:

@@ -8,7 +8,7 @@ so only the first run exports. The cases walk every path of the kernels: tile ed
 bands read through row offsets and stored through the column map (stride 1; strides 2-4 in phases:
 rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps), im2col panels with
 padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide tiles, addmm's
-beta/alpha/broadcasts, depthwise convolutions (optimized/util/depthwise.h) and the ones handed to
+beta/alpha/broadcasts, depthwise convolutions (optimized/microkernels/depthwise.h) and the ones handed to
 the portable kernel (1-D, transposed, double).
 """
 

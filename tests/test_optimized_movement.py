@@ -1,6 +1,6 @@
 """The optimized library's data-movement kernels (copy, clone, permute, expand, slice, select, split,
 cat, _to_dim_order_copy, constant_pad_nd, index, index_select, embedding: most through
-kernels/optimized/util/copy_fast.h) on the shapes their fast paths take, against ExecuTorch's runtime.
+kernels/optimized/microkernels/copy_box.h) on the shapes their fast paths take, against ExecuTorch's runtime.
 
 tests/test_optimized.py runs the conformance fixtures of every overridden op (small, mostly 2-D, every
 dtype). These cases add what the strided row copy and the row gather must get right: dims merged

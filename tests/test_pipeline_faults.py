@@ -59,13 +59,13 @@ def torn_with_index_lock(repo: Path, path: Path, commit: str) -> None:
     git._git(repo, "worktree", "add", "--quiet", "--detach", str(path), commit)
     gitdir = Path(git._git(path, "rev-parse", "--git-dir").strip())
     (path / gitdir if not gitdir.is_absolute() else gitdir).joinpath("index.lock").write_text("")
-    (path / "kernels" / "functions.yaml").unlink()
+    (path / "kernels" / "portable" / "functions.yaml").unlink()
 
 
 def torn_by_tampering(repo: Path, path: Path, commit: str) -> None:
     """A previous run's leftovers: edited tracked files and untracked extras."""
     git._git(repo, "worktree", "add", "--quiet", "--detach", str(path), commit)
-    (path / "kernels" / "functions.yaml").write_text("garbage: [\n")
+    (path / "kernels" / "portable" / "functions.yaml").write_text("garbage: [\n")
     (path / "models" / "zoo" / "squeezenet.input9.npy").write_bytes(b"not npy")
 
 
@@ -92,7 +92,9 @@ def test_a_torn_worktree_is_repaired_before_use(repo: Path, tmp_path: Path, tear
     assert git._git(got, "rev-parse", "HEAD").strip() == commit
     assert git._git(got, "status", "--porcelain", "--untracked-files=all").strip() == ""
     assert tracked_files(got) == tracked_files(repo)
-    assert (got / "kernels" / "functions.yaml").read_bytes() == (repo / "kernels" / "functions.yaml").read_bytes()
+    assert (got / "kernels" / "portable" / "functions.yaml").read_bytes() == (
+        repo / "kernels" / "portable" / "functions.yaml"
+    ).read_bytes()
 
 
 def test_a_worktree_keeps_its_build_directories_across_commits(repo: Path, tmp_path: Path) -> None:
@@ -570,12 +572,12 @@ def test_a_kernel_source_symlinked_outside_is_refused_before_the_compiler_quotes
 
 
 def test_a_broken_kernel_library_at_head_is_a_build_failure_not_a_traceback(repo: Path) -> None:
-    (repo / "kernels" / "functions.yaml").write_text("- op: aten::add.out\n  op: twice\n")
+    (repo / "kernels" / "portable" / "functions.yaml").write_text("- op: aten::add.out\n  op: twice\n")
     commit_all(repo, "break functions.yaml")
 
     rep = pipeline.run_pr(repo, "main~1", None, lambda _: None)
 
-    assert "kernels/functions.yaml" in rep.build_error and "duplicate key" in rep.build_error
+    assert "kernels/portable/functions.yaml" in rep.build_error and "duplicate key" in rep.build_error
     assert rep.first_build_error()
 
 

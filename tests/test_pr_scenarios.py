@@ -123,7 +123,7 @@ def test_d_nothing_changed(repo: Path) -> None:
 
 ARCH_CONFIG = """\
 version: 1
-kernel_libraries: [kernels/functions.yaml]
+kernel_libraries: [kernels/portable/functions.yaml]
 oplist_dir: models/oplist
 architectures: [x86-64, aarch64]
 targets:

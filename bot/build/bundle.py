@@ -20,7 +20,7 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]  # bot/
 BUNDLE_DIR_NAME = "_bundled"
 DISTRIBUTION = "selective-build"
 RUNTIME_DIR = "native"
-PORTABLE_LIBRARY = Path("kernels") / "functions.yaml"
+PORTABLE_LIBRARY = Path("kernels") / "portable" / "functions.yaml"
 
 
 def root() -> Path:

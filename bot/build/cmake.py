@@ -134,9 +134,12 @@ def selective_flavour(
 
 
 def optimized_all_ops(cpu: str | None = None, arch: arches.Arch = arches.HOST) -> Flavour:
-    """Every op, with the optimized library preferred wherever it has a kernel, built for `cpu`
-    (None: `arch`'s usual cpu for optimized kernels)."""
-    return with_options(Flavour("all-ops-optimized"), KernelChoice.every_optimized(cpu, arch).cmake_options(arch))
+    """Every op, with the optimized library preferred wherever it has a kernel, built for `cpu` on `arch`
+    (None: the compiler's default, which runs on any host of the architecture)."""
+    options = KernelChoice.every_optimized(cpu, arch).cmake_options(arch)
+    if cpu is None:
+        options.pop("SB_CPU", None)
+    return with_options(Flavour("all-ops-optimized"), options)
 
 
 def with_options(flavour: Flavour, options: dict[str, str]) -> Flavour:

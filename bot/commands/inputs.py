@@ -38,7 +38,7 @@ def check_selection(ops_yaml: Path, limits: Limits = DEFAULT_LIMITS) -> None:
 
     try:
         selection = oplist.load_ops_yaml(ops_yaml, limits.yaml_bytes)
-        resolve(load_libraries([cmake.REPO_ROOT / "kernels" / "functions.yaml"]), selection)
+        resolve(load_libraries([cmake.REPO_ROOT / "kernels" / "portable" / "functions.yaml"]), selection)
     except (oplist.OplistError, ResolveError, KernelLibraryError) as exc:
         raise BotError(
             f"{ops_yaml}: {exc}" if isinstance(exc, ResolveError) else str(exc), ExitCode.BAD_INPUT

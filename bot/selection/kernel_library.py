@@ -49,10 +49,16 @@ class KernelLibrary:
                     raise KernelLibraryError(str(exc)) from None
         return sorted(found)
 
+    def folder(self) -> Path:
+        """The folder tree the library's sources live in: its yaml's folder; for the runtime's portable
+        library (kernels/portable) the kernels folder above it, which also holds the optimized library
+        that the runtime's CMake project compiles with it."""
+        return self.yaml.parent.parent if self.portable else self.yaml.parent
+
     def tree_sources(self, root: Path) -> list[Path]:
         """Every .cpp in the library's folder tree, whatever its globs: what the runtime's own CMake
         project compiles of its portable library. Listed within `limits` as `source_files` is."""
-        return bounded_walk.glob((root / self.yaml).parent, ["**/*.cpp"], self._listing_what(), self.limits)
+        return bounded_walk.glob(root / self.folder(), ["**/*.cpp"], self._listing_what(), self.limits)
 
     def _listing_what(self) -> str:
         return f"the sources of kernel library {self.yaml.name if self.yaml.is_absolute() else self.yaml.as_posix()}"

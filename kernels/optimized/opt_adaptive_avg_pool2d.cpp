@@ -3,9 +3,9 @@
 // the matching columns (ATen's windows); each window row is a contiguous run
 // summed with vectors, a window spanning whole rows one run. Everything else
 // goes to the portable kernel.
-#include "optimized/util/reduce_block.h"
-#include "util/pool.h"
+#include "optimized/microkernels/reduce_block.h"
 #include "sb/kernel.h"
+#include "util/pool.h"
 #include "util/shape.h"
 
 namespace sb::kernels {

@@ -6,7 +6,7 @@
 // broadcasts take one pass over out after the product. Everything else
 // (other dtypes, shapes that do not broadcast, errors) goes to the portable
 // kernel, which composes mm, mul and add through the dispatcher as ATen does.
-#include "optimized/util/gemm.h"
+#include "optimized/microkernels/gemm.h"
 #include "sb/kernel.h"
 #include "util/matmul.h"
 

@@ -1,11 +1,11 @@
 // aten::avg_pool2d.out, optimized: fp32, default dim order, stride 1 or 2
 // along rows. Sums down the window's rows first (vectors of input columns),
-// then along them (optimized/util/pool_rows.h's bands; padding adds zero). The
+// then along them (optimized/microkernels/pool_rows.h's bands; padding adds zero). The
 // divisor is ATen's (the window clipped to input + padding with
 // count_include_pad, else clipped to the input), a row extent times a column
 // extent. divisor_override and everything else go to the portable kernel.
-#include "optimized/util/pool_rows.h"
-#include "optimized/util/vec.h"
+#include "optimized/operators/pool_op.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 
 namespace sb::kernels {
@@ -80,7 +80,7 @@ __attribute__((noinline)) void avg_pool_bands(const PoolBands& b, bool count_inc
           if (m == kLanes || at + j + kLanes <= y_total) {
             store(y + at + j, v);
           } else {
-            store_partial(y + at + j, v, m);
+            store_tail(y + at + j, v, m);
           }
         }
       }

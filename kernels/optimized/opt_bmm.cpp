@@ -1,7 +1,7 @@
 // aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out): fp32 on the
-// packed GEMM (optimized/util/gemm.h's matmul_f32), batch by batch; every
+// packed GEMM (optimized/operators/matmul_op.h's matmul_f32), batch by batch; every
 // other dtype (and every error) through the portable kernel.
-#include "optimized/util/gemm.h"
+#include "optimized/operators/matmul_op.h"
 
 namespace sb::kernels {
 extern const KernelDef bmm_out;

@@ -1,7 +1,8 @@
 // aten::clamp.out: the float fast path of kernels/portable/op_clamp.cpp; everything else goes
 // to the portable kernel.
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/clamp_fast.h"
+#include "optimized/microkernels/clamp_f32.h"
+#include "optimized/operators/binary_op.h"
+#include "optimized/operators/clamp_bounds.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/promote.h"

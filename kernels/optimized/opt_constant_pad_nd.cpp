@@ -2,9 +2,9 @@
 //
 // Fast path: float, padding without cropping. The portable kernel's plan
 // (util/pad.h); out filled with the value where there is padding, then the
-// input copied into its interior as rows (util/copy_fast.h). Other dtypes and
+// input copied into its interior as rows (optimized/microkernels/copy_box.h). Other dtypes and
 // negative padding are the portable kernel's.
-#include "optimized/util/copy_fast.h"
+#include "optimized/microkernels/copy_box.h"
 #include "sb/kernel.h"
 #include "util/indexing.h"
 #include "util/pad.h"

@@ -6,12 +6,12 @@
 // A 1x1, stride-1, unpadded convolution multiplies the input planes in place;
 // every other geometry packs its im2col panels tile by tile (zero padding
 // written while packing) into the GEMM's stack scratch. Depthwise convolutions
-// (one input channel per group) go to optimized/util/depthwise.h; transposed,
+// (one input channel per group) go to optimized/microkernels/depthwise.h; transposed,
 // non-fp32 and non-default dim orders to the portable kernel. A 1-D
 // convolution ([N, C, L] by [O, C/g, K]) runs as the 2-D one of [N, C, 1, L]
 // by [O, C/g, 1, K]: the same data (conv_geometry gives h = kh = 1).
-#include "optimized/util/depthwise.h"
-#include "optimized/util/gemm.h"
+#include "optimized/microkernels/depthwise.h"
+#include "optimized/microkernels/gemm.h"
 #include "sb/kernel.h"
 #include "util/conv.h"
 #include "util/shape.h"
@@ -237,9 +237,9 @@ void gather_even(float* dst, const float* src, int64_t n) {
   for (int64_t t = 0; t < n; t += kLanes, src += 2 * kLanes) {
     const int64_t cnt = n - t < kLanes ? n - t : kLanes;
     const int64_t need = 2 * cnt - 1;  // floats read
-    const VecF lo = need >= kLanes ? load(src) : load_n(src, need);
-    const VecF hi = need > kLanes ? load_n(src + kLanes, need - kLanes) : VecF{};
-    store_n(dst + t, __builtin_shuffle(lo, hi, evens), cnt);
+    const VecF lo = need >= kLanes ? load(src) : load_tail(src, need);
+    const VecF hi = need > kLanes ? load_tail(src + kLanes, need - kLanes) : VecF{};
+    store_tail(dst + t, __builtin_shuffle(lo, hi, evens), cnt);
   }
 }
 
@@ -386,7 +386,7 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
   const float* bias = bias_v.is_none() ? nullptr : bias_v.as_tensor->data_as<float>();
   float* y = out.data_as<float>();
   if (cin_g == 1 && g.groups > 1) {
-    // Depthwise (optimized/util/depthwise.h): each output channel from one input plane, cout_g per plane.
+    // Depthwise (optimized/microkernels/depthwise.h): each output channel from one input plane, cout_g per plane.
     if (depthwise_conv2d_f32(x, w, bias, y, g.n, g.c_out, g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw,
                              g.dh, g.dw, cout_g)) {
       return Error();

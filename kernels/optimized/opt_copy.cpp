@@ -3,7 +3,7 @@
 // Fast path: src of out's dtype, both in the default dim order: out (self's
 // shape) gets src's bytes, broadcast through zero strides. Conversions and
 // other dim orders are the portable kernel's.
-#include "optimized/util/copy_fast.h"
+#include "optimized/microkernels/copy_box.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/shape.h"

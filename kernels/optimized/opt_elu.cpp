@@ -3,8 +3,8 @@
 // input_scale >= 0 (then expm1's argument is never positive where it is
 // used: vec_math's vexpm1_neg, accurate near 0 where e^z - 1 would cancel);
 // everything else goes to the portable kernel.
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/vec_math.h"
+#include "optimized/operators/binary_op.h"
+#include "optimized/simd/vec_math.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 

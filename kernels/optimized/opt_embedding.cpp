@@ -1,10 +1,10 @@
 // aten::embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False,
 //                     bool sparse=False, *, Tensor(a!) out)
 //
-// The weight's rows gathered by index (util/copy_fast.h); arguments the
+// The weight's rows gathered by index (optimized/operators/gather_op.h); arguments the
 // portable kernel refuses (an index out of range included) go to it for its
 // message.
-#include "optimized/util/copy_fast.h"
+#include "optimized/operators/gather_op.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 

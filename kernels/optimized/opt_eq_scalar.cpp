@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "optimized/util/vec.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/promote.h"

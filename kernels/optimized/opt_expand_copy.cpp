@@ -1,9 +1,9 @@
 // aten::expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out)
 //
-// A strided copy with zero strides on the broadcast dims (util/copy_fast.h);
+// A strided copy with zero strides on the broadcast dims (optimized/microkernels/copy_box.h);
 // an expansion to the same shape, as attention's are, is one memcpy. A size
 // the portable kernel refuses goes to it for its message.
-#include "optimized/util/copy_fast.h"
+#include "optimized/microkernels/copy_box.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 

@@ -1,7 +1,7 @@
 // aten::full_like.out: the Float fast path of kernels/portable/op_full_like.cpp
 // (the attention masks' fills): the value converted as util/fill.h converts
 // it, stored a vector at a time; everything else goes to the portable kernel.
-#include "optimized/util/vec.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 
@@ -28,7 +28,7 @@ Error opt_full_like_out_impl(KernelContext& ctx, Args args) {
   const int64_t n = out.numel();
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) store(y + i, splat_v);
-  if (i < n) store_partial(y + i, splat_v, n - i);
+  if (i < n) store_tail(y + i, splat_v, n - i);
   return Error();
 }
 

@@ -1,7 +1,7 @@
 // aten::gelu.out: the float fast path of kernels/portable/op_gelu.cpp; everything else goes
 // to the portable kernel.
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/unary_fast.h"
+#include "optimized/microkernels/unary_f32.h"
+#include "optimized/operators/binary_op.h"
 #include <cstring>
 #include "sb/kernel.h"
 #include "util/elementwise.h"

@@ -2,8 +2,9 @@
 // which forwards to clamp.out; this clamps in place of that call (the
 // KernelDef keeps portable's `calls`, so the op graph is unchanged). Everything
 // else goes to the portable kernel.
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/clamp_fast.h"
+#include "optimized/microkernels/clamp_f32.h"
+#include "optimized/operators/binary_op.h"
+#include "optimized/operators/clamp_bounds.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 

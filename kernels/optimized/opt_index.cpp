@@ -2,9 +2,9 @@
 //
 // Fast path: one Int or Long index tensor on the first dim, the rest None
 // (x[idx], a lookup table's rows): the portable kernel's plan validates
-// (util/advanced_index.h), then whole rows are gathered (util/copy_fast.h).
+// (util/advanced_index.h), then whole rows are gathered (optimized/operators/gather_op.h).
 // Masks, several index tensors and inner dims are the portable kernel's.
-#include "optimized/util/copy_fast.h"
+#include "optimized/operators/gather_op.h"
 #include "sb/kernel.h"
 #include "util/advanced_index.h"
 #include "util/shape.h"

@@ -1,9 +1,9 @@
 // aten::index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out)
 //
-// Whole rows of the dims inside `dim` gathered by index (util/copy_fast.h),
+// Whole rows of the dims inside `dim` gathered by index (optimized/operators/gather_op.h),
 // any dtype by element size; arguments the portable kernel refuses (an index
 // out of range included) go to it for its message.
-#include "optimized/util/copy_fast.h"
+#include "optimized/operators/gather_op.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 

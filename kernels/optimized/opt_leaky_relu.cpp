@@ -1,6 +1,7 @@
 // aten::leaky_relu.out: the float fast path of kernels/portable/op_leaky_relu.cpp
 // (x > 0 ? x : x * negative_slope); everything else goes to the portable kernel.
-#include "optimized/util/binary_fast.h"
+#include "optimized/operators/binary_op.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 

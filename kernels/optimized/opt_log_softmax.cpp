@@ -2,7 +2,7 @@
 // kernels/portable/op_log_softmax.cpp, computed directly as
 // x - max - log(sum(exp(x - max))) (ATen's formula) rather than as the log of
 // a softmax; the KernelDef keeps portable's `calls`, which its fallback uses.
-#include "optimized/util/softmax_fast.h"
+#include "optimized/operators/softmax_op.h"
 #include "sb/kernel.h"
 
 namespace sb::kernels {
@@ -19,7 +19,7 @@ Error opt__log_softmax_out_impl(KernelContext& ctx, Args args) {
   SoftmaxShape shape;
   // The portable kernel's checks are _softmax.out's, under that op's name.
   if (!prepare_softmax_f32("aten::_softmax.out", args, &shape)) return kernels::_log_softmax_out.fn(ctx, args);
-  run_softmax_f32(*args[0]->as_tensor, *args[3]->as_tensor, shape, true);
+  softmax_f32(args[0]->as_tensor->data_as<float>(), args[3]->as_tensor->data_as<float>(), shape, true);
   return Error();
 }
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "optimized/util/vec.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/shape.h"

@@ -4,14 +4,14 @@
 // replace it when greater or NaN (padding, -inf, never does); that is, the
 // greatest value at its first position, or the last NaN. Taken down the
 // window's rows first (vectors of input columns), then along them
-// (optimized/util/pool_rows.h's bands), with a tie rule giving that winner in
+// (optimized/microkernels/pool_rows.h's bands), with a tie rule giving that winner in
 // any order.
 // Everything else goes to the portable kernel.
 #include <cstring>
 #include <limits>
 
-#include "optimized/util/pool_rows.h"
-#include "optimized/util/vec.h"
+#include "optimized/operators/pool_op.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 
 namespace sb::kernels {
@@ -56,12 +56,12 @@ void store_out(float* y, int64_t* yi, VecF v, VecI at, int64_t m, bool whole) {
     store(y, v);
     std::memcpy(yi, &wide, sizeof wide);
   } else {
-    store_partial(y, v, m);
+    store_tail(y, v, m);
     std::memcpy(yi, &wide, static_cast<size_t>(m) * sizeof(int64_t));
   }
 }
 
-// The band path (optimized/util/pool_rows.h): down the window's rows by the plain rule, along
+// The band path (optimized/microkernels/pool_rows.h): down the window's rows by the plain rule, along
 // them by the any-order rule; values and their plane indices in two phase arrays.
 __attribute__((noinline)) void max_pool_bands(const PoolBands& b, const float* x, float* y, int64_t* yi) {
   const kernels::PoolGeometry g = b.g;

@@ -1,10 +1,10 @@
 // aten::mean.out, optimized: fp32 in and out, default dim order, the reduced
-// dims one block in memory (util/reduce_block.h: e.g. (2, 3) of NCHW, global
+// dims one block in memory (optimized/microkernels/reduce_block.h: e.g. (2, 3) of NCHW, global
 // pooling, or the last dims), each output the vectorised sum of its block over
 // the count. Everything else (other dim sets, dtypes) goes to the portable
 // kernel, which composes sum and div; the calls are declared the same so the op
 // graph is the portable one's.
-#include "optimized/util/reduce_block.h"
+#include "optimized/operators/reduce_op.h"
 #include "sb/kernel.h"
 #include "util/reduce.h"
 #include "util/shape.h"

@@ -1,7 +1,7 @@
 // aten::mul.out: the float fast path of kernels/portable/op_mul.cpp; everything else
 // (other dtypes, complex, bad shapes, broadcasts across non-default dim
 // orders) goes to the portable kernel.
-#include "optimized/util/binary_fast.h"
+#include "optimized/operators/binary_op.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/promote.h"

@@ -4,8 +4,8 @@
 // layout and along the channels when they are innermost (channels-last);
 // everything else goes to the portable kernel. Like portable, it writes out0
 // only.
-#include "optimized/util/vec.h"
-#include "optimized/util/vec_math.h"
+#include "optimized/simd/vec.h"
+#include "optimized/simd/vec_math.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 
@@ -42,12 +42,12 @@ void factors(const Params& p, int64_t c0, int64_t nc, float* m, float* s, float*
   const VecF eps = splat(p.eps);
   for (int64_t c = 0; c < nc; c += kLanes) {
     const int64_t k = nc - c < kLanes ? nc - c : kLanes;
-    const VecF w = p.w != nullptr ? load_first(p.w + c0 + c, k) : splat(1.0f);
-    const VecF b = p.b != nullptr ? load_first(p.b + c0 + c, k) : VecF{};
+    const VecF w = p.w != nullptr ? load_tail(p.w + c0 + c, k) : splat(1.0f);
+    const VecF b = p.b != nullptr ? load_tail(p.b + c0 + c, k) : VecF{};
     // The padding lanes of var read as 0: rsqrt(eps) there, never stored.
-    store_first(s + c, vrsqrt(load_first(p.var + c0 + c, k) + eps) * w, k);
-    store_first(t + c, b, k);
-    store_first(m + c, load_first(p.mean + c0 + c, k), k);
+    store_tail(s + c, vrsqrt(load_tail(p.var + c0 + c, k) + eps) * w, k);
+    store_tail(t + c, b, k);
+    store_tail(m + c, load_tail(p.mean + c0 + c, k), k);
   }
 }
 
@@ -67,7 +67,7 @@ void plane(const float* x, float* y, int64_t n, float m, float s, float t) {
     store(y + i, (load(x + i) - vm) * vs + vt);
     i += kLanes;
   }
-  if (i < n) store_first(y + i, (load_first(x + i, n - i) - vm) * vs + vt, n - i);
+  if (i < n) store_tail(y + i, (load_tail(x + i, n - i) - vm) * vs + vt, n - i);
 }
 
 // The contiguous layout ([outer, channels, inner]: channel c's elements are
@@ -98,7 +98,7 @@ __attribute__((noinline)) void batch_norm(const float* x, float* y, int64_t oute
       for (; c + kLanes <= nc; c += kLanes) store(dst + c, (load(src + c) - load(m + c)) * load(s + c) + load(t + c));
       if (c < nc) {
         const int64_t k = nc - c;
-        store_first(dst + c, (load_first(src + c, k) - load(m + c)) * load(s + c) + load(t + c), k);
+        store_tail(dst + c, (load_tail(src + c, k) - load(m + c)) * load(s + c) + load(t + c), k);
       }
     }
   }

@@ -2,12 +2,12 @@
 // kernels/portable/op_native_group_norm.cpp (wav2vec2's feature extractor:
 // one group per channel over a long signal). Each (n, group) block of
 // C/group channels is one contiguous row: its moments from
-// optimized/util/row_moments.h, then per channel one vector pass of
+// optimized/microkernels/row_moments.h, then per channel one vector pass of
 // (x - mean) * rstd * weight + bias. Anything the portable kernel would
 // check or refuse, and empty groups, go to the portable kernel.
 #include <cstdint>
 
-#include "optimized/util/row_moments.h"
+#include "optimized/microkernels/row_moments.h"
 #include "sb/checked.h"
 #include "sb/kernel.h"
 #include "util/shape.h"

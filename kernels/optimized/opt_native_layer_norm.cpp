@@ -3,8 +3,8 @@
 // variance from vector sums flushed into doubles, then one fused
 // (x - mean) * rstd * weight + bias pass); everything else goes to the
 // portable kernel. mean and rstd are written exactly when portable writes them.
-#include "optimized/util/row_moments.h"
-#include "optimized/util/vec.h"
+#include "optimized/microkernels/row_moments.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 
@@ -37,9 +37,9 @@ void normalize_row(const float* x, float* y, int64_t n, const RowMoments& mean, 
   }
   if (i < n) {
     const int64_t m = n - i;
-    const VecF vw = sw != 0 ? load_first(w, m) : load(w);
-    const VecF vb = sb != 0 ? load_first(b, m) : load(b);
-    store_first(y + i, ((load_first(x + i, m) - vh) - vl) * vr * vw + vb, m);
+    const VecF vw = sw != 0 ? load_tail(w, m) : load(w);
+    const VecF vb = sb != 0 ? load_tail(b, m) : load(b);
+    store_tail(y + i, ((load_tail(x + i, m) - vh) - vl) * vr * vw + vb, m);
   }
 }
 

@@ -1,11 +1,11 @@
 // aten::permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out)
 //
-// A strided copy (util/copy_fast.h) validated as the portable kernel does: a
+// A strided copy (optimized/microkernels/copy_box.h) validated as the portable kernel does: a
 // swap of the two innermost dims (linear layers' weight permutes, attention's
 // key transposes, NCHW <-> NHWC) moves 8x8 blocks, any other permutation
 // (attention's head split [0, 2, 1, 3]) contiguous rows. A permutation it
 // refuses goes to the portable kernel for its message.
-#include "optimized/util/copy_fast.h"
+#include "optimized/microkernels/copy_box.h"
 #include "sb/kernel.h"
 #include "sb/tensor.h"
 

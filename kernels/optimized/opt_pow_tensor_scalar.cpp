@@ -2,8 +2,8 @@
 // kernels/portable/op_pow_tensor_scalar.cpp for the exponents ATen itself
 // computes without pow (1, 2, 3, -1, -2, -0.5: products, a reciprocal, rsqrt);
 // everything else goes to the portable kernel. GPT-2's GELU is x + 0.044715 x^3.
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/unary_fast.h"
+#include "optimized/microkernels/unary_f32.h"
+#include "optimized/operators/binary_op.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 

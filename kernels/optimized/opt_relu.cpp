@@ -1,7 +1,7 @@
 // aten::relu.out: the float fast path of kernels/portable/op_relu.cpp; everything else goes
 // to the portable kernel.
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/clamp_fast.h"
+#include "optimized/microkernels/clamp_f32.h"
+#include "optimized/operators/binary_op.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/promote.h"

@@ -1,7 +1,7 @@
 // aten::rsqrt.out: the float fast path of kernels/portable/op_rsqrt.cpp; everything else goes
 // to the portable kernel.
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/unary_fast.h"
+#include "optimized/microkernels/unary_f32.h"
+#include "optimized/operators/binary_op.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/promote.h"

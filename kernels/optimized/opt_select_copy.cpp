@@ -1,8 +1,8 @@
 // aten::select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out)
 //
-// A strided copy of rows (util/copy_fast.h) of the selected slab; arguments
+// A strided copy of rows (optimized/microkernels/copy_box.h) of the selected slab; arguments
 // the portable kernel refuses go to it for its message.
-#include "optimized/util/copy_fast.h"
+#include "optimized/microkernels/copy_box.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 

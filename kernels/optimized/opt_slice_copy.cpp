@@ -2,8 +2,8 @@
 //                             Tensor(a!) out)
 //
 // The portable kernel's slice resolution (util/slice.h), then a strided copy
-// of rows (util/copy_fast.h).
-#include "optimized/util/copy_fast.h"
+// of rows (optimized/microkernels/copy_box.h).
+#include "optimized/microkernels/copy_box.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 #include "util/slice.h"

@@ -1,8 +1,8 @@
 // aten::split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out)
 //
-// Each piece a strided copy of rows (util/copy_fast.h); arguments the portable
+// Each piece a strided copy of rows (optimized/microkernels/copy_box.h); arguments the portable
 // kernel refuses go to it for its message.
-#include "optimized/util/copy_fast.h"
+#include "optimized/microkernels/copy_box.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 

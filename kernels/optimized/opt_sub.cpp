@@ -1,7 +1,7 @@
-// aten::sub.out: the float fast path of kernels/portable/op_sub.cpp (util/binary_fast.h's
+// aten::sub.out: the float fast path of kernels/portable/op_sub.cpp (optimized/microkernels/binary_f32.h's
 // add_scaled_f32); everything else (other dtypes, complex, bad shapes,
 // broadcasts across non-default dim orders) goes to the portable kernel.
-#include "optimized/util/binary_fast.h"
+#include "optimized/operators/binary_op.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 

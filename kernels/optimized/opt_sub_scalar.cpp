@@ -1,6 +1,6 @@
 // aten::sub.Scalar_out: the float fast path of kernels/portable/op_sub_scalar.cpp; everything else goes
 // to the portable kernel.
-#include "optimized/util/binary_fast.h"
+#include "optimized/operators/binary_op.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/promote.h"

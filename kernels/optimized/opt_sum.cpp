@@ -1,9 +1,9 @@
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out)
 //
 // Fast path: fp32 in and out, default dim order, the reduced dims one block in
-// memory (util/reduce_block.h). The portable kernel's reduction plan validates
+// memory (optimized/microkernels/reduce_block.h). The portable kernel's reduction plan validates
 // the dims and gives out's shape; everything else is the portable kernel's.
-#include "optimized/util/reduce_block.h"
+#include "optimized/operators/reduce_op.h"
 #include "sb/kernel.h"
 #include "util/reduce.h"
 #include "util/shape.h"

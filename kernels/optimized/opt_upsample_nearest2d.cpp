@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "optimized/util/vec.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 #include "util/shape.h"
 
@@ -60,12 +60,12 @@ void repeat_twice(const float* src, float* dst, int64_t n) {
   }
   const int64_t m = 2 * (n - t);  // output floats left
   if (m == 0) return;
-  const VecF v = load_partial(src + t, n - t);
+  const VecF v = load_tail(src + t, n - t);
   if (m <= kLanes) {
-    store_partial(dst + 2 * t, __builtin_shuffle(v, lo), m);
+    store_tail(dst + 2 * t, __builtin_shuffle(v, lo), m);
   } else {
     store(dst + 2 * t, __builtin_shuffle(v, lo));
-    store_partial(dst + 2 * t + kLanes, __builtin_shuffle(v, hi), m - kLanes);
+    store_tail(dst + 2 * t + kLanes, __builtin_shuffle(v, hi), m - kLanes);
   }
 }
 

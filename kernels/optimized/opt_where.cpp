@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "optimized/util/vec.h"
+#include "optimized/simd/vec.h"
 #include "sb/kernel.h"
 #include "util/elementwise.h"
 #include "util/shape.h"
@@ -91,9 +91,9 @@ __attribute__((noinline)) void run(const uint8_t* c, int64_t sc, const float* a,
     const int64_t m = n - i;
     VecB cb = {};
     std::memcpy(&cb, c, static_cast<size_t>(sc != 0 ? m : kLanes));
-    const VecF va = sa != 0 ? load_first(a, m) : load(a);
-    const VecF vb = sb != 0 ? load_first(b, m) : load(b);
-    store_first(y + i, __builtin_convertvector(cb, VecI) != 0 ? va : vb, m);
+    const VecF va = sa != 0 ? load_tail(a, m) : load(a);
+    const VecF vb = sb != 0 ? load_tail(b, m) : load(b);
+    store_tail(y + i, __builtin_convertvector(cb, VecI) != 0 ? va : vb, m);
   }
 }
 

@@ -3,7 +3,8 @@
 // A floating self keeps its dtype, anything else divides as Float; out must
 // have that dtype.
 #include "sb/kernel.h"
-#include "util/binary.h"
+#include "util/arith.h"
+#include "util/arith_ops.h"
 
 namespace sb::kernels {
 namespace {
@@ -11,16 +12,9 @@ namespace {
 constexpr char kOp[] = "aten::div.Scalar_out";
 
 Error div_scalar_out_impl(KernelContext& /*ctx*/, Args args) {
-  const Tensor& self = *args[0]->as_tensor;
-  const Tensor& out = *args[2]->as_tensor;
-  const ScalarType common = is_floating_type(self.dtype) ? self.dtype : ScalarType::kFloat;
-  Error err = resize_output_like(kOp, const_cast<Tensor&>(out), self);
-  if (!err.ok() || !(err = check_dtype(kOp, "out", out, common)).ok()) return err;
-  return switch_compute_dtype<kOp, kFloatTypes>(compute_type(common), [&](auto zero) {
-    using C = decltype(zero);
-    const C other = scalar_to<C>(*args[1]);
-    return map_unary_as<kOp, kRealHBBF16, kFloatHBF16, C>(self, out, [other](C x) { return x / other; });
-  });
+  using Rule = ArithRule<kFloatTypes, kRealHBBF16, kFloatHBF16, kIntToFloat | kOutIsCommon | kComputeAsSelected>;
+  return arith_scalar<kOp, Rule>(*args[0]->as_tensor, *args[1], *args[2]->as_tensor,
+                                 [](auto x, auto s) { return arith::div(x, s); });
 }
 
 }  // namespace

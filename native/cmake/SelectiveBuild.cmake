@@ -76,7 +76,8 @@ function(gen_selected_ops)
   target_link_libraries(${ARG_LIB_NAME} PUBLIC sb_core)
   # The header is found through the include path, not by an absolute path in a
   # define, so ccache can relate compiles in different checkouts.
-  # "util/x.h" is the portable library's helper, "optimized/util/x.h" the optimized one's.
+  # "util/x.h" is the portable library's helper; the optimized library's are named from
+  # kernels/: "optimized/simd/x.h", "optimized/microkernels/x.h", "optimized/operators/x.h".
   target_include_directories(${ARG_LIB_NAME} PRIVATE "${SB_KERNELS_DIR}/portable" "${SB_KERNELS_DIR}" "${out_dir}")
   target_compile_definitions(${ARG_LIB_NAME} PRIVATE "SB_SELECTED_DTYPES_HEADER=\"selected_dtypes.h\"")
 endfunction()

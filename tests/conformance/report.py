@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
 
         runner = cmake.runner_path(cmake.build(cmake.ALL_OPS, targets=("executor_runner",)))
     ops = yaml_ops(executorch_portable_yaml())
-    kernels = set(yaml_ops(REPO_ROOT / "kernels" / "functions.yaml"))
+    kernels = set(yaml_ops(REPO_ROOT / "kernels" / "portable" / "functions.yaml"))
     found = fixtures()
     results = check.run_all(runner, found)
     args.out.write_text(render(ops, kernels, found, results))

@@ -19,7 +19,7 @@ from tests.scenario_repo import commit_all, git, grow_relu, make_base
 
 CONFIG = """\
 version: 1
-kernel_libraries: [kernels/functions.yaml]
+kernel_libraries: [kernels/portable/functions.yaml]
 oplist_dir: models/oplist
 targets:
   vision:

@@ -9,13 +9,16 @@
 //
 // The element function is generic: it is called with two values of the
 // compute type C (for a Scalar argument, the Scalar converted to C is the
-// second one) and returns C, or bool for comparisons.
+// second one) and returns C, or bool for comparisons. Complex tensors take
+// their own rule (arith_complex, ahead of the real one): one complex dtype
+// for self, other and out, the element function called with that type.
 #pragma once
 
 #include <cstdint>
 
 #include "sb/tensor.h"
 #include "sb/value.h"
+#include "util/complex.h"
 #include "util/dtype_switch.h"
 #include "util/elementwise.h"
 #include "util/promote.h"
@@ -31,6 +34,11 @@ enum : uint32_t {
   kOutIsCommon = 1u << 3,    // out must have exactly the common dtype (add/sub/rsub.Scalar_out)
   kAnyOut = 1u << 4,         // out may have any dtype (comparisons, logical ops)
   kMixedFloatIsFloat = 1u << 5,  // two different floating dtypes compare in Float (ExecuTorch's comparisons)
+  // A dtype-selective build keeps only the compute types the selected dtypes
+  // reach (compute_enabled), not the Float, Double and Long a Scalar or float
+  // math can bring in: add, sub, mul, div and mul/div.Scalar, whose compute
+  // types never go past those.
+  kComputeAsSelected = 1u << 6,
 };
 
 // What an ExecuTorch portable kernel accepts: the dtypes it computes in, the
@@ -80,14 +88,58 @@ ScalarType common_of(ScalarType a, ScalarType b) {
 
 template <typename Rule>
 ScalarType common_with_scalar(ScalarType t, const Value& s) {
-  const ScalarType common = promote_with_scalar(t, s);
   if constexpr (has<Rule>(kIntToFloat)) {
-    if (!is_floating_type(common)) return ScalarType::kFloat;
+    // A Scalar never lifts a floating tensor's dtype, and whatever it makes
+    // of an integer or bool one is not floating or is Float: Float either way.
+    (void)s;
+    return is_floating_type(t) ? t : ScalarType::kFloat;
+  } else {
+    return promote_with_scalar(t, s);
   }
-  return common;
 }
 
-Error check_common(const char* op, uint32_t flags, ScalarType common, const Tensor& out);
+// A refused Bool common dtype (kNoBool).
+Error bool_operands_refused(const char* op);
+
+// Whether any out a rule's store takes can hold the common dtype: the common
+// dtype is always floating (true division) and out is any floating dtype,
+// which every floating dtype casts to.
+template <typename Rule>
+constexpr bool out_always_holds_common() {
+  return has<Rule>(kIntToFloat) && !has<Rule>(kOutIsCommon) && (Rule::kOutputs & ~kFloatHBF16) == 0;
+}
+
+// Refuses what Rule does not take: a Bool common dtype under kNoBool, then an
+// out that does not fit (kAnyOut: any out fits; kOutIsCommon: exactly the
+// common dtype; else one the common dtype casts to). Each check is a shared
+// function every kernel calls; a check that cannot fail is not made.
+template <typename Rule>
+Error check_common(const char* op, ScalarType common, const Tensor& out) {
+  if constexpr (has<Rule>(kNoBool)) {
+    if (common == ScalarType::kBool) return bool_operands_refused(op);
+  }
+  if constexpr (has<Rule>(kAnyOut) || out_always_holds_common<Rule>()) {
+    (void)op;
+    (void)common;
+    (void)out;
+    return Error();
+  } else if constexpr (has<Rule>(kOutIsCommon)) {
+    return check_dtype(op, "out", out, common);
+  } else {
+    return check_can_cast(op, common, out);
+  }
+}
+
+// Whether alpha's dtype casts to the common dtype: a bool common dtype also
+// takes an integer alpha; a kNoBool rule takes no bool alpha.
+template <typename Rule>
+bool alpha_casts(ScalarType common, ScalarType alpha) {
+  if constexpr (has<Rule>(kNoBool)) {
+    return alpha != ScalarType::kBool && can_cast(alpha, common);
+  } else {
+    return can_cast(alpha, common) || (common == ScalarType::kBool && alpha == ScalarType::kLong);
+  }
+}
 
 // The compute types a dtype-selective build keeps: those of selected dtypes
 // (compute_enabled), and the three a Scalar argument or the rule itself can
@@ -109,6 +161,20 @@ Error switch_compute(ScalarType t, Fn&& fn) {
   return detail::dispatch<ComputeTypesPolicy<Op, Implemented>>(Op, t, fn);
 }
 
+// switch_compute under Rule's flags.
+template <const char* Op, typename Rule, typename Fn>
+Error switch_rule_compute(ScalarType t, Fn&& fn) {
+  if constexpr (has<Rule>(kComputeAsSelected)) {
+    return switch_compute_dtype<Op, Rule::kCompute>(t, fn);
+  } else {
+    return switch_compute<Op, Rule::kCompute>(t, fn);
+  }
+}
+
+// arith_complex's body: make(C{}) gives the element function for the complex type C.
+template <const char* Op, DtypeMask ComplexTypes, typename Make>
+bool complex_dispatch(const Tensor& a, const Tensor& b, Tensor& out, Error* result, Make make);
+
 template <typename Rule>
 ScalarType compute_of(ScalarType common) {
   const ScalarType c = compute_type(common);
@@ -118,28 +184,97 @@ ScalarType compute_of(ScalarType common) {
 
 }  // namespace arith_detail
 
-// Resizes out to the broadcast shape of a and b.
-Error resize_to_broadcast(const char* op, const Tensor& a, const Tensor& b, Tensor& out);
+// Resizes out to the broadcast shape of a and b (check_broadcast_out: one
+// function for every broadcasting kernel, so a runtime links it once).
+inline Error resize_to_broadcast(const char* op, const Tensor& a, const Tensor& b, Tensor& out) {
+  return check_broadcast_out(op, a, b, out);
+}
 
-// out = f(a, b) element-wise with broadcasting, under Rule.
+// out = f(a, b) element-wise with broadcasting, under Rule. (Each check below
+// has an Error of its own rather than one assigned over: an Error is a few
+// hundred bytes, and a successful call then copies none.)
 template <const char* Op, typename Rule, typename F>
 Error arith_tensor(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   const ScalarType common = arith_detail::common_of<Rule>(a.dtype, b.dtype);
-  Error err = arith_detail::check_common(Op, Rule::kFlags, common, out);
-  if (!err.ok() || !(err = resize_to_broadcast(Op, a, b, out)).ok()) return err;
-  return arith_detail::switch_compute<Op, Rule::kCompute>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
+  if (Error err = arith_detail::check_common<Rule>(Op, common, out); !err.ok()) return err;
+  if (Error err = resize_to_broadcast(Op, a, b, out); !err.ok()) return err;
+  return arith_detail::switch_rule_compute<Op, Rule>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
     using C = decltype(zero);
     return map_binary_as<Op, Rule::kInputs, Rule::kOutputs, C>(a, b, out, [&](C x, C y) { return f(x, y); });
   });
+}
+
+// out = f(a, b, alpha) element-wise with broadcasting, alpha converted to the
+// compute type, under Rule (add.out, sub.out). alpha's dtype must cast to the
+// common dtype (a bool common dtype also takes an integer alpha; a kNoBool
+// rule takes no bool alpha), and alpha must be representable in the compute
+// type, as ExecuTorch's extract_scalar requires.
+template <const char* Op, typename Rule, typename F>
+Error arith_tensor_alpha(const Tensor& a, const Tensor& b, const Value& alpha, Tensor& out, F f) {
+  const ScalarType common = arith_detail::common_of<Rule>(a.dtype, b.dtype);
+  if (Error err = arith_detail::check_common<Rule>(Op, common, out); !err.ok()) return err;
+  const ScalarType alpha_type = scalar_dtype(alpha);
+  if (!arith_detail::alpha_casts<Rule>(common, alpha_type)) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: alpha's dtype %s does not cast to %s", Op,
+                       scalar_type_name(alpha_type), scalar_type_name(common));
+  }
+  if (Error err = resize_to_broadcast(Op, a, b, out); !err.ok()) return err;
+  return arith_detail::switch_rule_compute<Op, Rule>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
+    using C = decltype(zero);
+    C k{};
+    if (!extract_scalar<C>(alpha, &k)) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: alpha does not fit the result's dtype", Op);
+    }
+    return map_binary_as<Op, Rule::kInputs, Rule::kOutputs, C>(a, b, out, [f, k](C x, C y) { return f(x, y, k); });
+  });
+}
+
+// The complex rule, ahead of the real one, as ExecuTorch's portable kernels
+// take complex tensors: when a, b or out is complex, all three must have one
+// dtype of ComplexTypes, and out = f(a, b) in that type with broadcasting.
+// Returns false (leaving *result alone) when none of them is complex; then
+// the real rule applies.
+template <const char* Op, DtypeMask ComplexTypes, typename F>
+bool arith_complex(const Tensor& a, const Tensor& b, Tensor& out, Error* result, F f) {
+  return arith_detail::complex_dispatch<Op, ComplexTypes>(a, b, out, result, [f](auto) { return f; });
+}
+
+// arith_complex with f(x, y, alpha): alpha as a complex of zero imaginary part
+// (add.out: out = a + alpha * b).
+template <const char* Op, DtypeMask ComplexTypes, typename F>
+bool arith_complex_alpha(const Tensor& a, const Tensor& b, const Value& alpha, Tensor& out, Error* result, F f) {
+  return arith_detail::complex_dispatch<Op, ComplexTypes>(a, b, out, result, [&alpha, f](auto zero) {
+    using Arith = ComplexArith<decltype(zero)>;
+    const auto k = Arith::of_real(scalar_to<typename Arith::W>(alpha));
+    return [f, k](auto x, auto y) { return f(x, y, k); };
+  });
+}
+
+template <const char* Op, DtypeMask ComplexTypes, typename Make>
+bool arith_detail::complex_dispatch(const Tensor& a, const Tensor& b, Tensor& out, Error* result, Make make) {
+  if (!is_complex_type(a.dtype) && !is_complex_type(b.dtype) && !is_complex_type(out.dtype)) return false;
+  if (a.dtype != b.dtype || a.dtype != out.dtype) {
+    *result = Error::make(ErrorCode::kInvalidArgument, "%s: complex operands need one dtype (self %s, other %s, out %s)",
+                          Op, scalar_type_name(a.dtype), scalar_type_name(b.dtype), scalar_type_name(out.dtype));
+    return true;
+  }
+  *result = resize_to_broadcast(Op, a, b, out);
+  if (!result->ok()) return true;
+  *result = switch_dtype<Op, ComplexTypes>(out.dtype, [&](auto zero) {
+    using C = decltype(zero);
+    map_binary<C, C, C>(a, b, out, make(zero));
+    return Error();
+  });
+  return true;
 }
 
 // out = f(a, s) element-wise, with the Scalar s converted to the compute type, under Rule.
 template <const char* Op, typename Rule, typename F>
 Error arith_scalar(const Tensor& a, const Value& s, Tensor& out, F f) {
   const ScalarType common = arith_detail::common_with_scalar<Rule>(a.dtype, s);
-  Error err = arith_detail::check_common(Op, Rule::kFlags, common, out);
-  if (!err.ok() || !(err = resize_output_like(Op, out, a)).ok()) return err;
-  return arith_detail::switch_compute<Op, Rule::kCompute>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
+  if (Error err = arith_detail::check_common<Rule>(Op, common, out); !err.ok()) return err;
+  if (Error err = resize_output_like(Op, out, a); !err.ok()) return err;
+  return arith_detail::switch_rule_compute<Op, Rule>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
     using C = decltype(zero);
     const C sc = scalar_to<C>(s);
     return map_unary_as<Op, Rule::kInputs, Rule::kOutputs, C>(a, out, [&](C x) { return f(x, sc); });
@@ -152,9 +287,9 @@ Error arith_scalar(const Tensor& a, const Value& s, Tensor& out, F f) {
 template <const char* Op, typename Rule, typename F>
 Error arith_scalar_alpha(const Tensor& a, const Value& s, const Value& alpha, Tensor& out, F f) {
   const ScalarType common = arith_detail::common_with_scalar<Rule>(a.dtype, s);
-  Error err = arith_detail::check_common(Op, Rule::kFlags, common, out);
-  if (!err.ok() || !(err = resize_output_like(Op, out, a)).ok()) return err;
-  return arith_detail::switch_compute<Op, Rule::kCompute>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
+  if (Error err = arith_detail::check_common<Rule>(Op, common, out); !err.ok()) return err;
+  if (Error err = resize_output_like(Op, out, a); !err.ok()) return err;
+  return arith_detail::switch_rule_compute<Op, Rule>(arith_detail::compute_of<Rule>(common), [&](auto zero) {
     using C = decltype(zero);
     const C sc = scalar_to<C>(s);
     C ac{};

@@ -1,14 +1,19 @@
 // Element functions of the binary kernels, in a compute type C (bool, an
-// integer type, float or double), with ATen's semantics and no undefined
-// behaviour: integer results wrap (computed in unsigned), shifts by a
+// integer type, float or double; add, mul and div also a complex type), with
+// ATen's semantics and no undefined behaviour: integer results wrap (computed
+// in unsigned), bool adds as "or" and multiplies as "and", shifts by a
 // negative or too large amount give what ATen gives, INT_MIN / -1 wraps,
-// NaN propagates through maximum/minimum. Integer division by zero is the
-// caller's to refuse (these return 0 for it).
+// NaN propagates through maximum/minimum, complex values compute as
+// util/complex.h does. Integer division by zero is the caller's to refuse
+// (these return 0 for it).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+
+#include "sb/scalar_type.h"
+#include "util/complex.h"
 
 namespace sb::kernels::arith {
 
@@ -19,6 +24,8 @@ C add(C x, C y) {
   } else if constexpr (std::is_integral_v<C>) {
     using U = std::make_unsigned_t<C>;
     return static_cast<C>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
+  } else if constexpr (is_complex_v<C>) {
+    return ComplexArith<C>::add(x, y);
   } else {
     return x + y;
   }
@@ -45,8 +52,20 @@ C mul(C x, C y) {
     // 65535 * 65535 overflows it: multiply in at least unsigned int.
     using U = std::common_type_t<std::make_unsigned_t<C>, unsigned>;
     return static_cast<C>(static_cast<U>(static_cast<U>(x) * static_cast<U>(y)));
+  } else if constexpr (is_complex_v<C>) {
+    return ComplexArith<C>::mul(x, y);
   } else {
     return x * y;
+  }
+}
+
+// True division, of floating or complex values (integers divide as Float).
+template <typename C>
+C div(C x, C y) {
+  if constexpr (is_complex_v<C>) {
+    return ComplexArith<C>::div(x, y);
+  } else {
+    return x / y;
   }
 }
 

@@ -3,7 +3,7 @@
 //
 // Register-blocked micro-kernels (up to kGemmMR rows of A broadcast against
 // 1, 2 or 4 vectors of B columns) written with the vector extensions of
-// optimized/util/vec.h: one K loop per tile shape, M's remainder taken by a
+// optimized/simd/vec.h: one K loop per tile shape, M's remainder taken by a
 // ladder of smaller row counts, N's last tile by lane masks, so a handful
 // of shapes serves every size. The columns are walked tile by tile; each
 // tile's B panel (at most kGemmKC rows) is read straight from B when B is a
@@ -17,8 +17,7 @@
 
 #include <cstdint>
 
-#include "optimized/util/vec.h"
-#include "sb/kernel.h"
+#include "optimized/simd/vec.h"
 
 #if defined(__AVX512F__) || defined(__AVX2__) || (defined(__AVX__) && defined(__FMA__))
 #include <immintrin.h>
@@ -86,12 +85,6 @@ void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
 void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                       const int32_t* offsets, float* c, int64_t ldc, const float* row_bias, ColumnMap map);
 
-// aten::mm.out (rank 2) and aten::bmm.out (rank 3: batches back to back):
-// args (self, mat2, out) fp32 on gemm_f32; other ranks, dtypes and shapes
-// that do not chain go to `fallback` (the portable kernel), whose checks
-// then speak; out's shape and dtype checked as util/matmul.h does.
-Error matmul_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& fallback, int32_t rank);
-
 // a * b + c, fused where the target has FMA (the build's -std=c++17 does not
 // contract a * b + c by itself).
 inline VecF gemm_fma(VecF a, VecF b, VecF c) {
@@ -155,11 +148,6 @@ inline void store_mask(float* p, VecF v, uint32_t mask) {
 #endif
 }
 
-// The first n (1 .. kLanes) lanes at p: the rest read as zero and nothing
-// past p[n-1] is read or written.
-inline VecF load_n(const float* p, int64_t n) { return load_mask(p, lane_mask(n)); }
-inline void store_n(float* p, VecF v, int64_t n) { store_mask(p, v, lane_mask(n)); }
-
 // dst[0 .. n) = src[0 .. n) / = 0, for the short runs panel packers move:
 // whole vectors, then one masked (AVX-512, AVX2) or partial tail; nothing
 // outside [0, n) is read or written. (Masked moves keep the compiler from
@@ -170,7 +158,7 @@ inline void copy_floats(float* dst, const float* src, int64_t n) {
     if (n - i >= kLanes) {
       store(dst + i, load(src + i));
     } else {
-      store_n(dst + i, load_n(src + i, n - i), n - i);
+      store_tail(dst + i, load_tail(src + i, n - i), n - i);
     }
   }
 }
@@ -180,7 +168,7 @@ inline void zero_floats(float* dst, int64_t n) {
     if (n - i >= kLanes) {
       store(dst + i, VecF{});
     } else {
-      store_n(dst + i, VecF{}, n - i);
+      store_tail(dst + i, VecF{}, n - i);
     }
   }
 }

@@ -1,5 +1,5 @@
 // The float unary maps of the optimized activation and math kernels, one
-// out-of-line loop each (unary_fast.cpp): a kernel's own code is its fast-path
+// out-of-line loop each (unary_f32.cpp): a kernel's own code is its fast-path
 // checks, and kernels computing the same function share its loop (rsqrt.out and
 // pow.Tensor_Scalar_out's exponent -0.5). y may alias x.
 #pragma once

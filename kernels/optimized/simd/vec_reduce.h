@@ -9,7 +9,7 @@
 #include <cstring>
 #include <utility>
 
-#include "optimized/util/vec.h"
+#include "optimized/simd/vec.h"
 
 namespace sb::optimized {
 
@@ -114,8 +114,8 @@ inline double row_sum(const float* x, float* y, int64_t n, F f) {
   }
   if (i < n) {
     const int64_t m = n - i;
-    VecF v = f(load_first(x + i, m));
-    if (y != nullptr) store_first(y + i, v, m);
+    VecF v = f(load_tail(x + i, m));
+    if (y != nullptr) store_tail(y + i, v, m);
     v = first_lanes(m) ? v : VecF{};
     total += reduce_add_f64(v);
   }

@@ -3,9 +3,8 @@
 
 #include <cstdint>
 
-#include "optimized/util/vec.h"
-#include "optimized/util/vec_reduce.h"
-#include "sb/kernel.h"
+#include "optimized/simd/vec.h"
+#include "optimized/simd/vec_reduce.h"
 #include "util/pool.h"
 
 namespace sb::optimized {
@@ -36,12 +35,6 @@ struct PoolBands {
   int64_t len, row_len, band;
   int64_t tap_off[kPoolMaxKernel];
 };
-
-// The avg and max pool kernels' shared prologue: pool_geometry's checks (an invalid window is
-// its error), then `*fast`: whether the band path takes this geometry with `arrays` scratch
-// arrays of band rows in kPoolScratchFloats; if so, `outs` are resized.
-Error plan_pool_bands(const char* op, const Tensor& in, Args args, bool has_dilation, int64_t arrays,
-                      Span<Tensor* const> outs, PoolBands* plan, bool* fast);
 
 // The kLanes floats from p where only `left` (< kLanes, maybe <= 0) may be read: the rest zero.
 // Out of line: the end of a tensor is rare.

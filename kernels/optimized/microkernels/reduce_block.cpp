@@ -1,37 +1,9 @@
-#include "optimized/util/reduce_block.h"
+#include "optimized/microkernels/reduce_block.h"
 
-#include "optimized/util/vec.h"
-#include "optimized/util/vec_reduce.h"
+#include "optimized/simd/vec.h"
+#include "optimized/simd/vec_reduce.h"
 
 namespace sb::optimized {
-
-bool reduction_block(const Tensor& in, Span<const int64_t> dims, ReductionBlock* block) {
-  uint32_t reduced = dims.size() == 0 ? ~0u : 0u;
-  for (int64_t d : dims) {
-    const int64_t at = d < 0 ? d + in.dim : d;
-    if (at < 0 || at >= in.dim) return false;
-    reduced |= 1u << at;
-  }
-  // Size-1 dims fold into nothing; the others, in order: kept (outer), reduced (count), kept (inner).
-  ReductionBlock b;
-  int part = 0;
-  for (int32_t d = 0; d < in.dim; ++d) {
-    const int64_t n = in.sizes[d];
-    if (n == 1) continue;
-    if ((reduced >> d) & 1u) {
-      if (part == 2) return false;  // a kept dim inside the reduced range: not one block
-      part = 1;
-      b.count *= n;
-    } else if (part == 0) {
-      b.outer *= n;
-    } else {
-      part = 2;
-      b.inner *= n;
-    }
-  }
-  *block = b;
-  return true;
-}
 
 float sum_f32(const float* p, int64_t n) {
   // Four independent accumulators hide the add latency.
@@ -41,7 +13,7 @@ float sum_f32(const float* p, int64_t n) {
     for (int k = 0; k < 4; ++k) acc[k] += load(p + r + k * kLanes);
   }
   for (; r + kLanes <= n; r += kLanes) acc[0] += load(p + r);
-  if (r < n) acc[1] += load_partial(p + r, n - r);
+  if (r < n) acc[1] += load_tail(p + r, n - r);
   return reduce_add((acc[0] + acc[1]) + (acc[2] + acc[3]));
 }
 
@@ -59,7 +31,7 @@ VecF block_sums(const float* p, int64_t rows, int64_t count) {
 #pragma GCC unroll 1
     for (int64_t i = 0; i < m; ++i) {
       const int64_t left = rows * count - i * kLanes;
-      v[i] = left >= kLanes ? load(p + i * kLanes) : (left > 0 ? load_partial(p + i * kLanes, left) : VecF{});
+      v[i] = left >= kLanes ? load(p + i * kLanes) : (left > 0 ? load_tail(p + i * kLanes, left) : VecF{});
     }
   } else {
     // Row r's vectors: whole ones, then the last kLanes floats with the lanes already summed masked
@@ -72,7 +44,7 @@ VecF block_sums(const float* p, int64_t rows, int64_t count) {
       if (r >= rows) {
         // past the block: zero
       } else if (count < kLanes) {
-        a = load_partial(q, count);
+        a = load_tail(q, count);
       } else {
         int64_t i = 0;
         for (; i + 2 * kLanes <= count; i += 2 * kLanes) {
@@ -101,7 +73,7 @@ void sum_block_f32(const float* in, float* out, const ReductionBlock& block, flo
     // One sum per row: kLanes rows at a time.
     for (int64_t o = 0; o < block.outer; o += kLanes) {
       const int64_t rows = block.outer - o < kLanes ? block.outer - o : kLanes;
-      store_first(out + o, block_sums(in + o * count, rows, count) / divisor, rows);
+      store_tail(out + o, block_sums(in + o * count, rows, count) / divisor, rows);
     }
     return;
   }
@@ -117,8 +89,8 @@ void sum_block_f32(const float* in, float* out, const ReductionBlock& block, flo
     if (i < inner) {
       const int64_t rest = inner - i;
       VecF acc = {};
-      for (int64_t r = 0; r < count; ++r) acc += load_partial(base + r * inner + i, rest);
-      store_partial(y + i, acc / divisor, rest);
+      for (int64_t r = 0; r < count; ++r) acc += load_tail(base + r * inner + i, rest);
+      store_tail(y + i, acc / divisor, rest);
     }
   }
 }

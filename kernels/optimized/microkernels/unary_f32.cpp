@@ -1,8 +1,8 @@
-// util/unary_fast.h's loops: vec_math.h's functions mapped over memory.
-#include "optimized/util/unary_fast.h"
+// optimized/microkernels/unary_f32.h's loops: vec_math.h's functions mapped over memory.
+#include "optimized/microkernels/unary_f32.h"
 
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/vec_math.h"
+#include "optimized/simd/vec.h"
+#include "optimized/simd/vec_math.h"
 
 namespace sb::optimized {
 

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "optimized/util/vec.h"
-#include "optimized/util/vec_reduce.h"
+#include "optimized/simd/vec.h"
+#include "optimized/simd/vec_reduce.h"
 
 namespace sb::optimized {
 
@@ -49,7 +49,7 @@ inline void normalize_span(const float* x, float* y, int64_t n, const RowMoments
   const VecF vb = splat(shift);
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) store(y + i, ((load(x + i) - vh) - vl) * vs + vb);
-  if (i < n) store_partial(y + i, ((load_partial(x + i, n - i) - vh) - vl) * vs + vb, n - i);
+  if (i < n) store_tail(y + i, ((load_tail(x + i, n - i) - vh) - vl) * vs + vb, n - i);
 }
 
 }  // namespace sb::optimized

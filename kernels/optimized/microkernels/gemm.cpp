@@ -1,6 +1,4 @@
-#include "optimized/util/gemm.h"
-
-#include "util/matmul.h"
+#include "optimized/microkernels/gemm.h"
 
 namespace sb::optimized {
 namespace {
@@ -351,26 +349,6 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
     }
     run_rows(m, nv, k, a, lda, b + j, 0, offsets, 1, c, ldc, &plan, true, row_bias, nullptr);
   }
-}
-
-Error matmul_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& fallback, int32_t rank) {
-  const Tensor& a = *args[0]->as_tensor;
-  const Tensor& b = *args[1]->as_tensor;
-  const Tensor& out = *args[2]->as_tensor;
-  const int32_t r = rank - 2;  // the matrix dims' first index
-  if (a.dim != rank || b.dim != rank || (r == 1 && a.sizes[0] != b.sizes[0]) || a.sizes[r + 1] != b.sizes[r] ||
-      out.dtype != ScalarType::kFloat) {
-    return fallback.fn(ctx, args);
-  }
-  const int64_t batch = r == 1 ? a.sizes[0] : 1, m = a.sizes[r], k = a.sizes[r + 1], n = b.sizes[r + 1];
-  const int64_t sizes[] = {batch, m, n};
-  Error err = kernels::check_product(op, a, b, out, sizes + 1 - r, rank);
-  if (!err.ok()) return err;
-  const float* pa = a.data_as<float>();
-  const float* pb = b.data_as<float>();
-  float* pc = out.data_as<float>();
-  for (int64_t i = 0; i < batch; ++i) gemm_f32(m, n, k, pa + i * m * k, k, pb + i * k * n, n, pc + i * m * n, n);
-  return Error();
 }
 
 }  // namespace sb::optimized

@@ -6,9 +6,6 @@
 
 #include <cstdint>
 
-#include "sb/span.h"
-#include "sb/tensor.h"
-
 namespace sb::optimized {
 
 struct ReductionBlock {
@@ -16,11 +13,6 @@ struct ReductionBlock {
   int64_t count = 1;
   int64_t inner = 1;
 };
-
-// Whether reducing `dims` of `in` (its dims in the default dim order; empty:
-// every dim) folds one block, and which. Negative dims count from the back;
-// the caller has validated them (as the portable kernel's plan does).
-bool reduction_block(const Tensor& in, Span<const int64_t> dims, ReductionBlock* block);
 
 // out[o, i] = (sum over r of in[o, r, i]) / divisor, vectorised over i (when inner is 1: over
 // kLanes rows at a time, or along r). out holds outer × inner elements.

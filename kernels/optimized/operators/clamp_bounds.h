@@ -1,7 +1,6 @@
-// The float clamp shared by clamp.out and hardtanh.out's fast paths.
+// Which clamp bounds the float fast paths of clamp.out and hardtanh.out take
+// to optimized/microkernels/clamp_f32.h (the rest go to the portable kernel).
 #pragma once
-
-#include <cstdint>
 
 #include "sb/value.h"
 #include "util/promote.h"
@@ -16,10 +15,5 @@ inline bool plain_bound(const Value& v) {
   const float f = kernels::scalar_to<float>(v);
   return f == f;
 }
-
-// min(max(x, lo), hi) in the order the portable kernel applies them (lo > hi
-// gives hi); a NaN element stays NaN. Out of line (clamp_fast.cpp): clamp,
-// hardtanh and relu (lo 0, no hi) share it.
-void clamp_f32(const float* x, float* y, int64_t n, bool has_lo, float lo, bool has_hi, float hi);
 
 }  // namespace sb::optimized

@@ -37,15 +37,6 @@ inline VecF load(const float* p) {
 
 inline void store(float* p, VecF v) { std::memcpy(p, &v, sizeof v); }
 
-// The first `n` (< kLanes) lanes; the rest read as zero, nothing past p[n-1] is touched.
-inline VecF load_partial(const float* p, int64_t n) {
-  VecF v = {};
-  std::memcpy(&v, p, static_cast<size_t>(n) * sizeof(float));
-  return v;
-}
-
-inline void store_partial(float* p, VecF v, int64_t n) { std::memcpy(p, &v, static_cast<size_t>(n) * sizeof(float)); }
-
 // x in every lane. x - 0 is x for every x, -0.0 included (0 + x would turn
 // -0.0 into +0.0 and flip the sign of an infinity a -0.0 divisor gives), and
 // folds to one broadcast (vbroadcastss / dup).
@@ -56,24 +47,34 @@ inline VecF splat(float x) { return x - VecF{}; }
 inline VecF vmax(VecF a, VecF b) { return a > b ? a : b; }
 inline VecF vmin(VecF a, VecF b) { return a < b ? a : b; }
 
-// load_partial / store_partial for a loop's tail (0 <= n <= kLanes) as masked
-// moves where the target has them (AVX-512, AVX): no memcpy call, nothing
-// outside p[0, n) read or written, lanes from n on read as zero; elsewhere the
-// memcpy forms.
+// A loop's tail: the first n (0 <= n <= kLanes) lanes at p. load_tail reads
+// p[0, n) and gives zero in the lanes from n on; store_tail writes p[0, n).
+// Nothing outside p[0, n) is read or written, so a tail may end at the end of
+// a buffer. Every kernel's tail goes through these two: masked moves where the
+// target has them (AVX-512, AVX), no memcpy call; elsewhere (SSE, NEON, no
+// SIMD) a memcpy of n floats.
 #if defined(__AVX512F__)
+namespace vec_detail {
 inline __mmask16 tail_mask(int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
-inline VecF load_first(const float* p, int64_t n) { return (VecF)_mm512_maskz_loadu_ps(tail_mask(n), p); }
-inline void store_first(float* p, VecF v, int64_t n) { _mm512_mask_storeu_ps(p, tail_mask(n), (__m512)v); }
+}  // namespace vec_detail
+inline VecF load_tail(const float* p, int64_t n) { return (VecF)_mm512_maskz_loadu_ps(vec_detail::tail_mask(n), p); }
+inline void store_tail(float* p, VecF v, int64_t n) { _mm512_mask_storeu_ps(p, vec_detail::tail_mask(n), (__m512)v); }
 #elif defined(__AVX__)
+namespace vec_detail {
 inline __m256i tail_mask(int64_t n) {
   const VecI lane = {0, 1, 2, 3, 4, 5, 6, 7};
   return (__m256i)(lane < static_cast<int32_t>(n));
 }
-inline VecF load_first(const float* p, int64_t n) { return (VecF)_mm256_maskload_ps(p, tail_mask(n)); }
-inline void store_first(float* p, VecF v, int64_t n) { _mm256_maskstore_ps(p, tail_mask(n), (__m256)v); }
+}  // namespace vec_detail
+inline VecF load_tail(const float* p, int64_t n) { return (VecF)_mm256_maskload_ps(p, vec_detail::tail_mask(n)); }
+inline void store_tail(float* p, VecF v, int64_t n) { _mm256_maskstore_ps(p, vec_detail::tail_mask(n), (__m256)v); }
 #else
-inline VecF load_first(const float* p, int64_t n) { return load_partial(p, n); }
-inline void store_first(float* p, VecF v, int64_t n) { store_partial(p, v, n); }
+inline VecF load_tail(const float* p, int64_t n) {
+  VecF v = {};
+  std::memcpy(&v, p, static_cast<size_t>(n) * sizeof(float));
+  return v;
+}
+inline void store_tail(float* p, VecF v, int64_t n) { std::memcpy(p, &v, static_cast<size_t>(n) * sizeof(float)); }
 #endif
 
 inline float reduce_add(VecF v) {
@@ -86,6 +87,16 @@ inline float reduce_max(VecF v) {
   float m = v[0];
   for (int64_t i = 1; i < kLanes; ++i) m = v[i] > m ? v[i] : m;
   return m;
+}
+
+// y[i] = f(x[i]) for i < n; f takes and returns VecF. The tail runs on a
+// zero-padded vector, so f must not trap on zero (no float op traps here).
+// y may alias x.
+template <typename F>
+inline void map_unary_f32(const float* x, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(y + i, f(load(x + i)));
+  if (i < n) store_tail(y + i, f(load_tail(x + i, n - i)), n - i);
 }
 
 }  // namespace sb::optimized

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "optimized/util/vec.h"
+#include "optimized/simd/vec.h"
 
 namespace sb::optimized {
 

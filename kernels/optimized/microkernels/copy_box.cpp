@@ -1,7 +1,8 @@
-#include "optimized/util/copy_fast.h"
+#include "optimized/microkernels/copy_box.h"
 
 #include <cstring>
 
+#include "sb/tensor.h"  // kMaxDims
 #include "util/strided.h"
 
 namespace sb::optimized {
@@ -68,33 +69,6 @@ void transpose(const uint8_t* s, int64_t ss, uint8_t* d, int64_t ds, int64_t row
       }
       for (int64_t a = 0; a < na; ++a) {
         for (int64_t b = 0; b < nb; ++b) memcpy(to + a * ds + b * 4, from + b * ss + a * 4, 4);
-      }
-    }
-  }
-}
-
-template <typename I>
-bool within(const I* idx, int64_t count, int64_t rows, bool negative) {
-  const int64_t low = negative ? -rows : 0;
-  for (int64_t i = 0; i < count; ++i) {
-    if (idx[i] < low || idx[i] >= rows) return false;
-  }
-  return true;
-}
-
-template <typename I>
-void gather(const uint8_t* table, int64_t rows, size_t rb, const I* idx, int64_t count, int64_t outer, uint8_t* y) {
-  for (int64_t o = 0; o < outer; ++o, table += rows * static_cast<int64_t>(rb)) {
-    for (int64_t i = 0; i < count; ++i, y += rb) {
-      const int64_t r = idx[i] < 0 ? idx[i] + rows : idx[i];
-      const uint8_t* from = table + r * static_cast<int64_t>(rb);
-      // The short rows of index tables (a few floats) go without a memcpy call.
-      if (rb == 8) {
-        memcpy(y, from, 8);
-      } else if (rb == 4) {
-        memcpy(y, from, 4);
-      } else {
-        memcpy(y, from, rb);
       }
     }
   }
@@ -168,23 +142,6 @@ void copy_to_contiguous(const void* src, const int64_t* src_strides, void* dst, 
   int64_t strides[kMaxDims];
   row_major_strides(sizes, rank, strides);
   copy_box(src, src_strides, dst, strides, sizes, rank, elem);
-}
-
-bool indices_within(const Tensor& index, int64_t rows, bool negative) {
-  if (index.dtype == ScalarType::kLong) return within(index.data_as<const int64_t>(), index.numel(), rows, negative);
-  if (index.dtype == ScalarType::kInt) return within(index.data_as<const int32_t>(), index.numel(), rows, negative);
-  return false;
-}
-
-void gather_rows(const void* table, int64_t table_rows, size_t row_bytes, const Tensor& index, int64_t outer,
-                 void* out) {
-  const auto* t = static_cast<const uint8_t*>(table);
-  auto* y = static_cast<uint8_t*>(out);
-  if (index.dtype == ScalarType::kLong) {
-    gather(t, table_rows, row_bytes, index.data_as<const int64_t>(), index.numel(), outer, y);
-  } else {
-    gather(t, table_rows, row_bytes, index.data_as<const int32_t>(), index.numel(), outer, y);
-  }
 }
 
 }  // namespace sb::optimized

@@ -1,8 +1,7 @@
-// util/clamp_fast.h's shared clamp loop.
-#include "optimized/util/clamp_fast.h"
+// optimized/microkernels/clamp_f32.h's shared clamp loop.
+#include "optimized/microkernels/clamp_f32.h"
 
-#include "optimized/util/binary_fast.h"
-#include "optimized/util/vec.h"
+#include "optimized/simd/vec.h"
 
 namespace sb::optimized {
 

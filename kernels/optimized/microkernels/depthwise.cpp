@@ -19,13 +19,13 @@
 // wider than the output (see depthwise_planes); short rows then fill whole
 // vectors and the per-row overhead goes. 3x3 and 5x5 have unrolled tap loops.
 // Tiny planes with many channels are vectorised over channels (depthwise_tiny).
-#include "optimized/util/depthwise.h"
+#include "optimized/microkernels/depthwise.h"
 
 #include <cstring>
 #include <initializer_list>
 
-#include "optimized/util/pool_rows.h"
-#include "optimized/util/vec.h"
+#include "optimized/microkernels/pool_rows.h"
+#include "optimized/simd/vec.h"
 
 #if defined(__AVX512F__) || (defined(__AVX__) && defined(__FMA__))
 #include <immintrin.h>
@@ -111,7 +111,7 @@ void dw_row(float* out, int64_t n, const float* const* tap, const VecF* wv, int6
     if (j + kLanes <= n) {
       store(out + j, a0);
     } else {
-      store_partial(out + j, a0, n - j);
+      store_tail(out + j, a0, n - j);
     }
   }
 }

@@ -1,0 +1,39 @@
+// The Tensor side of the float element-wise kernels' fast paths: whether a
+// call takes the fast path (dtypes, shapes, dim orders), out resized, and the
+// broadcast folded into a BinaryPlan for the micro-kernels of
+// optimized/microkernels/binary_f32.h. The op glue of add, sub, mul, div,
+// their .Scalar forms and the unary kernels shares it.
+#pragma once
+
+#include "optimized/microkernels/binary_f32.h"
+#include "sb/kernel.h"
+#include "sb/tensor.h"
+
+namespace sb::optimized {
+
+// The float fast path's preconditions for a unary kernel whose portable form
+// takes in and out of any dtypes: both Float, and out takes in's shape
+// (through the portable resize helper). When false, the caller hands the call
+// to the portable kernel, which reports whatever is wrong.
+bool prepare_unary_f32(const char* op, const Tensor& in, Tensor& out);
+
+// The same for a broadcasting binary kernel: a, b and out Float, out given
+// the broadcast shape, and a layout the plan covers: every tensor in the
+// contiguous dim order, or (any one dim order, which the kernels' layout
+// policy guarantees) each operand either out's shape or a single element.
+bool prepare_binary_f32(const char* op, const Tensor& a, const Tensor& b, Tensor& out, BinaryPlan* plan);
+
+// add.out and sub.out (`sign` +1 / -1): out = a + sign * alpha * b for Float
+// operands, alpha as the portable kernel takes it for a Float result (an int or
+// a double that fits float; a bool alpha is refused there). Anything else goes
+// to `portable`.
+Error add_scaled_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& portable, float sign);
+
+// mul.out and div.out: out = a op b for Float operands; anything else goes to `portable`.
+Error binary_out_f32(const char* op, KernelContext& ctx, Args args, const KernelDef& portable, BinaryOp bop);
+
+// An int or double Scalar: a Float tensor keeps its dtype with either (the
+// tensor-scalar kernels' fast-path condition).
+inline bool numeric_scalar(const Value& s) { return s.tag == Tag::kInt || s.tag == Tag::kDouble; }
+
+}  // namespace sb::optimized
