@@ -313,7 +313,10 @@ def build(
             f"-DCMAKE_BUILD_TYPE={flavour.build_type}",
             f"-DPython3_EXECUTABLE={sys.executable}",
         ]
-        configure += [f"-D{k}={v}" for k, v in sorted(flavour.options.items())]
+        # The portable library is named even where CMake's default would find it: a build directory
+        # configured before the library's yaml moved keeps the old path in its cache otherwise.
+        options = {"SB_KERNEL_LIBRARIES": str(source.parent / bundle.PORTABLE_LIBRARY), **flavour.options}
+        configure += [f"-D{k}={v}" for k, v in sorted(options.items())]
         target_arch = arches.get(flavour.arch)
         if target_arch.toolchain_file is not None:
             missing = arches.missing_tools(target_arch, run=False)
