@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bot.errors import BotError, ExitCode
 from bot.safety.limits import DEFAULT_LIMITS, Limits
-
-if TYPE_CHECKING:
-    pass
 
 
 def input_file(path: Path, limit: int, what: str) -> Path:
@@ -31,14 +27,14 @@ def checked_inputs(model: Path, inputs: list[Path], limits: Limits) -> tuple[Pat
 
 def check_selection(ops_yaml: Path, limits: Limits = DEFAULT_LIMITS) -> None:
     """Checks the yaml (and that every op it selects has a kernel) before any build starts."""
-    from bot.build import cmake
+    from bot.build import bundle, cmake
     from bot.selection import oplist
     from bot.selection.kernel_library import KernelLibraryError, load_libraries
     from bot.selection.resolve import ResolveError, resolve
 
     try:
         selection = oplist.load_ops_yaml(ops_yaml, limits.yaml_bytes)
-        resolve(load_libraries([cmake.REPO_ROOT / "kernels" / "portable" / "functions.yaml"]), selection)
+        resolve(load_libraries([cmake.REPO_ROOT / bundle.PORTABLE_LIBRARY]), selection)
     except (oplist.OplistError, ResolveError, KernelLibraryError) as exc:
         raise BotError(
             f"{ops_yaml}: {exc}" if isinstance(exc, ResolveError) else str(exc), ExitCode.BAD_INPUT

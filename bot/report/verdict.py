@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.errors import ExitCode
+from bot.report.escape import plain
 from bot.report.model import PolicyChange, PrReport
 
 BINARY_SIZE_LINE = re.compile(r"^Binary-Size:[ \t]*(\S[^\r\n]*)", re.MULTILINE)
@@ -106,24 +107,18 @@ class Verdict:
         return next((o for o in self.over_budget if (o.target, o.arch) == (target, arch)), None)
 
 
-def _capped(value: str, limit: int = REASON_LIMIT) -> str:
-    line = " ".join(value.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 def judge(report: PrReport, policy: Policy) -> Verdict:
     failures: list[Reason] = []
     waived: list[Reason] = []
     first_build = report.first_build_error()
     if first_build:
-        failures.append(Reason("build", f"build failed: {_capped(first_build)}"))
+        failures.append(Reason("build", f"build failed: {plain(first_build, REASON_LIMIT)}"))
     if report.model_failures:
         first = report.model_failures[0]
         n = len(report.model_failures)
         models = f"{n} model{'s' if n != 1 else ''}"
-        failures.append(
-            Reason("untraced", f"{models} could not be traced, first {_capped(first.model)}: {_capped(first.message)}")
-        )
+        first_line = f"{plain(first.model)}: {plain(first.message, REASON_LIMIT)}"
+        failures.append(Reason("untraced", f"{models} could not be traced, first {first_line}"))
     if report.stale:
         stale = Reason("stale", "the selected-operators yaml is stale")
         (failures if policy.fail_on_stale else waived).append(stale)
@@ -134,13 +129,12 @@ def judge(report: PrReport, policy: Policy) -> Verdict:
         if s.head is not None and (limit := policy.budget(t.name, s.arch)) is not None and s.head.vm_size > limit
     )
     if over:
-        where = ", ".join(f"{o.target} on {o.arch}" for o in over)
+        where = ", ".join(f"{plain(o.target)} on {plain(o.arch)}" for o in over)
         if not policy.fail_on_budget:
             waived.append(Reason("budget", f"over the size budget: {where}"))
         elif policy.size_reason:
-            waived.append(
-                Reason("budget", f"over the size budget: {where} (Binary-Size: {_capped(policy.size_reason)})")
-            )
+            reason = plain(policy.size_reason, REASON_LIMIT)
+            waived.append(Reason("budget", f"over the size budget: {where} (Binary-Size: {reason})"))
         else:
             failures.append(
                 Reason("budget", f"over the size budget: {where} (add a 'Binary-Size: <reason>' line to the PR body)")
