@@ -58,6 +58,7 @@ class Method {
  private:
   struct Instruction;
   struct DynamicList;
+  struct Delegate;
   class Loader;
 
   void release();
@@ -95,6 +96,12 @@ class Method {
   DynamicList* dynamic_lists_ = nullptr;
   size_t num_dynamic_lists_ = 0;
   uint32_t* dynamic_items_ = nullptr;     // value indices of their items
+
+  // Delegates (sb/backend.h): each initialised one's backend and handle, and
+  // the memory their init() allocated (a list, freed with the method).
+  Delegate* delegates_ = nullptr;
+  size_t num_delegates_ = 0;
+  void* delegate_memory_ = nullptr;
 
   uint32_t* input_index_ = nullptr;
   size_t num_inputs_ = 0;
