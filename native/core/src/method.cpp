@@ -724,7 +724,7 @@ class Method::Loader {
         }
         case schema::kDelegateCall: {
           // The delegate was initialised with the plan (load_delegates).
-          const int32_t index = r_.scalar<int32_t>(args, schema::delegate_call::kDelegateIndex, -1);
+          const int32_t index = r_.scalar<int32_t>(args, schema::delegate_call::kDelegateIndex, 0);
           if (index < 0 || static_cast<uint32_t>(index) >= m_.num_delegates_) {
             return Error::make(ErrorCode::kInvalidProgram,
                                "invalid program: instruction %u calls delegate %d, which does not exist (%zu delegates)",
