@@ -34,6 +34,15 @@ SANITIZED = cmake.Flavour(
     {"SB_DELEGATES": "ON", "SB_SANITIZE": "ON", "SELECT_OPS_LIST": OPS},
     build_type="RelWithDebInfo",
 )
+# A runtime whose selection names the backend (SB_BACKENDS): the generated registration registers it.
+SELECTED = cmake.Flavour(
+    "delegates-selected",
+    {
+        "SB_BACKENDS": "sb_test::payload_inspector",
+        "SB_BACKEND_SOURCES": str(cmake.REPO_ROOT / "native" / "tests" / "payload_inspector.cpp"),
+        "SELECT_OPS_LIST": OPS,
+    },
+)
 # A selective runtime of programs without delegates: SB_DELEGATES off, and no cumsum either.
 NO_DELEGATES = cmake.Flavour("no-delegates", {"SELECT_OPS_LIST": "aten::add.out"})
 SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer")
@@ -170,6 +179,18 @@ def test_delegate_calls_resolve_and_run(
         assert np.allclose(out, 0.25)  # the second delegate wrote the output
     else:
         assert np.allclose(out, 0.25)
+
+
+def test_backend_selected_like_ops(programs: dict[str, Path], tmp_path: Path) -> None:
+    """SB_BACKENDS: the generated registration registers the backend, so executor_runner itself runs
+    the delegated program (delegate, then our cumsum kernel on its output)."""
+    build = cmake.build(SELECTED, targets=("executor_runner",))
+    registration = (build / "sb_selected_kernels" / "register_kernels.cpp").read_text()
+    assert "registry.add_backend(::sb_test::payload_inspector)" in registration
+    proc = run(cmake.runner_path(build), "--model", programs["conv_cumsum"], "--output-dir", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("init delegate=0 backend=XnnpackBackend ")
+    assert np.allclose(np.load(tmp_path / "output0.npy")[0, :, 0, 0], [0.25, 0.5, 0.75, 1.0])
 
 
 def test_compile_specs_reach_init(programs: dict[str, Path], delegates_build: Path, tmp_path: Path) -> None:

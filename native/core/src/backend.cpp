@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "flatbuffer.h"
 #include "sb/backend.h"
 #include "sb/checked.h"
+#include "sb/flatbuffer.h"
 #include "sb/program.h"
 #include "sb/registry.h"
 #include "schema.h"

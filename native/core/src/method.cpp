@@ -5,9 +5,9 @@
 #include <cstring>
 #include <ctime>
 
-#include "flatbuffer.h"
 #include "sb/backend.h"
 #include "sb/checked.h"
+#include "sb/flatbuffer.h"
 #include "sb/prim_ops.h"
 #include "schema.h"
 

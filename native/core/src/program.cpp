@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "flatbuffer.h"
 #include "sb/checked.h"
+#include "sb/flatbuffer.h"
 #include "schema.h"
 
 namespace sb {
