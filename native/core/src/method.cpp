@@ -552,9 +552,7 @@ class Method::Loader {
       snprintf(base, sizeof base, "%.*s", static_cast<int>(name.length), name.data);
       snprintf(over, sizeof over, "%.*s", static_cast<int>(overload.length), overload.data);
       snprintf(full, sizeof full, overload.length ? "%s.%s" : "%s%s", base, over);
-      for (char* p = full; *p; ++p) {
-        if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
-      }
+      printable(full);
       const KernelDef* def = registry_.find(base, over);
       if (def == nullptr) {
         missing.add(full, nullptr);
@@ -582,19 +580,20 @@ class Method::Loader {
       {
 #endif
         char name[64];
-        printable(name, sizeof name, id);
-        missing.add_backend(name);
+        snprintf(name, sizeof name, "%.*s", static_cast<int>(id.length), id.length ? id.data : "");
+        missing.add_backend(printable(name));
       }
     }
     return Error();
   }
 
-  static void printable(char* out, size_t size, const fb::String& s) {
-    snprintf(out, size, "%.*s", static_cast<int>(s.length), s.length ? s.data : "");
-    if (s.length == 0) snprintf(out, size, "(unnamed)");
-    for (char* p = out; *p; ++p) {
+  // A name from the program, fit for a one-line message: controls and
+  // non-ASCII bytes become '?'.
+  static const char* printable(char* name) {
+    for (char* p = name; *p; ++p) {
       if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
     }
+    return name;
   }
 
   // Every delegate of the plan is initialised at load, as ExecuTorch does
@@ -935,11 +934,9 @@ class Method::Loader {
   const Program& program_;
   const OpRegistry& registry_;
   const char* label_;
-  const char* method_name_ = "";
   fb::Reader r_;
   MemoryBudget budget_;
   fb::Table plan_;
-  fb::Vector delegates_;
   fb::Vector buffer_sizes_;
   fb::Vector values_;
   ListRef* lists_ = nullptr;
@@ -948,6 +945,8 @@ class Method::Loader {
   static constexpr uint8_t kHasConstant = 1;
   static constexpr uint8_t kHasDynamic = 2;
   uint8_t* list_flags_ = nullptr;
+  const char* method_name_ = "";
+  fb::Vector delegates_;
 };
 
 Method::~Method() { release(); }

@@ -147,12 +147,15 @@ void MissingOps::add_backend(const char* id) {
     if ((p == backends_ || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return;
   }
   ++backend_count_;
+  // Whole ids while they fit, then ", …" (three bytes in UTF-8) once.
   size_t used = strlen(backends_);
-  if (used >= 3 && strcmp(backends_ + used - 3, "…") == 0) return;  // already cut
-  const size_t keep = kBackendCapacity - 6;  // room for ", …"
-  if ((used == 0 || append(backends_, keep, &used, ", ")) && append(backends_, keep, &used, id)) return;
-  used = strlen(backends_);
-  append(backends_, kBackendCapacity, &used, used == 0 ? "…" : ", …");
+  if (used >= 3 && strcmp(backends_ + used - 3, "…") == 0) return;
+  if (used > 0 && used + 2 + n + 5 > kBackendCapacity) {
+    append(backends_, kBackendCapacity, &used, ", …");
+    return;
+  }
+  if (used > 0) append(backends_, kBackendCapacity, &used, ", ");
+  append(backends_, kBackendCapacity, &used, id);  // a first id fits: the loader passes at most 63 bytes
 }
 
 Error MissingOps::error(const char* model) const {

@@ -97,16 +97,17 @@ class Method {
   size_t num_dynamic_lists_ = 0;
   uint32_t* dynamic_items_ = nullptr;     // value indices of their items
 
-  // Delegates (sb/backend.h): each initialised one's backend and handle, and
-  // the memory their init() allocated (a list, freed with the method).
-  Delegate* delegates_ = nullptr;
-  size_t num_delegates_ = 0;
-  void* delegate_memory_ = nullptr;
-
   uint32_t* input_index_ = nullptr;
   size_t num_inputs_ = 0;
   uint32_t* output_index_ = nullptr;
   size_t num_outputs_ = 0;
+
+  // Delegates (sb/backend.h): each initialised one's backend and handle, and
+  // the memory their init() allocated (a list, freed with the method). Last,
+  // so a runtime without delegates keeps the other members where they were.
+  Delegate* delegates_ = nullptr;
+  size_t num_delegates_ = 0;
+  void* delegate_memory_ = nullptr;
 };
 
 }  // namespace sb
