@@ -623,18 +623,21 @@ class Method::Loader {
   }
 
   // BackendInitContext::allocate: zeroed memory in the method's budget, on a
-  // list the method frees. The 16-byte header keeps the memory 16-aligned.
+  // list the method frees. Each block starts with the link to the next; the
+  // memory handed out follows it, aligned to 16 whatever malloc aligns to.
   static Error allocate_for_backend(void* owner, uint64_t bytes, const char* what, void** out) {
     Loader& self = *static_cast<Loader*>(owner);
     void* block = nullptr;
-    Error err = self.budget_.alloc(&block, sat_add(bytes, kBlockHeader), 1, what);
+    Error err = self.budget_.alloc(&block, sat_add(bytes, kBlockOverhead), 1, what);
     if (!err.ok()) return err;
     *static_cast<void**>(block) = self.m_.delegate_memory_;
     self.m_.delegate_memory_ = block;
-    *out = static_cast<uint8_t*>(block) + kBlockHeader;
+    const uintptr_t after_link = reinterpret_cast<uintptr_t>(block) + sizeof(void*);
+    *out = reinterpret_cast<void*>((after_link + kAlignment - 1) & ~uintptr_t{kAlignment - 1});
     return Error();
   }
-  static constexpr uint64_t kBlockHeader = 16;
+  static constexpr uintptr_t kAlignment = 16;
+  static constexpr uint64_t kBlockOverhead = sizeof(void*) + kAlignment - 1;
 #endif  // SB_DELEGATES
 
   // The operator a KernelCall instruction calls, checked.

@@ -66,7 +66,7 @@ class BackendInitContext {
  public:
   // `bytes` of zeroed memory, aligned to 16, that lives as long as the
   // method; a memory-budget error (naming `what`) when the method's budget
-  // cannot hold it.
+  // cannot hold it (each allocation also counts a few bytes of bookkeeping).
   Result<void*> allocate(uint64_t bytes, const char* what);
   const NamedData& named_data() const { return named_data_; }
   const char* method_name() const { return method_name_; }

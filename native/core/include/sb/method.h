@@ -104,10 +104,11 @@ class Method {
 
   // Delegates (sb/backend.h): each initialised one's backend and handle, and
   // the memory their init() allocated (a list, freed with the method). Last,
-  // so a runtime without delegates keeps the other members where they were.
-  Delegate* delegates_ = nullptr;
-  size_t num_delegates_ = 0;
-  void* delegate_memory_ = nullptr;
+  // so a runtime without delegates (SB_DELEGATES=0, which never uses them)
+  // keeps the other members where they were.
+  [[maybe_unused]] Delegate* delegates_ = nullptr;
+  [[maybe_unused]] size_t num_delegates_ = 0;
+  [[maybe_unused]] void* delegate_memory_ = nullptr;
 };
 
 }  // namespace sb
