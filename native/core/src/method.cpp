@@ -1073,7 +1073,7 @@ Error Method::prepare_call(size_t pc, const Instruction& ins) {
       }
     }
   }
-  if ((ins.flags & kRecheck) && ins.type == schema::kKernelCall) {
+  if (ins.flags & kRecheck) {  // never set on a delegate call: it has no signature
     Error err = check_signature(*ins.kernel, Args(ins.args, ins.num_args), CallSite::kProgram);
     if (!err.ok()) return Error::make(ErrorCode::kInvalidArgument, "instruction %zu: %s", pc, err.message());
   }
