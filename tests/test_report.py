@@ -157,6 +157,20 @@ def test_a_load_failure_that_only_lists_the_missing_ops_is_not_said_twice() -> N
         assert markdown.count("needed by <code>models/zoo/squeezenet.pte</code>") == (2 if repeated else 0)
 
 
+def test_a_load_failure_that_also_names_a_missing_backend_is_shown() -> None:
+    """The runtime's one line names missing ops and backends; no yaml brings a backend, so it is said."""
+    from bot.report.model import LoadFailure, OpUse
+
+    model = "models/zoo/conv_cumsum.pte"
+    missing = (OpUse("aten::cumsum.out", (model,), ()),)
+    failure = LoadFailure(
+        model, "conv_cumsum.pte: missing operator aten::cumsum.out and backend XnnpackBackend (needed by conv_cumsum)"
+    )
+    target = TargetReport("app", "apps/app/selected_operators.yaml", True, SelectionDiff(missing), (), (failure,))
+    rep = PrReport("main", "b" * 40, "a" * 40, (target,), ())
+    assert "XnnpackBackend" in comment.render(rep, judged(rep))
+
+
 def test_the_action_shows_each_step_and_ends_with_timings(tmp_path, monkeypatch) -> None:
     import io
 

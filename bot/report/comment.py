@@ -393,11 +393,15 @@ def _codes(values: tuple[str, ...] | list[str], detail: Detail) -> str:
 _OP_NAME = re.compile(r"\b[A-Za-z_]\w*::[A-Za-z_][\w.]*")
 
 
+_MISSING_BACKEND = re.compile(r"\bbackends? \S")
+
+
 def _names_only(message: str, missing: set[str]) -> bool:
     """The load failure says nothing the missing-op lines below do not: the runtime's 'missing
-    operators' message, naming only ops listed there (said once, not twice)."""
+    operators' message, naming only ops listed there (said once, not twice). One that also names
+    a missing backend ("missing operator X and backend B") says more: no yaml brings a backend."""
     named = set(_OP_NAME.findall(message))
-    return "missing operator" in message and bool(named) and named <= missing
+    return "missing operator" in message and bool(named) and named <= missing and not _MISSING_BACKEND.search(message)
 
 
 def _called_by(callers: tuple[str, ...], detail: Detail) -> str:

@@ -12,8 +12,10 @@
 #     [LENIENT_CALLS ON|OFF]          # traced-only selections: an unselected declared
 #                                     # call fails when made instead of at load
 #     [PREFERRED_LIBRARY <yaml>]      # the optimized library: its kernels replace the
-#     [PREFER_OPS ALL|"op,op"])       # others' for these ops (the replaced ones stay
+#     [PREFER_OPS ALL|"op,op"]        # others' for these ops (the replaced ones stay
 #                                     # compiled as their fallback)
+#     [BACKENDS <symbol>...]          # backends to register (sb/backend.h): the symbols of
+#     [BACKEND_SOURCES <cpp>...])     # their `const sb::Backend`s, and their sources
 #
 # The sources of selection are combined as a union. The selection is
 # resolved when CMake configures (and again whenever an input changes), so
@@ -24,7 +26,7 @@
 # with a message naming it.
 function(gen_selected_ops)
   cmake_parse_arguments(ARG "" "LIB_NAME;ROOT_OPS;INCLUDE_ALL_OPS;DTYPE_SELECTIVE;LENIENT_CALLS;PREFERRED_LIBRARY;PREFER_OPS"
-                        "KERNEL_LIBRARIES;OPS_SCHEMA_YAML;KERNEL_SOURCES" ${ARGN})
+                        "KERNEL_LIBRARIES;OPS_SCHEMA_YAML;KERNEL_SOURCES;BACKENDS;BACKEND_SOURCES" ${ARGN})
   if(NOT ARG_LIB_NAME OR NOT ARG_KERNEL_LIBRARIES OR NOT ARG_KERNEL_SOURCES)
     message(FATAL_ERROR "gen_selected_ops needs LIB_NAME, KERNEL_LIBRARIES and KERNEL_SOURCES")
   endif()
@@ -55,6 +57,9 @@ function(gen_selected_ops)
   if(ARG_PREFERRED_LIBRARY)
     list(APPEND cmd --preferred-yaml "${ARG_PREFERRED_LIBRARY}" --prefer-ops "${ARG_PREFER_OPS}")
   endif()
+  foreach(backend IN LISTS ARG_BACKENDS)
+    list(APPEND cmd --backend "${backend}")
+  endforeach()
 
   execute_process(
     COMMAND ${cmd}
@@ -67,12 +72,12 @@ function(gen_selected_ops)
   endif()
   # Re-resolve when the selection, the libraries or the generator change.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-    ${ARG_KERNEL_LIBRARIES} ${ARG_OPS_SCHEMA_YAML} ${ARG_KERNEL_SOURCES} ${ARG_PREFERRED_LIBRARY}
+    ${ARG_KERNEL_LIBRARIES} ${ARG_OPS_SCHEMA_YAML} ${ARG_KERNEL_SOURCES} ${ARG_PREFERRED_LIBRARY} ${ARG_BACKEND_SOURCES}
     "${SB_REPO_ROOT}/bot/selection/codegen.py" "${SB_REPO_ROOT}/bot/selection/oplist.py"
     "${SB_REPO_ROOT}/bot/selection/resolve.py" "${SB_REPO_ROOT}/bot/selection/kernel_library.py")
 
   file(STRINGS "${out_dir}/selected_sources.txt" selected_sources)
-  add_library(${ARG_LIB_NAME} STATIC "${out_dir}/register_kernels.cpp" ${selected_sources})
+  add_library(${ARG_LIB_NAME} STATIC "${out_dir}/register_kernels.cpp" ${selected_sources} ${ARG_BACKEND_SOURCES})
   target_link_libraries(${ARG_LIB_NAME} PUBLIC sb_core)
   # The header is found through the include path, not by an absolute path in a
   # define, so ccache can relate compiles in different checkouts.

@@ -5,10 +5,18 @@
 #include <cstring>
 #include <ctime>
 
-#include "flatbuffer.h"
+#include "sb/backend.h"
 #include "sb/checked.h"
+#include "sb/flatbuffer.h"
 #include "sb/prim_ops.h"
 #include "schema.h"
+
+// SB_DELEGATES: whether this runtime runs delegates (sb/backend.h). Off, the
+// loader still names every backend a program needs in its missing-ops error,
+// and nothing else of the delegate machinery is compiled in.
+#ifndef SB_DELEGATES
+#define SB_DELEGATES 0
+#endif
 
 namespace sb {
 
@@ -17,13 +25,18 @@ struct Method::Instruction {
   uint8_t flags;            // kRecheck, kRefreshLists, kVariableCost
   uint32_t num_args;
   const KernelDef* kernel;  // kKernelCall
-  Value** args;             // kKernelCall
-  uint32_t a;  // move source / jump condition
+  Value** args;             // kKernelCall, kDelegateCall
+  uint32_t a;  // move source / jump condition / delegate index
   uint32_t b;  // move destination / jump target
   // What running it costs against the work budget (see instruction_cost),
   // counted once at load; with kVariableCost, the bytes of the values whose
   // size can change as it runs are added when it runs.
   uint64_t cost;
+};
+
+struct Method::Delegate {
+  const Backend* backend;  // nullptr until its init() succeeded
+  void* handle;
 };
 
 struct Method::DynamicList {
@@ -213,8 +226,10 @@ class Method::Loader {
 
   Error load(const char* method_name) {
     Error err;
+    method_name_ = method_name;
     if (!(err = find_plan(method_name)).ok() || !(err = load_memory_plan()).ok() || !(err = load_values()).ok() ||
-        !(err = load_io()).ok() || !(err = load_operators()).ok() || !(err = load_instructions()).ok() ||
+        !(err = load_io()).ok() || !(err = load_operators()).ok() || !(err = load_delegates()).ok() ||
+        !(err = load_instructions()).ok() ||
         !(err = resolve_views()).ok() || !(err = check_outputs()).ok() || !(err = load_dynamic_lists()).ok()) {
       return err;
     }
@@ -537,9 +552,7 @@ class Method::Loader {
       snprintf(base, sizeof base, "%.*s", static_cast<int>(name.length), name.data);
       snprintf(over, sizeof over, "%.*s", static_cast<int>(overload.length), overload.data);
       snprintf(full, sizeof full, overload.length ? "%s.%s" : "%s%s", base, over);
-      for (char* p = full; *p; ++p) {
-        if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
-      }
+      printable(full);
       const KernelDef* def = registry_.find(base, over);
       if (def == nullptr) {
         missing.add(full, nullptr);
@@ -548,8 +561,84 @@ class Method::Loader {
       if (!(err = registry_.collect_missing_calls(*def, missing)).ok()) return err;
       m_.operators_[k] = def;
     }
+    if (!(err = find_backends(missing)).ok()) return err;
     return missing.error(label_);
   }
+
+  // The backend of each delegate: one the build does not register (or that
+  // is not available here) is listed with the missing ops. A runtime built
+  // without delegates (SB_DELEGATES=0) has no backend.
+  Error find_backends(MissingOps& missing) {
+    delegates_ = r_.vector(plan_, schema::plan::kDelegates, 4);
+    for (uint32_t k = 0; k < delegates_.length; ++k) {
+      const fb::String id = r_.string(r_.table_element(delegates_, k), schema::delegate::kId);
+      if (r_.failed()) return invalid("delegate %u is out of bounds", k);
+#if SB_DELEGATES
+      const Backend* backend = registry_.find_backend(id.data, id.length);
+      if (backend == nullptr || !backend->backend->is_available()) {
+#else
+      {
+#endif
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", static_cast<int>(id.length), id.length ? id.data : "");
+        missing.add_backend(printable(name));
+      }
+    }
+    return Error();
+  }
+
+  // A name from the program, fit for a one-line message: controls and
+  // non-ASCII bytes become '?'.
+  static const char* printable(char* name) {
+    for (char* p = name; *p; ++p) {
+      if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
+    }
+    return name;
+  }
+
+  // Every delegate of the plan is initialised at load, as ExecuTorch does
+  // (find_backends made sure each has its backend).
+  Error load_delegates() {
+    if (delegates_.length == 0) return Error();
+#if !SB_DELEGATES
+    return invalid("delegates in a runtime without them", 0);  // find_backends refused them
+  }
+#else
+    const internal::DelegateInitFn init = registry_.delegate_init();
+    if (init == nullptr) return invalid("delegates without a backend registry", 0);  // find_backends refused them
+    Error err = budget_.alloc(&m_.delegates_, delegates_.length, "the delegate table");
+    if (!err.ok()) return err;
+    for (uint32_t k = 0; k < delegates_.length; ++k) {
+      const fb::Table delegate = r_.table_element(delegates_, k);
+      const fb::String id = r_.string(delegate, schema::delegate::kId);
+      if (r_.failed()) return invalid("delegate %u is out of bounds", k);
+      const Backend* backend = registry_.find_backend(id.data, id.length);
+      BackendInitContext context(&allocate_for_backend, this, &program_, method_name_, backend->id, k);
+      void* handle = nullptr;
+      if (!(err = init(program_, r_, delegate, *backend, context, &handle)).ok()) return err;
+      m_.delegates_[k] = Delegate{backend, handle};
+      m_.num_delegates_ = k + 1;
+    }
+    return Error();
+  }
+
+  // BackendInitContext::allocate: zeroed memory in the method's budget, on a
+  // list the method frees. Each block starts with the link to the next; the
+  // memory handed out follows it, aligned to 16 whatever malloc aligns to.
+  static Error allocate_for_backend(void* owner, uint64_t bytes, const char* what, void** out) {
+    Loader& self = *static_cast<Loader*>(owner);
+    void* block = nullptr;
+    Error err = self.budget_.alloc(&block, sat_add(bytes, kBlockOverhead), 1, what);
+    if (!err.ok()) return err;
+    *static_cast<void**>(block) = self.m_.delegate_memory_;
+    self.m_.delegate_memory_ = block;
+    const uintptr_t after_link = reinterpret_cast<uintptr_t>(block) + sizeof(void*);
+    *out = reinterpret_cast<void*>((after_link + kAlignment - 1) & ~uintptr_t{kAlignment - 1});
+    return Error();
+  }
+  static constexpr uintptr_t kAlignment = 16;
+  static constexpr uint64_t kBlockOverhead = sizeof(void*) + kAlignment - 1;
+#endif  // SB_DELEGATES
 
   // The operator a KernelCall instruction calls, checked.
   Error kernel_of(uint32_t k, const fb::Table& args, const KernelDef** def) {
@@ -577,7 +666,14 @@ class Method::Loader {
     uint64_t total_args = 0;
     for (uint32_t k = 0; k < instructions.length; ++k) {
       const fb::Table ins = r_.table_element(instructions, k);
-      if (r_.scalar<uint8_t>(ins, schema::instruction::kArgsType, 0) != schema::kKernelCall) continue;
+      const uint8_t type = r_.scalar<uint8_t>(ins, schema::instruction::kArgsType, 0);
+      if (SB_DELEGATES && type == schema::kDelegateCall) {
+        // Checked against the delegate table in the second pass.
+        const fb::Table args = r_.table(ins, schema::instruction::kArgs);
+        total_args = sat_add(total_args, r_.vector(args, schema::delegate_call::kArgs, 4).length);
+        continue;
+      }
+      if (type != schema::kKernelCall) continue;
       const fb::Table args = r_.table(ins, schema::instruction::kArgs);
       const KernelDef* def = nullptr;
       if (!(err = kernel_of(k, args, &def)).ok()) return err;
@@ -599,7 +695,6 @@ class Method::Loader {
     for (size_t k = 0; k < m_.num_inputs_; ++k) m_.value_flags_[m_.input_index_[k]] |= kWritten;
 
     Value** next_arg = m_.arg_storage_;
-    const fb::Vector delegates = r_.vector(plan_, schema::plan::kDelegates, 4);
     for (uint32_t k = 0; k < instructions.length; ++k) {
       const fb::Table ins = r_.table_element(instructions, k);
       const uint8_t type = r_.scalar<uint8_t>(ins, schema::instruction::kArgsType, 0);
@@ -630,17 +725,27 @@ class Method::Loader {
           break;
         }
         case schema::kDelegateCall: {
+          // The delegate was initialised with the plan (load_delegates).
           const int32_t index = r_.scalar<int32_t>(args, schema::delegate_call::kDelegateIndex, 0);
-          const fb::Table delegate =
-              index >= 0 ? r_.table_element(delegates, static_cast<uint32_t>(index)) : fb::Table{};
-          const fb::String id = r_.string(delegate, schema::delegate::kId);
-          char backend[64] = "unknown";
-          if (!r_.failed() && id.length) snprintf(backend, sizeof backend, "%.*s", static_cast<int>(id.length), id.data);
-          for (char* p = backend; *p; ++p) {
-            if (static_cast<unsigned char>(*p) < 32 || static_cast<unsigned char>(*p) >= 127) *p = '?';
+          if (index < 0 || static_cast<uint32_t>(index) >= m_.num_delegates_) {
+            return Error::make(ErrorCode::kInvalidProgram,
+                               "invalid program: instruction %u calls delegate %d, which does not exist (%zu delegates)",
+                               static_cast<unsigned>(k), static_cast<int>(index), m_.num_delegates_);
           }
-          return Error::make(ErrorCode::kNotSupported,
-                             "instruction %u delegates to backend '%s': delegate calls are not supported", static_cast<unsigned>(k), backend);
+          out.a = static_cast<uint32_t>(index);
+#if SB_DELEGATES
+          const fb::Vector arg_list = r_.vector(args, schema::delegate_call::kArgs, 4);
+          out.args = next_arg;
+          out.num_args = arg_list.length;
+          for (uint32_t a = 0; a < arg_list.length; ++a) {
+            const int32_t idx = r_.element<int32_t>(arg_list, a);
+            if (idx < 0 || static_cast<size_t>(idx) >= m_.num_values_) {
+              return invalid("instruction %u argument %u refers to a value out of range", k, a);
+            }
+            *next_arg++ = &m_.values_[idx];
+          }
+#endif
+          break;
         }
         case schema::kMoveCall: {
           out.a = static_cast<uint32_t>(r_.scalar<int32_t>(args, schema::move_call::kFrom, 0));
@@ -700,6 +805,16 @@ class Method::Loader {
   Error check_outputs() {
     for (size_t k = 0; k < m_.num_instructions_; ++k) {
       Instruction& ins = m_.instructions_[k];
+      if (SB_DELEGATES && ins.type == schema::kDelegateCall) {
+        // Which of a delegate's values are outputs only its backend knows, and
+        // exporters keep constants inside the delegate: none is passed one.
+        for (uint32_t a = 0; a < ins.num_args; ++a) {
+          if (writes_constant(*ins.args[a])) {
+            return invalid("instruction %u passes constant data to a delegate (argument %u)", static_cast<unsigned>(k), a);
+          }
+        }
+        continue;
+      }
       if (ins.type != schema::kKernelCall) continue;
       for (uint32_t a = 0; a < ins.num_args; ++a) {
         if (is_output(*ins.kernel, a) && writes_constant(*ins.args[a])) {
@@ -768,6 +883,15 @@ class Method::Loader {
       Instruction& ins = m_.instructions_[k];
       ins.cost = kInstructionCost;
       if (ins.type == schema::kJumpFalseCall) charge(ins, m_.values_[ins.a]);
+      if (SB_DELEGATES && ins.type == schema::kDelegateCall) {
+        // A delegate is charged the bytes of its values, as a kernel is.
+        for (uint32_t a = 0; a < ins.num_args; ++a) {
+          const size_t idx = static_cast<size_t>(ins.args[a] - m_.values_);
+          if (m_.dynamic_list_of_ != nullptr && m_.dynamic_list_of_[idx] != kNoList) ins.flags |= kRefreshLists;
+          charge(ins, *ins.args[a]);
+        }
+        continue;
+      }
       if (ins.type != schema::kKernelCall) continue;
       // The signature's kinds, argument by argument (the count was checked):
       // a retaggable value needs the check again only where a kind takes
@@ -824,11 +948,27 @@ class Method::Loader {
   static constexpr uint8_t kHasConstant = 1;
   static constexpr uint8_t kHasDynamic = 2;
   uint8_t* list_flags_ = nullptr;
+  const char* method_name_ = "";
+  fb::Vector delegates_;
 };
 
 Method::~Method() { release(); }
 
 void Method::release() {
+#if SB_DELEGATES
+  // Delegates first: a backend's destroy() may still read its init() memory.
+  for (size_t i = 0; delegates_ != nullptr && i < num_delegates_; ++i) {
+    if (delegates_[i].backend != nullptr) delegates_[i].backend->backend->destroy(delegates_[i].handle);
+  }
+  while (delegate_memory_ != nullptr) {
+    void* next = *static_cast<void**>(delegate_memory_);
+    free(delegate_memory_);
+    delegate_memory_ = next;
+  }
+  free(delegates_);
+  delegates_ = nullptr;
+  num_delegates_ = 0;
+#endif
   for (size_t i = 0; planned_ != nullptr && i < num_planned_; ++i) free(planned_[i]);
   for (size_t i = 0; input_buffers_ != nullptr && i < num_input_buffers_; ++i) free(input_buffers_[i]);
   free(planned_);
@@ -933,7 +1073,7 @@ Error Method::prepare_call(size_t pc, const Instruction& ins) {
       }
     }
   }
-  if (ins.flags & kRecheck) {
+  if (ins.flags & kRecheck) {  // never set on a delegate call: it has no signature
     Error err = check_signature(*ins.kernel, Args(ins.args, ins.num_args), CallSite::kProgram);
     if (!err.ok()) return Error::make(ErrorCode::kInvalidArgument, "instruction %zu: %s", pc, err.message());
   }
@@ -992,6 +1132,23 @@ Error Method::execute() {
         ++pc;
         break;
       }
+#if SB_DELEGATES
+      case schema::kDelegateCall: {
+        if (ins.flags & kRefreshLists) {
+          Error err = prepare_call(pc, ins);
+          if (!err.ok()) return err;
+        }
+        const Delegate& d = delegates_[ins.a];
+        const BackendExecutionContext context{ins.a, pc};
+        Error err = d.backend->backend->execute(context, d.handle, Args(ins.args, ins.num_args));
+        if (!err.ok()) {
+          return Error::make(err.code(), "instruction %zu (delegate %u, %s): %s", pc, static_cast<unsigned>(ins.a),
+                             d.backend->id, err.message());
+        }
+        ++pc;
+        break;
+      }
+#endif
       case schema::kMoveCall:
         values_[ins.b] = values_[ins.a];
         ++pc;

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "flatbuffer.h"
 #include "sb/checked.h"
+#include "sb/flatbuffer.h"
 #include "schema.h"
 
 namespace sb {
@@ -125,6 +125,42 @@ Result<const uint8_t*> Program::constant_data(uint32_t index, size_t nbytes) con
                        static_cast<unsigned>(index), static_cast<unsigned>(storage.length), nbytes);
   }
   return r.bytes(storage);
+}
+
+Result<Span<const uint8_t>> Program::segment(uint32_t index, const char* what) const {
+  fb::Reader r(data_, program_size_);
+  const fb::Vector segments = r.vector(r.root(), schema::program::kSegments, 4);
+  if (r.failed()) return invalid("segment table is out of bounds");
+  if (index >= segments.length) {
+    return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s names segment %u, out of range (%u segments)",
+                       what, static_cast<unsigned>(index), static_cast<unsigned>(segments.length));
+  }
+  const fb::Table segment = r.table_element(segments, index);
+  const uint64_t offset = r.scalar<uint64_t>(segment, schema::segment::kOffset, 0);
+  const uint64_t size = r.scalar<uint64_t>(segment, schema::segment::kSize, 0);
+  if (r.failed()) return invalid("segment table is out of bounds");
+  const uint64_t start = sat_add(segment_base_, offset);
+  if (segment_base_ == 0 || sat_add(start, size) > size_) {
+    return Error::make(ErrorCode::kInvalidProgram,
+                       "invalid program: segment %u of %s (%llu bytes at offset %llu) lies past the end of the %zu-byte "
+                       "file (truncated?)",
+                       static_cast<unsigned>(index), what, static_cast<unsigned long long>(size),
+                       static_cast<unsigned long long>(offset), size_);
+  }
+  return Span<const uint8_t>(data_ + start, static_cast<size_t>(size));
+}
+
+Result<Span<const uint8_t>> Program::inline_delegate_data(uint32_t index) const {
+  fb::Reader r(data_, program_size_);
+  const fb::Vector list = r.vector(r.root(), schema::program::kBackendDelegateData, 4);
+  if (r.failed()) return invalid("inline delegate data table is out of bounds");
+  if (index >= list.length) {
+    return Error::make(ErrorCode::kInvalidProgram, "invalid program: inline delegate data %u out of range (%u entries)",
+                       static_cast<unsigned>(index), static_cast<unsigned>(list.length));
+  }
+  const fb::Vector bytes = r.vector(r.table_element(list, index), schema::inline_data::kData, 1);
+  if (r.failed()) return invalid("inline delegate data is out of bounds");
+  return Span<const uint8_t>(r.bytes(bytes), bytes.length);
 }
 
 }  // namespace sb

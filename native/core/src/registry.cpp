@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "sb/backend.h"
 #include "sb/prim_ops.h"
 
 namespace sb {
@@ -95,6 +96,13 @@ const KernelDef* OpRegistry::find(const char* name, const char* overload) const 
   return nullptr;
 }
 
+const Backend* OpRegistry::find_backend(const char* id, size_t length) const {
+  for (size_t i = 0; i < num_backends_; ++i) {
+    if (strlen(backends_[i]->id) == length && memcmp(backends_[i]->id, id, length) == 0) return backends_[i];
+  }
+  return nullptr;
+}
+
 Error OpRegistry::collect_missing_calls(const KernelDef& def, MissingOps& missing) const {
   return check_callees(*this, def, missing, 0, lenient_calls_);
 }
@@ -132,19 +140,40 @@ void MissingOps::add(const char* op, const char* caller) {
   truncated_ = true;
 }
 
+void MissingOps::add_backend(const char* id) {
+  // An id already listed (several delegates of one backend) is listed once.
+  const size_t n = strlen(id);
+  for (const char* p = backends_; (p = strstr(p, id)) != nullptr; ++p) {
+    if ((p == backends_ || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return;
+  }
+  ++backend_count_;
+  // Whole ids while they fit, then ", …" (three bytes in UTF-8) once.
+  size_t used = strlen(backends_);
+  if (used >= 3 && strcmp(backends_ + used - 3, "…") == 0) return;
+  if (used > 0 && used + 2 + n + 5 > kBackendCapacity) {
+    append(backends_, kBackendCapacity, &used, ", …");
+    return;
+  }
+  if (used > 0) append(backends_, kBackendCapacity, &used, ", ");
+  append(backends_, kBackendCapacity, &used, id);  // a first id fits: the loader passes at most 63 bytes
+}
+
 Error MissingOps::error(const char* model) const {
-  if (count_ == 0) return Error();
-  if (count_ == 1) {
+  if (count_ == 0 && backend_count_ == 0) return Error();
+  if (count_ == 1 && backend_count_ == 0) {
     if (first_caller_[0] != '\0') {
       return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s, called by %s)", first_op_,
                          model, first_caller_);
     }
     return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", first_op_, model);
   }
-  // Whole entries that fit beside the prefix and the suffix, then "…".
-  char suffix[128];
-  snprintf(suffix, sizeof suffix, " (needed by %s)", model);
-  const size_t prefix = strlen("missing operators ");
+  // Whole entries that fit beside the prefix and the suffix (the backends and
+  // the model), then "…".
+  char suffix[224];
+  snprintf(suffix, sizeof suffix, "%s%s%s (needed by %s)", count_ == 0 ? " " : backend_count_ ? " and " : "",
+           backend_count_ == 0 ? "" : backend_count_ == 1 ? "backend " : "backends ", backends_, model);
+  const char* const head = count_ == 0 ? "missing" : count_ == 1 ? "missing operator " : "missing operators ";
+  const size_t prefix = strlen(head);
   const size_t room = kMaxErrorMessage - 1 > prefix + strlen(suffix) ? kMaxErrorMessage - 1 - prefix - strlen(suffix) : 0;
   char list[kCapacity];
   memcpy(list, list_, kCapacity);
@@ -158,7 +187,7 @@ Error MissingOps::error(const char* model) const {
     list[keep] = '\0';
     strcat(list, keep == 0 ? "…" : kCut);  // fits: keep + strlen(kCut) <= room < kCapacity
   }
-  return Error::make(ErrorCode::kMissingOperator, "missing operators %s%s", list, suffix);
+  return Error::make(ErrorCode::kMissingOperator, "%s%s%s", head, list, suffix);
 }
 
 }  // namespace sb

@@ -3,11 +3,13 @@
 // its type byte, then its value.
 #pragma once
 
+#include <cstdint>
+
 namespace sb::schema {
 
 namespace program {
 constexpr int kVersion = 0, kExecutionPlan = 1, kConstantBuffer = 2, kBackendDelegateData = 3, kSegments = 4,
-              kConstantSegment = 5;
+              kConstantSegment = 5, kMutableDataSegments = 6, kNamedData = 7;
 }
 namespace plan {
 constexpr int kName = 0, kValues = 2, kInputs = 3, kOutputs = 4, kChains = 5, kOperators = 6, kDelegates = 7,
@@ -63,10 +65,25 @@ namespace kernel_call {
 constexpr int kOpIndex = 0, kArgs = 1;
 }
 namespace delegate_call {
-constexpr int kDelegateIndex = 0;
+constexpr int kDelegateIndex = 0, kArgs = 1;
 }
 namespace delegate {
-constexpr int kId = 0;
+constexpr int kId = 0, kProcessed = 1, kCompileSpecs = 2;
+}
+// BackendDelegateDataReference: where a delegate's payload is.
+namespace data_reference {
+constexpr int kLocation = 0, kIndex = 1;
+constexpr int8_t kInline = 0;   // Program.backend_delegate_data[index]
+constexpr int8_t kSegment = 1;  // Program.segments[index]
+}
+namespace compile_spec {
+constexpr int kKey = 0, kValue = 1;
+}
+namespace inline_data {  // BackendDelegateInlineData
+constexpr int kData = 0;
+}
+namespace named_data {
+constexpr int kKey = 0, kSegmentIndex = 1;
 }
 namespace move_call {
 constexpr int kFrom = 0, kTo = 1;

@@ -58,6 +58,7 @@ class Method {
  private:
   struct Instruction;
   struct DynamicList;
+  struct Delegate;
   class Loader;
 
   void release();
@@ -100,6 +101,14 @@ class Method {
   size_t num_inputs_ = 0;
   uint32_t* output_index_ = nullptr;
   size_t num_outputs_ = 0;
+
+  // Delegates (sb/backend.h): each initialised one's backend and handle, and
+  // the memory their init() allocated (a list, freed with the method). Last,
+  // so a runtime without delegates (SB_DELEGATES=0, which never uses them)
+  // keeps the other members where they were.
+  [[maybe_unused]] Delegate* delegates_ = nullptr;
+  [[maybe_unused]] size_t num_delegates_ = 0;
+  [[maybe_unused]] void* delegate_memory_ = nullptr;
 };
 
 }  // namespace sb

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "sb/error.h"
+#include "sb/span.h"
 
 namespace sb {
 
@@ -22,6 +23,12 @@ class Program {
 
   // Bytes of constant buffer `index`, checked to hold at least `nbytes`.
   Result<const uint8_t*> constant_data(uint32_t index, size_t nbytes) const;
+
+  // The bytes of segment `index` (Program.segments, after the flatbuffer),
+  // checked to lie inside the file. `what` names its user in the message.
+  Result<Span<const uint8_t>> segment(uint32_t index, const char* what) const;
+  // The bytes of inline delegate data `index` (Program.backend_delegate_data).
+  Result<Span<const uint8_t>> inline_delegate_data(uint32_t index) const;
 
  private:
   const uint8_t* data_ = nullptr;

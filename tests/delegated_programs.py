@@ -1,0 +1,178 @@
+"""Real XNNPACK-delegated programs, exported with executorch's own exporter
+(`torch.export`, `to_edge_transform_and_lower` with `XnnpackPartitioner`,
+`to_executorch`), and what ExecuTorch's side says they hold.
+
+Each model is tiny and seeded. `export` writes `<name>.pte` files; `expected`
+reads a program back with ExecuTorch's deserializer and XNNPACK's own header
+parser, for tests to compare with what our runtime hands a backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.selection.pte import FlatReader
+
+# name: (module factory, example input shapes, extract_delegate_segments)
+DATA_LOCATION = {0: "INLINE", 1: "SEGMENT"}
+
+
+def _models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...], bool]]:
+    import torch
+
+    class Linear(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = torch.nn.Linear(8, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(self.linear(x))
+
+    class ConvCumsum(torch.nn.Module):
+        """A delegated conv, then an op XNNPACK does not take (left to our kernels)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 3)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.cumsum(self.conv(x), 1)
+
+    class TwoDelegates(torch.nn.Module):
+        """Two delegated linears with a cumsum between them: two delegates."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.first = torch.nn.Linear(8, 6)
+            self.second = torch.nn.Linear(6, 3)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.second(torch.cumsum(self.first(x), 1))
+
+    return {
+        "linear": (Linear, ((2, 8),), True),
+        "linear_inline": (Linear, ((2, 8),), False),
+        "conv_cumsum": (ConvCumsum, ((1, 3, 8, 8),), True),
+        "two_delegates": (TwoDelegates, ((2, 8),), True),
+    }
+
+
+MODELS = ("linear", "linear_inline", "conv_cumsum", "two_delegates")
+
+
+def export(out_dir: Path) -> dict[str, Path]:
+    """Exports every model to out_dir/<name>.pte."""
+    import torch
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, (factory, shapes, extract) in _models().items():
+        torch.manual_seed(0)
+        module = factory().eval()
+        example = tuple(torch.randn(*shape) for shape in shapes)
+        lowered = to_edge_transform_and_lower(torch.export.export(module, example), partitioner=[XnnpackPartitioner()])
+        program = lowered.to_executorch(ExecutorchBackendConfig(extract_delegate_segments=extract))
+        paths[name] = out_dir / f"{name}.pte"
+        paths[name].write_bytes(program.buffer)
+    return paths
+
+
+@dataclass(frozen=True)
+class Delegate:
+    backend: str
+    location: str  # where the file keeps its payload: INLINE or SEGMENT
+    payload: bytes
+    header: Any  # XNNPACK's XNNHeader of the payload
+    compile_specs: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class Expected:
+    delegates: tuple[Delegate, ...]
+    named_data: dict[str, int]  # key: bytes
+    operators: tuple[str, ...]
+    delegate_calls: tuple[tuple[int, tuple[int, ...]], ...]  # (delegate index, value indices)
+    values: tuple[Any, ...]  # ExecuTorch's EValues
+
+
+def expected(data: bytes) -> Expected:
+    """What the program holds, by ExecuTorch's deserializer and XNNPACK's header parser."""
+    from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import XNNHeader
+    from executorch.exir import schema
+    from executorch.exir._serialize._program import deserialize_pte_binary
+
+    pte = deserialize_pte_binary(data)  # payloads come back inline, wherever the file keeps them
+    plan = pte.program.execution_plan[0]
+    locations = _payload_locations(data)
+    delegates = []
+    for index, delegate in enumerate(plan.delegates):
+        payload = bytes(pte.program.backend_delegate_data[delegate.processed.index].data)
+        delegates.append(
+            Delegate(
+                delegate.id,
+                locations[index],
+                payload,
+                XNNHeader.from_bytes(payload[: XNNHeader.EXPECTED_LENGTH]),
+                tuple((spec.key, len(spec.value)) for spec in delegate.compile_specs),
+            )
+        )
+    named = pte.named_data
+    named_data = {key: len(named.buffers[entry.buffer_index]) for key, entry in named.pte_data.items()}
+    calls = tuple(
+        (ins.instr_args.delegate_index, tuple(ins.instr_args.args))
+        for ins in plan.chains[0].instructions
+        if isinstance(ins.instr_args, schema.DelegateCall)
+    )
+    operators = tuple(f"{op.name}.{op.overload}" for op in plan.operators)
+    return Expected(tuple(delegates), named_data, operators, calls, tuple(plan.values))
+
+
+def _payload_locations(data: bytes) -> list[str]:
+    """Each delegate's payload location as the file itself says (program.fbs BackendDelegateDataReference)."""
+    r = FlatReader(data)
+    plan = r.tables(r.root(), 1)[0]
+    found = []
+    for delegate in r.tables(plan, 7):
+        processed = r.table(delegate, 1)
+        found.append(DATA_LOCATION[int(r.scalar(processed, 0, "b"))] if processed is not None else "INLINE")
+    return found
+
+
+def field_pos(data: bytes, path: str) -> int:
+    """Byte position of a present scalar field, for hand-built corruptions:
+    "segment.<i>.size", "segment.<i>.offset", "named.<i>.segment", "delegate.<i>.location",
+    "delegate.<i>.index"."""
+    r = FlatReader(data)
+    root = r.root()
+    kind, index, field = path.split(".")
+    if kind == "segment":
+        table = r.tables(root, 4)[int(index)]
+        number = {"offset": 0, "size": 1}[field]
+    elif kind == "named":
+        table = r.tables(root, 7)[int(index)]
+        number = {"segment": 1}[field]
+    else:
+        plan = r.tables(root, 1)[0]
+        table = r.table(r.tables(plan, 7)[int(index)], 1)
+        number = {"location": 0, "index": 1}[field]
+    pos = r.field_pos(table, number)
+    if pos is None:
+        raise ValueError(f"{path} is absent (its default) in this program: nothing to patch")
+    return pos
+
+
+def named_key_pos(data: bytes, index: int) -> tuple[int, int]:
+    """(position, length) of named data entry `index`'s key string."""
+    r = FlatReader(data)
+    table = r.tables(r.root(), 7)[index]
+    return r.vector(table, 0, 1)
+
+
+def segments(data: bytes) -> list[tuple[int, int]]:
+    """(offset, size) of each segment."""
+    r = FlatReader(data)
+    return [(int(r.scalar(s, 0, "Q")), int(r.scalar(s, 1, "Q"))) for s in r.tables(r.root(), 4)]
