@@ -613,7 +613,7 @@ class Method::Loader {
       const fb::String id = r_.string(delegate, schema::delegate::kId);
       if (r_.failed()) return invalid("delegate %u is out of bounds", k);
       const Backend* backend = registry_.find_backend(id.data, id.length);
-      BackendInitContext context(&allocate_for_backend, this, &program_, method_name_, backend->id, k);
+      BackendInitContext context(&allocate_for_backend, this, registry_, &program_, method_name_, backend->id, k);
       void* handle = nullptr;
       if (!(err = init(program_, r_, delegate, *backend, context, &handle)).ok()) return err;
       m_.delegates_[k] = Delegate{backend, handle};
@@ -1139,7 +1139,7 @@ Error Method::execute() {
           if (!err.ok()) return err;
         }
         const Delegate& d = delegates_[ins.a];
-        const BackendExecutionContext context{ins.a, pc};
+        const BackendExecutionContext context{ins.a, pc, registry_, trace_};
         Error err = d.backend->backend->execute(context, d.handle, Args(ins.args, ins.num_args));
         if (!err.ok()) {
           return Error::make(err.code(), "instruction %zu (delegate %u, %s): %s", pc, static_cast<unsigned>(ins.a),

@@ -34,7 +34,9 @@
 
 namespace sb {
 
+class OpRegistry;
 class Program;
+class TraceSink;
 
 // One key/value pair a delegate was compiled with (program.fbs CompileSpec).
 // Both point into the program bytes; the key is not NUL-terminated.
@@ -72,13 +74,17 @@ class BackendInitContext {
   const char* method_name() const { return method_name_; }
   const char* backend_id() const { return backend_id_; }
   uint32_t delegate_index() const { return delegate_index_; }
+  // The build's kernels: a backend that runs its graph on them resolves
+  // them here, at init, and reports the ones the build lacks.
+  const OpRegistry& registry() const { return registry_; }
 
   // Set up by the method loader.
   using AllocateFn = Error (*)(void* owner, uint64_t bytes, const char* what, void** out);
-  BackendInitContext(AllocateFn allocate, void* owner, const Program* program, const char* method_name,
-                     const char* backend_id, uint32_t delegate_index)
+  BackendInitContext(AllocateFn allocate, void* owner, const OpRegistry& registry, const Program* program,
+                     const char* method_name, const char* backend_id, uint32_t delegate_index)
       : allocate_(allocate),
         owner_(owner),
+        registry_(registry),
         named_data_(program),
         method_name_(method_name),
         backend_id_(backend_id),
@@ -87,6 +93,7 @@ class BackendInitContext {
  private:
   AllocateFn allocate_;
   void* owner_;
+  const OpRegistry& registry_;
   NamedData named_data_;
   const char* method_name_;
   const char* backend_id_;
@@ -97,6 +104,10 @@ class BackendInitContext {
 struct BackendExecutionContext {
   uint32_t delegate_index;
   size_t instruction;  // the DelegateCall's index in the chain
+  // Where a backend that runs kernels invokes them (sb::invoke), so a
+  // tracing build records what ran inside the delegate too.
+  const OpRegistry* registry;
+  TraceSink* trace;  // nullptr unless tracing
 };
 
 class BackendInterface {

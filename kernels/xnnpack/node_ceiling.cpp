@@ -1,0 +1,19 @@
+// xnnpack::ceiling.f32(Tensor input, *, Tensor(a!) out)
+//
+// XNNPACK's element-wise ceiling: aten::ceil.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::ceil.out"};
+
+Error ceiling_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::ceil.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef ceiling_f32{"xnnpack::ceiling.f32", "T|T", &ceiling_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

@@ -1,0 +1,24 @@
+// xnnpack::clamp.f32(Tensor input, float output_min, float output_max, *, Tensor(a!) out)
+//
+// XNNPACK's clamp (ReLU, ReLU6 and hardtanh lower to it): aten::clamp.out, or a copy when unbounded.
+#include <cstring>
+
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::clamp.out"};
+
+Error clamp_f32_impl(KernelContext& ctx, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  Tensor& out = *args[3]->as_tensor;
+  if (in.data != out.data) memcpy(out.data, in.data, in.nbytes());
+  return clamp_output(ctx, args[3], *args[1], *args[2]);
+}
+
+}  // namespace
+
+extern const KernelDef clamp_f32{"xnnpack::clamp.f32", "Tdd|T", &clamp_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

@@ -1,0 +1,19 @@
+// xnnpack::concatenate3.f32(Tensor[] tensors, int dim, *, Tensor(a!) out)
+//
+// XNNPACK's concatenation of 3 tensors along `dim` (in the plan's layout): aten::cat.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::cat.out"};
+
+Error concatenate3_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::cat.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef concatenate3_f32{"xnnpack::concatenate3.f32", "Li|T", &concatenate3_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

@@ -1,0 +1,21 @@
+// xnnpack::copy.f32(Tensor input, *, Tensor(a!) out)
+//
+// XNNPACK's copy.
+#include <cstring>
+
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+Error copy_f32_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  if (in.data != args[1]->as_tensor->data) memcpy(args[1]->as_tensor->data, in.data, in.nbytes());
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef copy_f32{"xnnpack::copy.f32", "T|T", &copy_f32_impl, {}};
+
+}  // namespace sb::xnnpack_nodes

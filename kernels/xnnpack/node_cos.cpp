@@ -1,0 +1,19 @@
+// xnnpack::cos.f32(Tensor input, *, Tensor(a!) out)
+//
+// XNNPACK's element-wise cos: aten::cos.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::cos.out"};
+
+Error cos_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::cos.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef cos_f32{"xnnpack::cos.f32", "T|T", &cos_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

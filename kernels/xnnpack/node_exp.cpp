@@ -1,0 +1,19 @@
+// xnnpack::exp.f32(Tensor input, *, Tensor(a!) out)
+//
+// XNNPACK's element-wise exp: aten::exp.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::exp.out"};
+
+Error exp_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::exp.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef exp_f32{"xnnpack::exp.f32", "T|T", &exp_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

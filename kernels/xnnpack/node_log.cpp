@@ -1,0 +1,19 @@
+// xnnpack::log.f32(Tensor input, *, Tensor(a!) out)
+//
+// XNNPACK's element-wise log: aten::log.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::log.out"};
+
+Error log_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::log.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef log_f32{"xnnpack::log.f32", "T|T", &log_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

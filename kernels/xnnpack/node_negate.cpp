@@ -1,0 +1,19 @@
+// xnnpack::negate.f32(Tensor input, *, Tensor(a!) out)
+//
+// XNNPACK's element-wise negate: aten::neg.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::neg.out"};
+
+Error negate_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::neg.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef negate_f32{"xnnpack::negate.f32", "T|T", &negate_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

@@ -1,0 +1,19 @@
+// xnnpack::square_root.f32(Tensor input, *, Tensor(a!) out)
+//
+// XNNPACK's element-wise square_root: aten::sqrt.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::sqrt.out"};
+
+Error square_root_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::sqrt.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef square_root_f32{"xnnpack::square_root.f32", "T|T", &square_root_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

@@ -1,0 +1,19 @@
+// xnnpack::static_transpose.f32(Tensor input, int[] perm, *, Tensor(a!) out)
+//
+// XNNPACK's transpose, in the layouts the plan chose for its input and output: aten::permute_copy.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::permute_copy.out"};
+
+Error static_transpose_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::permute_copy.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef static_transpose_f32{"xnnpack::static_transpose.f32", "TI|T", &static_transpose_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

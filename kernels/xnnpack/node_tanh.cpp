@@ -1,0 +1,19 @@
+// xnnpack::tanh.f32(Tensor input, *, Tensor(a!) out)
+//
+// XNNPACK's element-wise tanh: aten::tanh.out.
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+constexpr const char* kCalls[] = {"aten::tanh.out"};
+
+Error tanh_f32_impl(KernelContext& ctx, Args args) {
+  return ctx.call("aten::tanh.out", args);
+}
+
+}  // namespace
+
+extern const KernelDef tanh_f32{"xnnpack::tanh.f32", "T|T", &tanh_f32_impl, kCalls};
+
+}  // namespace sb::xnnpack_nodes

@@ -1,0 +1,788 @@
+#include "plan.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "sb/checked.h"
+#include "sb/registry.h"
+
+namespace sb::xnnpack {
+namespace {
+
+// NHWC dims [N, H, W, C] as stored NCHW: storage dim k holds XNNPACK dim kChannelsFirst[k].
+constexpr uint8_t kChannelsFirst[4] = {0, 3, 1, 2};
+constexpr uint8_t kIdentity[kMaxRank] = {0, 1, 2, 3, 4, 5};
+
+Error unsupported(uint32_t node, const char* format, ...) __attribute__((format(printf, 2, 3)));
+Error unsupported(uint32_t node, const char* format, ...) {
+  char message[160];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(message, sizeof message, format, ap);
+  va_end(ap);
+  return Error::make(ErrorCode::kNotSupported, "XNNPACK node %u: %s", node, message);
+}
+
+bool is_anchor(NodeType t) {
+  return t == NodeType::kConv2d || t == NodeType::kDepthwiseConv2d || t == NodeType::kAvgPooling2d ||
+         t == NodeType::kMaxPooling2d || t == NodeType::kGlobalAvgPooling2d;
+}
+
+// Nodes that take either layout: the element-wise ones, and those whose one
+// axis the plan maps into the layout.
+bool is_layout_free(NodeType t) {
+  switch (t) {
+    case NodeType::kAdd: case NodeType::kSubtract: case NodeType::kMultiply: case NodeType::kDiv:
+    case NodeType::kMinimum: case NodeType::kMaximum: case NodeType::kClamp: case NodeType::kSigmoid:
+    case NodeType::kTanh: case NodeType::kExp: case NodeType::kAbs: case NodeType::kNegate: case NodeType::kFloor:
+    case NodeType::kCeiling: case NodeType::kSquareRoot: case NodeType::kReciprocalSquareRoot: case NodeType::kLog:
+    case NodeType::kSin: case NodeType::kCos: case NodeType::kGelu: case NodeType::kSquare: case NodeType::kELU:
+    case NodeType::kLeakyReLU: case NodeType::kHardswish: case NodeType::kCopy: case NodeType::kSoftmax:
+    case NodeType::kConcatenate2: case NodeType::kConcatenate3: case NodeType::kConcatenate4:
+    case NodeType::kConcatenate5:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class Compiler {
+ public:
+  Compiler(BackendInitContext& context, const Graph& graph, Plan* plan)
+      : context_(context), graph_(graph), plan_(*plan) {}
+
+  Error compile() {
+    plan_ = Plan{&graph_, nullptr, 0, nullptr, 0};
+    Error err;
+    if (!(err = resolve_kernels()).ok()) return err;
+    if (!(err = alloc(&channels_first_, graph_.num_values)).ok()) return err;
+    if (!(err = alloc(&tensors_, graph_.num_values)).ok()) return err;
+    if (!(err = alloc(&ready_, graph_.num_values)).ok()) return err;
+    if (!(err = alloc(&written_, graph_.num_values)).ok()) return err;
+    decide_layouts();
+    // Generous upper bounds: a node is at most a relayout per input, its
+    // call and a relayout of its output; a tensor of the plan is bound at
+    // most once per reader.
+    const uint64_t max_steps = sat_mul(graph_.num_nodes, kMaxNodeInputs + 2);
+    if (!(err = alloc(&plan_.steps, max_steps)).ok()) return err;
+    if (!(err = alloc(&plan_.bindings, sat_add(graph_.num_values, sat_mul(graph_.num_nodes, kMaxNodeInputs + 1)))).ok()) {
+      return err;
+    }
+    for (uint32_t v = 0; v < graph_.num_values; ++v) {
+      if (graph_.values[v].flags != 0 && !(err = define(v)).ok()) return err;
+    }
+    for (uint32_t n = 0; n < graph_.num_nodes; ++n) {
+      if (!(err = lower(n)).ok()) return err;
+    }
+    for (uint32_t e = graph_.num_inputs; e < graph_.num_inputs + graph_.num_outputs; ++e) {
+      if (!written_[graph_.external_values[e]]) return unsupported(0, "no node writes output %u", e);
+    }
+    return Error();
+  }
+
+ private:
+  // ---- memory: a bump arena over the method's budget -------------------------------------------
+  template <typename T>
+  Error alloc(T** out, uint64_t count) {
+    *out = nullptr;
+    if (count == 0) return Error();
+    const uint64_t bytes = sat_mul(count, sizeof(T));
+    if (bytes > kChunk / 4) {
+      Result<void*> memory = context_.allocate(bytes, "the XNNPACK plan");
+      if (!memory.ok()) return memory.error;
+      *out = static_cast<T*>(memory.value);
+    } else {
+      const uint64_t aligned = (bytes + 15) & ~uint64_t{15};
+      if (chunk_left_ < aligned) {
+        Result<void*> memory = context_.allocate(kChunk, "the XNNPACK plan");
+        if (!memory.ok()) return memory.error;
+        chunk_ = static_cast<uint8_t*>(memory.value);
+        chunk_left_ = kChunk;
+      }
+      *out = reinterpret_cast<T*>(chunk_);
+      chunk_ += aligned;
+      chunk_left_ -= aligned;
+    }
+    for (uint64_t i = 0; i < count; ++i) new (&(*out)[i]) T();
+    return Error();
+  }
+  static constexpr uint64_t kChunk = 64 * 1024;
+
+  // ---- kernels ------------------------------------------------------------------------------------
+  // Every node's kind, found in the registry; the ones the build lacks are
+  // named together (with the ops they call that it lacks).
+  Error resolve_kernels() {
+    Error err = alloc(&kernels_, graph_.num_nodes);
+    if (!err.ok()) return err;
+    MissingOps missing;
+    const OpRegistry& registry = context_.registry();
+    for (uint32_t n = 0; n < graph_.num_nodes; ++n) {
+      char name[96] = "xnnpack::";
+      node_kind(graph_, graph_.nodes[n], name + 9, sizeof name - 9);
+      const KernelDef* def = registry.find(name);
+      if (def == nullptr) {
+        missing.add(name, nullptr);
+        continue;
+      }
+      if (!(err = registry.collect_missing_calls(*def, missing)).ok()) return err;
+      kernels_[n] = def;
+    }
+    return missing.error("the XNNPACK delegate");
+  }
+
+  // ---- layouts --------------------------------------------------------------------------------------
+  bool internal_image(uint32_t v) const {
+    const GraphValue& value = graph_.values[v];
+    return value.rank == 4 && value.flags == 0 && value.constant == nullptr;
+  }
+
+  void decide_layouts() {
+    bool* wanted = nullptr;
+    if (!alloc(&wanted, graph_.num_values).ok()) return;  // no memory: every value keeps XNNPACK's layout
+    for (uint32_t n = 0; n < graph_.num_nodes; ++n) {
+      const GraphNode& node = graph_.nodes[n];
+      if (!is_anchor(node.type)) continue;
+      if (internal_image(node.inputs[0])) wanted[node.inputs[0]] = true;
+      if (internal_image(node.outputs[0])) wanted[node.outputs[0]] = true;
+    }
+    for (uint32_t n = 0; n < graph_.num_nodes; ++n) {
+      const GraphNode& node = graph_.nodes[n];
+      const uint32_t y = node.outputs[0];
+      if (!internal_image(y)) continue;
+      bool cf = is_anchor(node.type) || wanted[y];
+      if (!cf && is_layout_free(node.type)) {
+        for (int i = 0; i < node.num_inputs; ++i) cf = cf || (node.inputs[i] != kInvalidId && channels_first_[node.inputs[i]]);
+      }
+      channels_first_[y] = cf;
+    }
+  }
+
+  // The storage order of value v: storage dim k holds XNNPACK dim order[k].
+  const uint8_t* storage_order(uint32_t v) const { return channels_first_[v] ? kChannelsFirst : kIdentity; }
+
+  // ---- tensors ----------------------------------------------------------------------------------------
+  static ScalarType scalar_type(Datatype dtype) {
+    switch (dtype) {
+      case Datatype::kFp32: return ScalarType::kFloat;
+      case Datatype::kFp16: return ScalarType::kHalf;
+      case Datatype::kInt32: case Datatype::kQint32: case Datatype::kQcint32: return ScalarType::kInt;
+      case Datatype::kQuint8: return ScalarType::kByte;
+      default: return ScalarType::kChar;
+    }
+  }
+
+  // Value v's tensor in its own layout, with its memory: constants in
+  // place (copied when misaligned), intermediates in a buffer of their
+  // own, externals bound per call.
+  Error define(uint32_t v) {
+    if (ready_[v]) return Error();
+    const GraphValue& value = graph_.values[v];
+    Tensor& t = tensors_[v];
+    t.dtype = scalar_type(value.dtype);
+    t.dim = value.rank;
+    const uint8_t* order = storage_order(v);
+    for (int32_t k = 0; k < value.rank; ++k) t.sizes[k] = value.dims[order[k]];
+    const uint64_t bytes = sat_mul(value.numel(), element_size(t.dtype));
+    if (value.flags != 0) {
+      Error err = bind(&t, value.external_id);
+      if (!err.ok()) return err;
+    } else if (value.constant != nullptr) {
+      if (reinterpret_cast<uintptr_t>(value.constant) % element_size(t.dtype) == 0) {
+        t.data = const_cast<uint8_t*>(value.constant);  // kernels only read inputs
+      } else {
+        Result<void*> copy = context_.allocate(bytes, "an XNNPACK constant");
+        if (!copy.ok()) return copy.error;
+        memcpy(copy.value, value.constant, bytes);
+        t.data = copy.value;
+      }
+    } else {
+      Result<void*> buffer = context_.allocate(bytes, "an XNNPACK value");
+      if (!buffer.ok()) return buffer.error;
+      t.data = buffer.value;
+    }
+    ready_[v] = true;
+    return Error();
+  }
+
+  Error bind(Tensor* t, uint32_t external_id) {
+    plan_.bindings[plan_.num_bindings++] = Binding{t, external_id};
+    return Error();
+  }
+
+  // A tensor presenting v with its dims in `order` (of XNNPACK's dims, after
+  // padding v's rank with leading 1s to `rank`): v's own tensor, a view
+  // when only size-1 dims move, or a relayout into a scratch tensor
+  // (`before` true: a step now, for a reader; false: a step after the
+  // node, for a writer).
+  Error present(uint32_t v, const uint8_t* order, int32_t rank, uint32_t node, bool reader, Tensor** out,
+                Step* after = nullptr) {
+    Error err = define(v);
+    if (!err.ok()) return err;
+    const GraphValue& value = graph_.values[v];
+    const int32_t pad = rank - value.rank;
+    if (pad < 0) return unsupported(node, "a rank-%d value where rank %d is wanted", value.rank, rank);
+    int64_t dims[kMaxRank];  // v's XNNPACK dims padded to `rank`
+    for (int32_t d = 0; d < rank; ++d) dims[d] = d < pad ? 1 : value.dims[d - pad];
+    const uint8_t* own = storage_order(v);
+    if (pad == 0 && memcmp(own, order, static_cast<size_t>(rank)) == 0) {
+      *out = &tensors_[v];
+      return Error();
+    }
+    // v's memory order, as padded dims (leading 1s first), against the wanted order: a view
+    // when they agree on the dims larger than 1.
+    uint8_t held[kMaxRank];
+    for (int32_t d = 0; d < pad; ++d) held[d] = static_cast<uint8_t>(d);
+    for (int32_t d = 0; d < value.rank; ++d) held[pad + d] = static_cast<uint8_t>(own[d] + pad);
+    Tensor* t = nullptr;
+    if (!(err = alloc(&t, 1)).ok()) return err;
+    t->dtype = tensors_[v].dtype;
+    t->dim = rank;
+    for (int32_t k = 0; k < rank; ++k) t->sizes[k] = dims[order[k]];
+    int32_t a = 0, b = 0;
+    bool same = true;
+    while (same) {
+      while (a < rank && dims[held[a]] == 1) ++a;
+      while (b < rank && dims[order[b]] == 1) ++b;
+      if (a == rank || b == rank) {
+        same = a == rank && b == rank;
+        break;
+      }
+      same = held[a++] == order[b++];
+    }
+    if (same) {
+      t->data = tensors_[v].data;
+      if (value.flags != 0 && !(err = bind(t, value.external_id)).ok()) return err;
+      *out = t;
+      return Error();
+    }
+    if (rank != 4 || pad != 0) return unsupported(node, "value %u would need a relayout of rank %d", v, rank);
+    Result<void*> scratch = context_.allocate(tensors_[v].nbytes(), "an XNNPACK relayout");
+    if (!scratch.ok()) return scratch.error;
+    t->data = scratch.value;
+    // to.sizes[k] == from.sizes[perm[k]]: storage dim k of one holds XNNPACK dim order[k].
+    const Tensor* from = reader ? &tensors_[v] : t;
+    Tensor* to = reader ? t : &tensors_[v];
+    const uint8_t* to_order = reader ? order : own;
+    const uint8_t* from_order = reader ? own : order;
+    Step step{};
+    step.node = node;
+    step.from = from;
+    step.to = to;
+    for (int k = 0; k < 4; ++k) {
+      for (int j = 0; j < 4; ++j) {
+        if (from_order[j] == to_order[k]) step.perm[k] = static_cast<uint8_t>(j);
+      }
+    }
+    if (reader) {
+      plan_.steps[plan_.num_steps++] = step;
+    } else {
+      *after = step;
+      after->num_args = 1;  // marks a pending relayout
+    }
+    *out = t;
+    return Error();
+  }
+
+  Error reader(uint32_t v, bool channels_first, uint32_t node, Tensor** out) {
+    const int32_t rank = channels_first ? 4 : graph_.values[v].rank;
+    return present(v, channels_first ? kChannelsFirst : kIdentity, rank, node, true, out);
+  }
+
+  // ---- steps --------------------------------------------------------------------------------------------
+  Value* tensor_value(Tensor* t) {
+    Value* v = nullptr;
+    if (!alloc(&v, 1).ok()) return nullptr;
+    *v = Value::from_tensor(t);
+    return v;
+  }
+  Value* scalar(Value value) {
+    Value* v = nullptr;
+    if (!alloc(&v, 1).ok()) return nullptr;
+    *v = value;
+    return v;
+  }
+  Value* int_list(const int64_t* items, int32_t n) {
+    int64_t* storage = nullptr;
+    if (!alloc(&storage, n > 0 ? n : 1).ok()) return nullptr;
+    for (int32_t i = 0; i < n; ++i) storage[i] = items[i];
+    return scalar(Value::from_int_list(Span<const int64_t>(storage, static_cast<size_t>(n))));
+  }
+  Value* none() { return scalar(Value::none()); }
+
+  Error call(uint32_t n, Value* const* args, uint32_t count, const Step& after) {
+    Value** list = nullptr;
+    Error err = alloc(&list, count);
+    if (!err.ok()) return err;
+    for (uint32_t i = 0; i < count; ++i) {
+      if (args[i] == nullptr) return Error::make(ErrorCode::kMemoryBudget, "memory budget exhausted by the XNNPACK plan");
+      list[i] = args[i];
+    }
+    err = check_signature(*kernels_[n], Args(list, count), CallSite::kDispatcher);
+    if (!err.ok()) return unsupported(n, "%s", err.message());
+    Step step{};
+    step.kernel = kernels_[n];
+    step.args = list;
+    step.num_args = count;
+    step.node = n;
+    plan_.steps[plan_.num_steps++] = step;
+    if (after.num_args == 1) plan_.steps[plan_.num_steps++] = after;
+    return Error();
+  }
+
+  Error writer(uint32_t v, bool channels_first, uint32_t node, Tensor** out, Step* after) {
+    const int32_t rank = channels_first ? 4 : graph_.values[v].rank;
+    if (graph_.values[v].flags & kExternalInput) return unsupported(node, "writes the delegate's input %u", v);
+    Error err = present(v, channels_first ? kChannelsFirst : kIdentity, rank, node, false, out, after);
+    written_[v] = true;
+    return err;
+  }
+
+  // A constant float value packed into a new buffer: dst[i] = src[source(i)].
+  template <typename Index>
+  Error pack(uint32_t v, uint32_t node, int64_t count, Index source, Tensor** out) {
+    const GraphValue& value = graph_.values[v];
+    if (value.constant == nullptr) return unsupported(node, "its weights (value %u) are not constant", v);
+    if (value.dtype != Datatype::kFp32) return unsupported(node, "its weights (value %u) are not fp32", v);
+    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(count), 4), "packed XNNPACK weights");
+    if (!memory.ok()) return memory.error;
+    float* dst = static_cast<float*>(memory.value);
+    for (int64_t i = 0; i < count; ++i) memcpy(&dst[i], value.constant + 4 * source(i), 4);
+    Tensor* t = nullptr;
+    Error err = alloc(&t, 1);
+    if (!err.ok()) return err;
+    t->dtype = ScalarType::kFloat;
+    t->data = dst;
+    *out = t;
+    return Error();
+  }
+
+  Error bias(uint32_t v, uint32_t node, Value** out) {
+    if (v == kInvalidId) {
+      *out = none();
+      return Error();
+    }
+    Tensor* t = nullptr;
+    Error err = reader(v, false, node, &t);
+    if (!err.ok()) return err;
+    *out = tensor_value(t);
+    return Error();
+  }
+
+  // ---- nodes ---------------------------------------------------------------------------------------------
+  Error lower(uint32_t n) {
+    const GraphNode& node = graph_.nodes[n];
+    const uint32_t y = node.outputs[0];
+    Value* min = scalar(Value::from_double(node.output_min));
+    Value* max = scalar(Value::from_double(node.output_max));
+    Step after{};
+    Tensor *in = nullptr, *out = nullptr;
+    Error err;
+    switch (node.type) {
+      case NodeType::kConv2d:
+      case NodeType::kDepthwiseConv2d:
+        return convolution(n, node, min, max);
+      case NodeType::kFullyConnected:
+        return fully_connected(n, node, min, max);
+      case NodeType::kAvgPooling2d:
+      case NodeType::kMaxPooling2d:
+        return pooling(n, node, min, max);
+      case NodeType::kGlobalAvgPooling2d: {
+        if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = writer(y, true, n, &out, &after)).ok()) return err;
+        Value* args[] = {tensor_value(in), min, max, tensor_value(out)};
+        return call(n, args, 4, after);
+      }
+      case NodeType::kAdd: case NodeType::kSubtract: case NodeType::kMultiply: case NodeType::kDiv:
+      case NodeType::kMinimum: case NodeType::kMaximum: {
+        const bool cf = channels_first_[y];
+        const int32_t rank = graph_.values[y].rank;
+        const uint8_t* order = cf ? kChannelsFirst : kIdentity;
+        Tensor *a = nullptr, *b = nullptr;
+        if (!(err = present(node.inputs[0], order, rank, n, true, &a)).ok() ||
+            !(err = present(node.inputs[1], order, rank, n, true, &b)).ok() ||
+            !(err = writer(y, cf, n, &out, &after)).ok()) {
+          return err;
+        }
+        Value* args[] = {tensor_value(a), tensor_value(b), min, max, tensor_value(out)};
+        return call(n, args, 5, after);
+      }
+      case NodeType::kClamp: {
+        const bool cf = channels_first_[y];
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        Value* args[] = {tensor_value(in), min, max, tensor_value(out)};
+        return call(n, args, 4, after);
+      }
+      case NodeType::kELU: case NodeType::kLeakyReLU: {
+        const bool cf = channels_first_[y];
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        Value* args[] = {tensor_value(in), scalar(Value::from_double(node.scalar)), tensor_value(out)};
+        return call(n, args, 3, after);
+      }
+      case NodeType::kSoftmax: {
+        const bool cf = channels_first_[y];
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        const int32_t last = graph_.values[y].rank - 1;
+        const uint8_t* order = storage_order(y);
+        int64_t dim = last;
+        for (int32_t k = 0; k <= last; ++k) {
+          if (order[k] == last) dim = k;
+        }
+        Value* args[] = {tensor_value(in), scalar(Value::from_int(dim)), tensor_value(out)};
+        return call(n, args, 3, after);
+      }
+      case NodeType::kConcatenate2: case NodeType::kConcatenate3: case NodeType::kConcatenate4:
+      case NodeType::kConcatenate5:
+        return concatenate(n, node);
+      case NodeType::kStaticTranspose:
+        return transpose(n, node);
+      case NodeType::kStaticReshape: case NodeType::kCopy: {
+        if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) return err;
+        if (graph_.values[node.inputs[0]].numel() != graph_.values[y].numel()) {
+          return unsupported(n, "reshapes %llu elements into %llu", static_cast<unsigned long long>(graph_.values[node.inputs[0]].numel()),
+                             static_cast<unsigned long long>(graph_.values[y].numel()));
+        }
+        Value* args[] = {tensor_value(in), tensor_value(out)};
+        return call(n, args, 2, after);
+      }
+      case NodeType::kStaticConstantPad: {
+        if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) return err;
+        const int32_t rank = graph_.values[y].rank;
+        if (node.list_size != rank) return unsupported(n, "pads %d dims of a rank-%d value", node.list_size, rank);
+        int64_t pads[2 * kMaxRank];
+        for (int32_t d = 0; d < rank; ++d) {
+          pads[2 * d] = node.list[0][rank - 1 - d];
+          pads[2 * d + 1] = node.list[1][rank - 1 - d];
+        }
+        Value* args[] = {tensor_value(in), int_list(pads, 2 * rank), scalar(Value::from_double(node.scalar)), tensor_value(out)};
+        return call(n, args, 4, after);
+      }
+      case NodeType::kStaticSlice: {
+        if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) return err;
+        const GraphValue& x = graph_.values[node.inputs[0]];
+        if (node.list_size != x.rank || graph_.values[y].rank != x.rank) return unsupported(n, "slices %d dims of a rank-%d value", node.list_size, x.rank);
+        for (int32_t d = 0; d < x.rank; ++d) {
+          if (node.list[0][d] + graph_.values[y].dims[d] > x.dims[d]) return unsupported(n, "slices past dim %d", d);
+        }
+        Value* args[] = {tensor_value(in), int_list(node.list[0], x.rank), tensor_value(out)};
+        return call(n, args, 3, after);
+      }
+      case NodeType::kBatchMatrixMultiply:
+        return batch_matmul(n, node);
+      default: {  // element-wise unary nodes
+        const bool cf = channels_first_[y];
+        if (node.num_inputs != 1) return unsupported(n, "node kind %s is not supported", node_type_name(node.type));
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        Value* args[] = {tensor_value(in), tensor_value(out)};
+        return call(n, args, 2, after);
+      }
+    }
+  }
+
+  Error convolution(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    const uint32_t* g = node.geometry;  // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups
+    if (g[0] != g[2] || g[1] != g[3]) return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", g[0], g[2], g[3], g[1]);
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    const bool depthwise = node.type == NodeType::kDepthwiseConv2d;
+    const int64_t kh = g[4], kw = g[5], groups = g[12];
+    const int64_t out_channels = groups * g[11], in_per_group = depthwise ? 1 : g[10];
+    // Filters: OHWI [O, kh, kw, I/g] for a convolution, [1, kh, kw, O] for a depthwise one.
+    const int64_t want[4] = {depthwise ? 1 : out_channels, kh, kw, depthwise ? out_channels : in_per_group};
+    if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0 || groups == 0) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    Tensor* weight = nullptr;
+    const int64_t taps = kh * kw;
+    Error err = depthwise ? pack(node.inputs[1], n, out_channels * taps,
+                                 [&](int64_t i) { return (i % taps) * out_channels + i / taps; }, &weight)
+                          : pack(node.inputs[1], n, out_channels * in_per_group * taps,
+                                 [&](int64_t i) {
+                                   const int64_t o = i / (in_per_group * taps), c = (i / taps) % in_per_group, t = i % taps;
+                                   return (o * taps + t) * in_per_group + c;
+                                 },
+                                 &weight);
+    if (!err.ok()) return err;
+    weight->dim = 4;
+    weight->sizes[0] = out_channels;
+    weight->sizes[1] = in_per_group;
+    weight->sizes[2] = kh;
+    weight->sizes[3] = kw;
+    Tensor *in = nullptr, *out = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = bias(node.inputs[2], n, &bias_value)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    const int64_t stride[2] = {g[6], g[7]}, padding[2] = {g[0], g[3]}, dilation[2] = {g[8], g[9]};
+    Value* args[] = {tensor_value(in), tensor_value(weight), bias_value, int_list(stride, 2), int_list(padding, 2),
+                     int_list(dilation, 2), scalar(Value::from_int(groups)), min, max, tensor_value(out)};
+    return call(n, args, 10, after);
+  }
+
+  Error fully_connected(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    const bool transposed = node.flags & 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS: the filter is [I, O]
+    if (filter.rank != 2 || x.rank < 1 || y.rank < 1) return unsupported(n, "a fully connected node of unexpected ranks");
+    const int64_t o = transposed ? filter.dims[1] : filter.dims[0], i = transposed ? filter.dims[0] : filter.dims[1];
+    if (x.dims[x.rank - 1] != i || y.dims[y.rank - 1] != o || x.numel() / static_cast<uint64_t>(i) != y.numel() / static_cast<uint64_t>(o)) {
+      return unsupported(n, "its filter's shape does not match its input and output");
+    }
+    Tensor* weight = nullptr;
+    Error err = transposed ? pack(node.inputs[1], n, i * o, [](int64_t k) { return k; }, &weight)
+                           : pack(node.inputs[1], n, i * o, [&](int64_t k) { return (k % o) * i + k / o; }, &weight);
+    if (!err.ok()) return err;
+    weight->dim = 2;
+    weight->sizes[0] = i;
+    weight->sizes[1] = o;
+    Tensor *in = nullptr, *out = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = bias(node.inputs[2], n, &bias_value)).ok() ||
+        !(err = writer(node.outputs[0], false, n, &out, &after)).ok()) {
+      return err;
+    }
+    // [..., I] rows as one [M, I] matrix, and the output likewise.
+    Tensor *rows = nullptr, *out_rows = nullptr;
+    if (!(err = alloc(&rows, 1)).ok() || !(err = alloc(&out_rows, 1)).ok()) return err;
+    *rows = *in;
+    *out_rows = *out;
+    rows->dim = out_rows->dim = 2;
+    rows->sizes[0] = out_rows->sizes[0] = static_cast<int64_t>(x.numel() / static_cast<uint64_t>(i));
+    rows->sizes[1] = i;
+    out_rows->sizes[1] = o;
+    if (x.flags != 0 && !(err = bind(rows, x.external_id)).ok()) return err;
+    if (y.flags != 0 && !(err = bind(out_rows, y.external_id)).ok()) return err;
+    Value* args[] = {tensor_value(rows), tensor_value(weight), bias_value, min, max, tensor_value(out_rows)};
+    return call(n, args, 6, after);
+  }
+
+  Error pooling(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    const uint32_t* g = node.geometry;  // top, right, bottom, left, ph, pw, sh, sw, dh, dw
+    const bool is_max = node.type == NodeType::kMaxPooling2d;
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    if (x.rank != 4 || y.rank != 4) return unsupported(n, "pools a rank-%d value", x.rank);
+    const int64_t dh = is_max && g[8] ? g[8] : 1, dw = is_max && g[9] ? g[9] : 1;
+    // Padding beyond top/left at the bottom/right is ATen's ceil mode, when
+    // it gives the node's output size.
+    bool ceil_mode = false;
+    if (g[2] != g[0] || g[1] != g[3]) {
+      if (!is_max || g[2] < g[0] || g[1] < g[3]) return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", g[0], g[2], g[3], g[1]);
+      ceil_mode = true;
+    }
+    if (g[6] == 0 || g[7] == 0 || g[4] == 0 || g[5] == 0) return unsupported(n, "a zero pooling size or stride");
+    Tensor *in = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) return err;
+    const int64_t kernel[2] = {g[4], g[5]}, stride[2] = {g[6], g[7]}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw};
+    if (!is_max) {
+      Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2), min, max, tensor_value(out)};
+      return call(n, args, 7, after);
+    }
+    Tensor* indices = nullptr;
+    if (!(err = alloc(&indices, 1)).ok()) return err;
+    *indices = *out;
+    indices->dtype = ScalarType::kLong;
+    Result<void*> scratch = context_.allocate(sat_mul(y.numel(), 8), "XNNPACK max pooling indices");
+    if (!scratch.ok()) return scratch.error;
+    indices->data = scratch.value;
+    Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2),
+                     int_list(dilation, 2), scalar(Value::from_bool(ceil_mode)), min, max, tensor_value(out),
+                     tensor_value(indices)};
+    return call(n, args, 10, after);
+  }
+
+  Error concatenate(uint32_t n, const GraphNode& node) {
+    const uint32_t y = node.outputs[0];
+    const bool cf = channels_first_[y];
+    const int32_t rank = graph_.values[y].rank;
+    const int64_t axis = node.list[0][0];
+    if (axis >= rank) return unsupported(n, "concatenates along dim %lld of %d", static_cast<long long>(axis), rank);
+    Tensor** parts = nullptr;
+    Error err = alloc(&parts, static_cast<uint64_t>(node.num_inputs));
+    if (!err.ok()) return err;
+    for (int i = 0; i < node.num_inputs; ++i) {
+      if (graph_.values[node.inputs[i]].rank != rank) return unsupported(n, "concatenates values of different ranks");
+      if (!(err = reader(node.inputs[i], cf, n, &parts[i])).ok()) return err;
+    }
+    Tensor* out = nullptr;
+    Step after{};
+    if (!(err = writer(y, cf, n, &out, &after)).ok()) return err;
+    const uint8_t* order = storage_order(y);
+    int64_t dim = axis;
+    for (int32_t k = 0; k < rank; ++k) {
+      if (order[k] == axis) dim = k;
+    }
+    Value* list = scalar(Value::from_tensor_list(Span<Tensor* const>(parts, static_cast<size_t>(node.num_inputs))));
+    Value* args[] = {list, scalar(Value::from_int(dim)), tensor_value(out)};
+    return call(n, args, 3, after);
+  }
+
+  Error transpose(uint32_t n, const GraphNode& node) {
+    const uint32_t x = node.inputs[0], y = node.outputs[0];
+    const int32_t rank = graph_.values[y].rank;
+    if (node.list_size != rank || graph_.values[x].rank != rank) return unsupported(n, "a permutation of %d dims for rank %d", node.list_size, rank);
+    bool used[kMaxRank] = {};
+    for (int32_t d = 0; d < rank; ++d) {
+      if (node.list[0][d] >= rank || used[node.list[0][d]]) return unsupported(n, "its permutation is not one");
+      used[node.list[0][d]] = true;
+      if (graph_.values[y].dims[d] != graph_.values[x].dims[node.list[0][d]]) return unsupported(n, "its output shape is not its input's permuted");
+    }
+    Tensor *in = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = define(x)).ok()) return err;
+    in = &tensors_[x];
+    if (!(err = writer(y, channels_first_[y], n, &out, &after)).ok()) return err;
+    // Storage dim k of the output holds XNNPACK output dim so[k], which is input dim perm[so[k]],
+    // stored at the input's storage position of that dim.
+    const uint8_t* si = storage_order(x);
+    const uint8_t* so = storage_order(y);
+    int64_t perm[kMaxRank];
+    for (int32_t k = 0; k < rank; ++k) {
+      const int64_t source = node.list[0][so[k]];
+      for (int32_t j = 0; j < rank; ++j) {
+        if (si[j] == source) perm[k] = j;
+      }
+    }
+    Value* args[] = {tensor_value(in), int_list(perm, rank), tensor_value(out)};
+    return call(n, args, 3, after);
+  }
+
+  Error batch_matmul(uint32_t n, const GraphNode& node) {
+    if (node.flags != 0) return unsupported(n, "batch matrix multiply with flags 0x%x", node.flags);
+    const GraphValue& a = graph_.values[node.inputs[0]];
+    const GraphValue& b = graph_.values[node.inputs[1]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    if (a.rank < 3 || a.rank != b.rank || a.rank != y.rank) return unsupported(n, "batch matrix multiply of ranks %d and %d", a.rank, b.rank);
+    Tensor* views[3];
+    const GraphValue* values[3] = {&a, &b, &y};
+    Tensor *in_a = nullptr, *in_b = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = reader(node.inputs[0], false, n, &in_a)).ok() || !(err = reader(node.inputs[1], false, n, &in_b)).ok() ||
+        !(err = writer(node.outputs[0], false, n, &out, &after)).ok()) {
+      return err;
+    }
+    Tensor* sources[3] = {in_a, in_b, out};
+    const uint32_t ids[3] = {node.inputs[0], node.inputs[1], node.outputs[0]};
+    for (int i = 0; i < 3; ++i) {
+      if (!(err = alloc(&views[i], 1)).ok()) return err;
+      *views[i] = *sources[i];
+      const GraphValue& v = *values[i];
+      int64_t batch = 1;
+      for (int32_t d = 0; d + 2 < v.rank; ++d) {
+        if (v.dims[d] != a.dims[d]) return unsupported(n, "batch matrix multiply with broadcast batch dims");
+        batch *= v.dims[d];
+      }
+      views[i]->dim = 3;
+      views[i]->sizes[0] = batch;
+      views[i]->sizes[1] = v.dims[v.rank - 2];
+      views[i]->sizes[2] = v.dims[v.rank - 1];
+      if (v.flags != 0 && !(err = bind(views[i], v.external_id)).ok()) return err;
+      (void)ids;
+    }
+    Value* args[] = {tensor_value(views[0]), tensor_value(views[1]), tensor_value(views[2])};
+    return call(n, args, 3, after);
+  }
+
+  BackendInitContext& context_;
+  const Graph& graph_;
+  Plan& plan_;
+  const KernelDef** kernels_ = nullptr;
+  bool* channels_first_ = nullptr;
+  bool* ready_ = nullptr;    // defined: its tensor has its memory
+  bool* written_ = nullptr;  // some node writes it
+  Tensor* tensors_ = nullptr;
+  uint8_t* chunk_ = nullptr;
+  uint64_t chunk_left_ = 0;
+};
+
+void relayout(const Step& step) {
+  const Tensor& from = *step.from;
+  Tensor& to = *step.to;
+  const size_t element = element_size(from.dtype);
+  int64_t from_strides[4];
+  from_strides[3] = 1;
+  for (int d = 2; d >= 0; --d) from_strides[d] = from_strides[d + 1] * from.sizes[d + 1];
+  int64_t stride[4];
+  for (int k = 0; k < 4; ++k) stride[k] = from_strides[step.perm[k]];
+  const uint8_t* src = static_cast<const uint8_t*>(from.data);
+  uint8_t* dst = static_cast<uint8_t*>(to.data);
+  for (int64_t i0 = 0; i0 < to.sizes[0]; ++i0) {
+    for (int64_t i1 = 0; i1 < to.sizes[1]; ++i1) {
+      for (int64_t i2 = 0; i2 < to.sizes[2]; ++i2) {
+        const int64_t base = i0 * stride[0] + i1 * stride[1] + i2 * stride[2];
+        if (element == 4) {
+          const float* s = reinterpret_cast<const float*>(src) + base;
+          float* d = reinterpret_cast<float*>(dst);
+          for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) d[i3] = s[i3 * stride[3]];
+        } else {
+          for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) {
+            memcpy(dst + i3 * static_cast<int64_t>(element), src + (base + i3 * stride[3]) * static_cast<int64_t>(element), element);
+          }
+        }
+        dst += to.sizes[3] * static_cast<int64_t>(element);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Error compile_plan(BackendInitContext& context, const Graph& graph, Plan* plan) {
+  Compiler compiler(context, graph, plan);
+  return compiler.compile();
+}
+
+Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args args) {
+  const Graph& graph = *plan.graph;
+  const uint32_t externals = graph.num_inputs + graph.num_outputs;
+  if (args.size() != externals) {
+    return Error::make(ErrorCode::kInvalidArgument, "the call passes %zu values, the XNNPACK graph has %u inputs and %u outputs",
+                       args.size(), graph.num_inputs, graph.num_outputs);
+  }
+  // XNNPACK reads a call's tensors in their memory order: dims as the dim order lists them.
+  for (uint32_t e = 0; e < externals; ++e) {
+    const GraphValue& value = graph.values[graph.external_values[e]];
+    if (!args[e]->is_tensor()) return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is not a tensor", e);
+    Tensor& t = *args[e]->as_tensor;
+    if (t.dtype != ScalarType::kFloat || value.dtype != Datatype::kFp32 || t.dim != value.rank) {
+      return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is a rank-%d %s tensor, the XNNPACK graph has a rank-%d %s one",
+                         e, t.dim, scalar_type_name(t.dtype), value.rank, datatype_name(value.dtype));
+    }
+    int64_t logical[kMaxDims];
+    bool same = true;
+    for (int32_t j = 0; j < value.rank; ++j) {
+      logical[t.dim_order[j]] = value.dims[j];
+      same = same && t.sizes[t.dim_order[j]] == value.dims[j];
+    }
+    if (e >= graph.num_inputs) {
+      Error err = resize(t, logical, value.rank);
+      if (!err.ok()) return Error::make(err.code(), "delegate output %u: %s", e - graph.num_inputs, err.message());
+    } else if (!same) {
+      char got[64], want[64];
+      format_shape(got, sizeof got, t.sizes, t.dim);
+      format_shape(want, sizeof want, logical, value.rank);
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "delegate input %u has shape %s, its XNNPACK graph was built for %s", e, got, want);
+    }
+  }
+  for (uint32_t b = 0; b < plan.num_bindings; ++b) plan.bindings[b].tensor->data = args[plan.bindings[b].external_id]->as_tensor->data;
+  for (uint32_t s = 0; s < plan.num_steps; ++s) {
+    const Step& step = plan.steps[s];
+    if (step.kernel == nullptr) {
+      relayout(step);
+      continue;
+    }
+    Error err = invoke(*context.registry, context.trace, *step.kernel, nullptr, Args(step.args, step.num_args));
+    if (!err.ok()) return Error::make(err.code(), "XNNPACK node %u (%s): %s", step.node, step.kernel->op, err.message());
+  }
+  return Error();
+}
+
+}  // namespace sb::xnnpack

@@ -1,0 +1,60 @@
+// An XNNPACK graph compiled, at init, into a flat list of steps over our
+// kernels: what execute() runs without allocating.
+//
+// Compiling decides three things once:
+//   - layouts: XNNPACK keeps images NHWC; our optimized convolution, pooling
+//     and mean kernels take NCHW. An image that a convolution or pooling node
+//     reads or writes is stored NCHW (and so are the element-wise values
+//     between them), so a CNN runs with no layout work inside; a value whose
+//     readers want the other layout is viewed in it when only size-1 dims
+//     move, and converted by a relayout step otherwise;
+//   - memory: every intermediate value gets its buffer here, in the method's
+//     budget; constants are read in place when aligned for their dtype;
+//   - weights: convolution filters (OHWI) are packed OIHW, fully connected
+//     filters ([O, I]) as [I, O], once.
+// Each node becomes a call of its node kind's kernel ("xnnpack::conv2d.f32",
+// kernels/xnnpack), resolved in the build's registry: a build without it
+// fails at init with every missing node kind named in one line.
+#pragma once
+
+#include <cstdint>
+
+#include "graph.h"
+#include "sb/backend.h"
+#include "sb/kernel.h"
+
+namespace sb::xnnpack {
+
+struct Step {
+  const KernelDef* kernel;  // nullptr for a relayout
+  Value** args;
+  uint32_t num_args;
+  uint32_t node;  // the graph node it runs (for messages)
+  // A relayout: `to` (contiguous) takes `from`'s elements with
+  // to.sizes[k] == from.sizes[perm[k]].
+  const Tensor* from;
+  Tensor* to;
+  uint8_t perm[4];
+};
+
+// A tensor of the plan whose data is a delegate call's value, set per call.
+struct Binding {
+  Tensor* tensor;
+  uint32_t external_id;
+};
+
+struct Plan {
+  const Graph* graph;
+  Step* steps;
+  uint32_t num_steps;
+  Binding* bindings;
+  uint32_t num_bindings;
+};
+
+Error compile_plan(BackendInitContext& context, const Graph& graph, Plan* plan);
+
+// Runs the plan on the delegate call's values (inputs, then outputs, by
+// external id): checks their dtypes and shapes, binds them, runs each step.
+Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args args);
+
+}  // namespace sb::xnnpack
