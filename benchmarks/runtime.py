@@ -11,7 +11,8 @@ from bot.build import cmake, size
 from bot.errors import BotError
 
 ZOO_DIR = cmake.REPO_ROOT / "models" / "zoo"
-CORE_FLAVOUR = cmake.Flavour("core-size", build_type="MinSizeRel")
+# The bare core: no bundled backend (an all-ops selection would register XnnpackBackend and its machinery).
+CORE_FLAVOUR = cmake.Flavour("core-size", {"SB_BUNDLED_BACKENDS": "OFF"}, build_type="MinSizeRel")
 CORE_ARCHES = ("x86-64", "aarch64")  # the hosted probes (cortex-m builds the firmware size probe only)
 REPEAT = 30
 CORE_GOAL = 25600

@@ -25,6 +25,9 @@ DEFAULT_RUNTIME = "native"  # a runtime repo's own CMake project (else the bundl
 DEFAULT_PORTABLE_LIBRARY = "kernels/portable/functions.yaml"
 # The optimized library's folder sits beside the portable library's (kernels/optimized beside kernels/portable).
 OPTIMIZED_LIBRARY = "optimized/functions.yaml"
+# The runtime's delegate node kinds (kernels/xnnpack: "xnnpack::conv2d.f32", ...), ops its CMake project
+# compiles beside the portable ones and selects like them.
+NODE_KIND_LIBRARIES = ("xnnpack/functions.yaml",)
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
 MARCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")  # a cpu (-march value): the schema's pattern
 OPS_LISTED = 8  # optimized ops an error message lists
@@ -318,6 +321,22 @@ def optimized_library(config: Config) -> Path | None:
         return None
     path = (config.root / portable.yaml).parent.parent / OPTIMIZED_LIBRARY
     return path if path.is_file() else None
+
+
+def node_kind_libraries(config: Config) -> list[Path]:
+    """The runtime's delegate node-kind libraries (kernels/xnnpack/functions.yaml beside the portable
+    library's kernels/portable), the ones it has."""
+    portable = next((lib for lib in config.libraries() if lib.portable), None)
+    if portable is None:
+        return []
+    kernels = (config.root / portable.yaml).parent.parent
+    return [kernels / name for name in NODE_KIND_LIBRARIES if (kernels / name).is_file()]
+
+
+def selection_libraries(config: Config) -> list[Path]:
+    """Every functions.yaml a selection resolves against: the config's libraries, then the runtime's
+    delegate node kinds."""
+    return [config.root / p for p in config.kernel_libraries] + node_kind_libraries(config)
 
 
 def check_kernel_choice(config: Config) -> None:

@@ -65,7 +65,7 @@ class Checkout:
             where = leaving[0].relative_to(root).as_posix()
             raise BotError(f"{where} is a symlink that leads outside the repository; refusing to build", ExitCode.BUILD)
         try:
-            library = load_libraries([root / p for p in cfg.kernel_libraries], cfg.limits.yaml_bytes)
+            library = load_libraries(config.selection_libraries(cfg), cfg.limits.yaml_bytes)
             # Kernel sources live beside their library's functions.yaml (an app library may name them).
             libraries = cfg.libraries()
             sources = sorted(

@@ -98,9 +98,7 @@ def test_the_package_carries_schema_runtime_and_kernels(tool: Installed, tmp_pat
     runtime, portable, schema, described = proc.stdout.splitlines()
     for path in (runtime, portable, schema):
         assert Path(path).is_relative_to(tool.venv) and Path(path).exists(), path
-    assert (Path(runtime) / "CMakeLists.txt").is_file() and (
-        Path(portable).parent / "op_add.cpp"
-    ).is_file()
+    assert (Path(runtime) / "CMakeLists.txt").is_file() and (Path(portable).parent / "op_add.cpp").is_file()
     assert described == RUNTIME
     help_text = tool.run(tmp_path, "selective-build", "--help")
     assert help_text.returncode == 0 and "regenerate" in help_text.stdout

@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     cfg = config_mod.load(root)
     try:
-        library = load_libraries([root / p for p in cfg.kernel_libraries], cfg.limits.yaml_bytes)
+        library = load_libraries(config_mod.selection_libraries(cfg), cfg.limits.yaml_bytes)
         options = cmake.kernel_library_options(root, cfg.libraries())
     except KernelLibraryError as exc:
         raise BotError(str(exc), ExitCode.CONFIG) from None

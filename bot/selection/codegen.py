@@ -27,6 +27,17 @@ def _split_symbol(kernel_name: str) -> tuple[str, str]:
     return namespace, name
 
 
+# The runtime's bundled backends (native/backends): the namespace of their node kinds' ops, and the symbol
+# of their `const sb::Backend`. A selection holding one of those ops registers the backend.
+BUNDLED_BACKENDS = {"xnnpack": "sb::xnnpack::backend"}
+
+
+def selected_backends(entries: Iterable[KernelEntry], named: Iterable[str] = ()) -> list[str]:
+    """The backends to register: those `named`, and each bundled one with a node kind among `entries`."""
+    namespaces = {entry.op.partition("::")[0] for entry in entries}
+    return sorted({*named, *(symbol for ns, symbol in BUNDLED_BACKENDS.items() if ns in namespaces)})
+
+
 def render_registration(
     entries: Iterable[KernelEntry],
     sources: Iterable[Path],
@@ -219,10 +230,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     oplist.dump(selection, args.out_dir / "selected_operators.yaml")
+    backends = selected_backends(resolution.kernels, args.backend)
     write_text_atomic(
         args.out_dir / "register_kernels.cpp",
-        render_registration(resolution.kernels, args.functions_yaml, args.lenient_calls, args.backend),
+        render_registration(resolution.kernels, args.functions_yaml, args.lenient_calls, backends),
     )
+    write_text_atomic(args.out_dir / "selected_backends.txt", "".join(f"{symbol}\n" for symbol in backends))
     header = render_dtype_header(selection, resolution.kernels) if args.dtype_selective else ALL_DTYPES_HEADER
     write_text_atomic(args.out_dir / "selected_dtypes.h", header)
     write_text_atomic(args.out_dir / "selected_sources.txt", "".join(f"{path}\n" for path in sources))

@@ -15,7 +15,9 @@
 #     [PREFER_OPS ALL|"op,op"]        # others' for these ops (the replaced ones stay
 #                                     # compiled as their fallback)
 #     [BACKENDS <symbol>...]          # backends to register (sb/backend.h): the symbols of
-#     [BACKEND_SOURCES <cpp>...])     # their `const sb::Backend`s, and their sources
+#     [BACKEND_SOURCES <cpp>...])     # their `const sb::Backend`s, and their sources (a bundled
+#                                     # backend is also registered when its node kinds are
+#                                     # selected; SB_SELECTED_BACKENDS lists what was)
 #
 # The sources of selection are combined as a union. The selection is
 # resolved when CMake configures (and again whenever an input changes), so
@@ -77,6 +79,9 @@ function(gen_selected_ops)
     "${SB_REPO_ROOT}/bot/selection/resolve.py" "${SB_REPO_ROOT}/bot/selection/kernel_library.py")
 
   file(STRINGS "${out_dir}/selected_sources.txt" selected_sources)
+  # The backends registered: those named, and the bundled ones whose node kinds are selected.
+  file(STRINGS "${out_dir}/selected_backends.txt" selected_backends)
+  set(SB_SELECTED_BACKENDS "${selected_backends}" PARENT_SCOPE)
   add_library(${ARG_LIB_NAME} STATIC "${out_dir}/register_kernels.cpp" ${selected_sources} ${ARG_BACKEND_SOURCES})
   target_link_libraries(${ARG_LIB_NAME} PUBLIC sb_core)
   # The header is found through the include path, not by an absolute path in a

@@ -746,30 +746,40 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
     return Error::make(ErrorCode::kInvalidArgument, "the call passes %zu values, the XNNPACK graph has %u inputs and %u outputs",
                        args.size(), graph.num_inputs, graph.num_outputs);
   }
-  // XNNPACK reads a call's tensors in their memory order: dims as the dim order lists them.
+  // XNNPACK reads a call's tensors in their memory order (dims as the dim order lists them), and
+  // the exporter may give a scalar rank 1: a tensor fits its value when the dims larger than 1 agree.
   for (uint32_t e = 0; e < externals; ++e) {
     const GraphValue& value = graph.values[graph.external_values[e]];
     if (!args[e]->is_tensor()) return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is not a tensor", e);
     Tensor& t = *args[e]->as_tensor;
-    if (t.dtype != ScalarType::kFloat || value.dtype != Datatype::kFp32 || t.dim != value.rank) {
-      return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is a rank-%d %s tensor, the XNNPACK graph has a rank-%d %s one",
-                         e, t.dim, scalar_type_name(t.dtype), value.rank, datatype_name(value.dtype));
+    if (t.dtype != ScalarType::kFloat || value.dtype != Datatype::kFp32) {
+      return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is a %s tensor, the XNNPACK graph has a %s one", e,
+                         scalar_type_name(t.dtype), datatype_name(value.dtype));
     }
     int64_t logical[kMaxDims];
-    bool same = true;
-    for (int32_t j = 0; j < value.rank; ++j) {
-      logical[t.dim_order[j]] = value.dims[j];
-      same = same && t.sizes[t.dim_order[j]] == value.dims[j];
-    }
-    if (e >= graph.num_inputs) {
+    if (e >= graph.num_inputs && t.dim == value.rank) {
+      for (int32_t j = 0; j < value.rank; ++j) logical[t.dim_order[j]] = value.dims[j];
       Error err = resize(t, logical, value.rank);
       if (!err.ok()) return Error::make(err.code(), "delegate output %u: %s", e - graph.num_inputs, err.message());
-    } else if (!same) {
+      continue;
+    }
+    int32_t a = 0, b = 0;
+    bool fits = true;
+    while (fits) {
+      while (a < t.dim && t.sizes[t.dim_order[a]] == 1) ++a;
+      while (b < value.rank && value.dims[b] == 1) ++b;
+      if (a == t.dim || b == value.rank) {
+        fits = a == t.dim && b == value.rank;
+        break;
+      }
+      fits = t.sizes[t.dim_order[a++]] == value.dims[b++];
+    }
+    if (!fits) {
       char got[64], want[64];
       format_shape(got, sizeof got, t.sizes, t.dim);
-      format_shape(want, sizeof want, logical, value.rank);
+      format_shape(want, sizeof want, value.dims, value.rank);
       return Error::make(ErrorCode::kInvalidArgument,
-                         "delegate input %u has shape %s, its XNNPACK graph was built for %s", e, got, want);
+                         "delegate value %u has shape %s, its XNNPACK graph was built for %s (in memory order)", e, got, want);
     }
   }
   for (uint32_t b = 0; b < plan.num_bindings; ++b) plan.bindings[b].tensor->data = args[plan.bindings[b].external_id]->as_tensor->data;
