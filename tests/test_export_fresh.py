@@ -13,7 +13,6 @@ import pytest
 from bot.build.compare import TOLERANCE, max_error
 from bot.build.runner import run_model
 from models import export
-from tests.test_runtime_corrupt import assert_clean_failure, run
 
 pytestmark = pytest.mark.export
 
@@ -33,9 +32,16 @@ def test_fresh_export_runs_and_matches_executorch(name: str, runner: Path, tmp_p
         assert max_error(actual, np.load(want)) <= TOLERANCE
 
 
-def test_delegated_program_is_rejected_at_load(runner: Path, tmp_path: Path) -> None:
-    """The all-ops runtime registers no backend: a delegated program names the one it needs."""
+def test_fresh_delegated_export_runs_and_matches_executorch(runner: Path, tmp_path: Path) -> None:
+    """The all-ops runtime registers XnnpackBackend (its selection holds the xnnpack:: node kinds): a
+    program exported today with the XNNPACK partitioner runs and matches ExecuTorch with XNNPACK."""
     model, inputs = export.build("mobilenet_v3")
     pte = tmp_path / "delegated.pte"
     pte.write_bytes(export.to_delegated_pte(model, inputs))
-    assert_clean_failure(run(runner, pte), "backend XnnpackBackend (needed by delegated)")
+    for i, tensor in enumerate(inputs):
+        np.save(tmp_path / f"input{i}.npy", tensor.numpy())
+    result = run_model(runner, pte, sorted(tmp_path.glob("input*.npy")), tmp_path / "out")
+    want = export.reference_outputs(pte, inputs)
+    assert len(result.outputs) == len(want) > 0
+    for actual, expected in zip(result.outputs, want, strict=True):
+        assert max_error(actual, expected) <= TOLERANCE

@@ -105,12 +105,6 @@ def test_exports_are_real_xnnpack_programs(programs: dict[str, Path]) -> None:
     assert len(dp.expected(programs["two_delegates"].read_bytes()).delegates) == 2
 
 
-def test_all_ops_runtime_names_the_missing_backend(programs: dict[str, Path], runner: Path) -> None:
-    for name in dp.MODELS:
-        line = one_error_line(run(runner, "--model", programs[name]))
-        assert line == f"error: missing backend XnnpackBackend (needed by {name})"
-
-
 def test_missing_ops_and_backend_in_one_line(programs: dict[str, Path], no_delegates_build: Path) -> None:
     runner = cmake.runner_path(no_delegates_build)
     line = one_error_line(run(runner, "--model", programs["conv_cumsum"]))

@@ -129,7 +129,9 @@ class Compiler {
       if (!(err = registry.collect_missing_calls(*def, missing)).ok()) return err;
       kernels_[n] = def;
     }
-    return missing.error("the XNNPACK delegate");
+    char label[96];
+    snprintf(label, sizeof label, "delegate %u of %s", context_.delegate_index(), context_.backend_id());
+    return missing.error(label);
   }
 
   // ---- layouts --------------------------------------------------------------------------------------
@@ -755,6 +757,9 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
     if (t.dtype != ScalarType::kFloat || value.dtype != Datatype::kFp32) {
       return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is a %s tensor, the XNNPACK graph has a %s one", e,
                          scalar_type_name(t.dtype), datatype_name(value.dtype));
+    }
+    if (e >= graph.num_inputs && ((context.constant_args >> e) & 1)) {
+      return Error::make(ErrorCode::kInvalidArgument, "delegate output %u is the program's constant data", e - graph.num_inputs);
     }
     int64_t logical[kMaxDims];
     if (e >= graph.num_inputs && t.dim == value.rank) {

@@ -62,6 +62,9 @@ Error init_delegate(const Program& program, fb::Reader& r, const fb::Table& dele
 
   Result<void*> made = backend.backend->init(context, processed.value, Span<const CompileSpec>(list, specs.length));
   if (!made.ok()) {
+    // Missing ops name the delegate themselves (a backend that runs kernels
+    // lists the ones the build lacks): the whole line is theirs.
+    if (made.error.code() == ErrorCode::kMissingOperator) return made.error;
     // The backend's message, under the delegate's name: one line.
     return Error::make(made.error.code(), "delegate %u (%s): %s", static_cast<unsigned>(context.delegate_index()),
                        backend.id, made.error.message());

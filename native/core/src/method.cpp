@@ -27,7 +27,7 @@ struct Method::Instruction {
   const KernelDef* kernel;  // kKernelCall
   Value** args;             // kKernelCall, kDelegateCall
   uint32_t a;  // move source / jump condition / delegate index
-  uint32_t b;  // move destination / jump target
+  uint32_t b;  // move destination / jump target / a delegate call's constant arguments (bit mask)
   // What running it costs against the work budget (see instruction_cost),
   // counted once at load; with kVariableCost, the bytes of the values whose
   // size can change as it runs are added when it runs.
@@ -806,12 +806,14 @@ class Method::Loader {
     for (size_t k = 0; k < m_.num_instructions_; ++k) {
       Instruction& ins = m_.instructions_[k];
       if (SB_DELEGATES && ins.type == schema::kDelegateCall) {
-        // Which of a delegate's values are outputs only its backend knows, and
-        // exporters keep constants inside the delegate: none is passed one.
+        // Which of a delegate's values are outputs only its backend knows: it
+        // is told which are constant (BackendExecutionContext::constant_args)
+        // and refuses to write those. Exporters pass constants as inputs.
+        ins.b = 0;
         for (uint32_t a = 0; a < ins.num_args; ++a) {
-          if (writes_constant(*ins.args[a])) {
-            return invalid("instruction %u passes constant data to a delegate (argument %u)", static_cast<unsigned>(k), a);
-          }
+          if (!writes_constant(*ins.args[a])) continue;
+          if (a >= 32) return invalid("instruction %u passes constant data to a delegate as argument %u (past 32)", static_cast<unsigned>(k), a);
+          ins.b |= uint32_t{1} << a;
         }
         continue;
       }
@@ -1139,7 +1141,7 @@ Error Method::execute() {
           if (!err.ok()) return err;
         }
         const Delegate& d = delegates_[ins.a];
-        const BackendExecutionContext context{ins.a, pc, registry_, trace_};
+        const BackendExecutionContext context{ins.a, pc, registry_, trace_, ins.b};
         Error err = d.backend->backend->execute(context, d.handle, Args(ins.args, ins.num_args));
         if (!err.ok()) {
           return Error::make(err.code(), "instruction %zu (delegate %u, %s): %s", pc, static_cast<unsigned>(ins.a),

@@ -108,6 +108,9 @@ struct BackendExecutionContext {
   // tracing build records what ran inside the delegate too.
   const OpRegistry* registry;
   TraceSink* trace;  // nullptr unless tracing
+  // Bit i: the call's value i is the program's constant data, which a
+  // backend must only read (exporters pass constants as delegate inputs).
+  uint32_t constant_args;
 };
 
 class BackendInterface {

@@ -1,0 +1,104 @@
+"""XnnpackBackend (native/backends/xnnpack) on real XNNPACK-delegated programs.
+
+The delegated zoo (models/delegated, exported by ExecuTorch's partitioner and quantizer, references
+from ExecuTorch's runtime with XNNPACK) runs on the all-ops runtime, which registers the backend
+because its selection holds the xnnpack:: node kinds. fp32 programs match within 1e-4; programs
+whose node kinds this runtime has no kernel for yet (int8, dynamic quantization) fail at load in one
+line that names every missing node kind.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.build import cmake
+from bot.selection import trace
+from tests import delegated_programs as dp
+
+DELEGATED = cmake.REPO_ROOT / "models" / "delegated"
+PROGRAMS = sorted(p.stem for p in DELEGATED.glob("*.pte"))
+FP32 = [name for name in PROGRAMS if name.endswith("_xnn_f32")]
+QUANTIZED = [name for name in PROGRAMS if name not in FP32]
+TOLERANCE = 1e-4
+NODE_KIND = re.compile(r"xnnpack::[a-z0-9_]+\.[a-z0-9_]+")
+
+
+def numbered(name: str, kind: str) -> list[Path]:
+    return sorted(DELEGATED.glob(f"{name}.{kind}*.npy"), key=lambda p: int(p.stem.rsplit(kind, 1)[1]))
+
+
+def run(runner: Path, model: Path, inputs: list[Path], out: Path) -> subprocess.CompletedProcess[str]:
+    args = [str(runner), "--model", str(model), "--output-dir", str(out)]
+    for path in inputs:
+        args += ["--input", str(path)]
+    return subprocess.run(args, capture_output=True, text=True, timeout=300)
+
+
+def test_the_zoo_has_both_kinds() -> None:
+    assert len(FP32) >= 5 and QUANTIZED
+
+
+@pytest.mark.parametrize("name", FP32)
+def test_fp32_programs_match_executorch(name: str, runner: Path, tmp_path: Path) -> None:
+    proc = run(runner, DELEGATED / f"{name}.pte", numbered(name, "input"), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    expected = numbered(name, "expected")
+    assert expected
+    for i, path in enumerate(expected):
+        want = np.load(path)
+        got = np.load(tmp_path / f"output{i}.npy")
+        assert got.shape == want.shape
+        assert np.abs(got.astype(np.float64) - want).max() <= TOLERANCE, name
+
+
+@pytest.mark.parametrize("name", QUANTIZED)
+def test_unsupported_node_kinds_fail_at_load_in_one_line(name: str, runner: Path, tmp_path: Path) -> None:
+    proc = run(runner, DELEGATED / f"{name}.pte", numbered(name, "input"), tmp_path)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode != 0 and len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: missing operator")
+    assert re.search(r"\(needed by delegate \d+ of XnnpackBackend\)$", lines[0]), lines[0]
+    assert NODE_KIND.search(lines[0]), lines[0]
+
+
+@pytest.fixture(scope="module")
+def small_programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return dp.export(tmp_path_factory.mktemp("delegated"))
+
+
+@pytest.mark.parametrize("name", dp.MODELS)
+def test_inline_segment_and_several_delegates(
+    name: str, small_programs: dict[str, Path], runner: Path, tmp_path: Path
+) -> None:
+    """Payloads inline and in segments, two delegates around one of our kernels: as ExecuTorch runs them."""
+    import torch
+    from executorch.runtime import Runtime
+
+    shapes = {"linear": (2, 8), "linear_inline": (2, 8), "conv_cumsum": (1, 3, 8, 8), "two_delegates": (2, 8)}
+    x = torch.randn(*shapes[name], generator=torch.Generator().manual_seed(7))
+    np.save(tmp_path / "x.npy", x.numpy())
+    want = Runtime.get().load_program(small_programs[name]).load_method("forward").execute([x])[0].numpy()
+    proc = run(runner, small_programs[name], [tmp_path / "x.npy"], tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert np.abs(np.load(tmp_path / "out" / "output0.npy") - want).max() <= TOLERANCE
+
+
+def test_node_kinds_are_traced(tmp_path: Path) -> None:
+    """The model tracer records the node kinds that ran inside the delegate, and the ops they called."""
+    name = "mobilenet_v2_xnn_f32"
+    tracer = cmake.runner_path(cmake.build(trace.TRACER, targets=("executor_runner",)))
+    out = tmp_path / "trace.yaml"
+    inputs = [arg for path in numbered(name, "input") for arg in ("--input", str(path))]
+    proc = subprocess.run(
+        [str(tracer), "--model", str(DELEGATED / f"{name}.pte"), "--trace-out", str(out), *inputs],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "xnnpack::conv2d.f32" in text and "aten::convolution.out" in text
