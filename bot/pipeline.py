@@ -298,7 +298,7 @@ class TolerantTracer:
                 if checked_in is not None:
                     return checked_in
         try:
-            return oplist.from_program(pte.load(model), label)
+            return oplist.from_model(model, label)
         except pte.PteError:
             return SelectedOps()
 

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
         selection = trace.trace_model(tracer, args.model, args.input, label)
     else:
         try:
-            selection = oplist.from_program(pte.load(args.model), label)
+            selection = oplist.from_model(args.model, label)
         except pte.PteError as exc:
             raise BotError(str(exc), ExitCode.BAD_INPUT) from None
     return output.emit_selection(selection, args.output)

@@ -26,7 +26,7 @@ from bot.fileio import write_text_atomic
 from bot.safety import safe_yaml
 from bot.safety.limits import DEFAULT_LIMITS
 from bot.safety.safe_files import UnsafeFileError, read_bytes
-from bot.selection import pte
+from bot.selection import pte, xnnpack
 from bot.selection.kernel_library import KernelLibraryError, functions_yaml_entries
 
 CALLED_BY = "called by "
@@ -167,6 +167,15 @@ def from_program(program: pte.Program, model: str, method: str = "forward") -> S
         keys[op] |= found
     operators = {op: Operator(debug_info=(model,)) for op in plan.operators}
     return SelectedOps(operators=operators, et_kernel_metadata={op: tuple(sorted(k)) for op, k in keys.items()})
+
+
+def from_model(path: Path, model: str, limit: int = DEFAULT_LIMITS.model_bytes) -> SelectedOps:
+    """A program file's static selection: what gen_oplist lists (the operators outside its delegates),
+    and the node kinds inside its XNNPACK delegates as ops ("xnnpack::conv2d.f32"), read from the
+    payloads without running anything. Raises pte.PteError (one line) for a file it cannot read."""
+    static = from_program(pte.load(path, limit), model)
+    kinds = xnnpack.program_node_kinds(path, limit=limit)
+    return merge([static, from_root_ops(kinds, model)]) if kinds else static
 
 
 def _described(tensor: pte.Value) -> tuple[str, tuple[int, ...]]:

@@ -113,7 +113,7 @@ def trace_model(
     `tracer_runner` is built for `arch` (tracer_runner(arch=...)) and runs under its emulator.
     """
     try:
-        static = oplist.from_program(pte.load(model, limits.model_bytes), label)
+        static = oplist.from_model(model, label, limits.model_bytes)
     except pte.PteError as exc:
         raise BotError(str(exc), ExitCode.BAD_INPUT) from None
     with tempfile.TemporaryDirectory(prefix="sb-trace-") as tmp:
