@@ -14,10 +14,10 @@ from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 # What runtime builds need: the CMake project (core, runner, cmake modules and toolchains,
-# size probes, the tests and fuzz sources it names) and the kernel libraries.
+# size probes, the tests and fuzz sources it names), the bundled backends and the kernel libraries.
 BUNDLED = {
-    "native": ("CMakeLists.txt", "core", "runner", "cmake", "bench", "tests", "fuzz"),
-    "kernels": ("portable", "optimized"),
+    "native": ("CMakeLists.txt", "core", "backends", "runner", "cmake", "bench", "tests", "fuzz"),
+    "kernels": ("portable", "optimized", "xnnpack"),
 }
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".sb-build", ".sb-*", "*.o")
 

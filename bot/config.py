@@ -25,9 +25,6 @@ DEFAULT_RUNTIME = "native"  # a runtime repo's own CMake project (else the bundl
 DEFAULT_PORTABLE_LIBRARY = "kernels/portable/functions.yaml"
 # The optimized library's folder sits beside the portable library's (kernels/optimized beside kernels/portable).
 OPTIMIZED_LIBRARY = "optimized/functions.yaml"
-# The runtime's delegate node kinds (kernels/xnnpack: "xnnpack::conv2d.f32", ...), ops its CMake project
-# compiles beside the portable ones and selects like them.
-NODE_KIND_LIBRARIES = ("xnnpack/functions.yaml",)
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "selective-build.schema.json"
 MARCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")  # a cpu (-march value): the schema's pattern
 OPS_LISTED = 8  # optimized ops an error message lists
@@ -329,8 +326,9 @@ def node_kind_libraries(config: Config) -> list[Path]:
     portable = next((lib for lib in config.libraries() if lib.portable), None)
     if portable is None:
         return []
-    kernels = (config.root / portable.yaml).parent.parent
-    return [kernels / name for name in NODE_KIND_LIBRARIES if (kernels / name).is_file()]
+    # The node-kind library sits beside the portable one, as in the bundle (kernels/xnnpack).
+    path = (config.root / portable.yaml).parent.parent / bundle.NODE_KIND_LIBRARY.relative_to("kernels")
+    return [path] if path.is_file() else []
 
 
 def selection_libraries(config: Config) -> list[Path]:

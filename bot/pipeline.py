@@ -31,7 +31,7 @@ from bot.report.model import (
     TargetReport,
 )
 from bot.safety import safe_files, sandbox
-from bot.selection import depgraph, oplist, pte, regenerate, stale, trace
+from bot.selection import codegen, depgraph, oplist, pte, regenerate, stale, trace
 from bot.selection.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
 from bot.selection.oplist import SelectedOps
 
@@ -86,6 +86,9 @@ class Checkout:
         by_source: dict[str, list[str]] = {}
         for op, path in (*by_op.items(), *by_optimized_op.items()):
             by_source.setdefault(path.name, []).append(op)
+        for backend in codegen.BUNDLED_BACKENDS:  # a registered backend's own bytes, beside its node kinds
+            for src in sorted((root / cfg.runtime_source / "backends" / backend.namespace).glob("*.cpp")):
+                by_source.setdefault(src.name, []).append(size.backend_bucket(backend.backend_id))
         shown = {op: path.relative_to(bundle.root() if cfg.trusted(path) else root) for op, path in by_op.items()}
         files = {op: path.as_posix() for op, path in shown.items()}
         return Checkout(root, cfg, by_source, files, library, options, trusted, commit)

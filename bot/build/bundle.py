@@ -21,6 +21,8 @@ BUNDLE_DIR_NAME = "_bundled"
 DISTRIBUTION = "selective-build"
 RUNTIME_DIR = "native"
 PORTABLE_LIBRARY = Path("kernels") / "portable" / "functions.yaml"
+# The bundled backends' node kinds as ops (native/backends/xnnpack runs them): part of every selection.
+NODE_KIND_LIBRARY = Path("kernels") / "xnnpack" / "functions.yaml"
 
 
 def root() -> Path:
@@ -42,6 +44,11 @@ def runtime_dir() -> Path:
 def portable_library() -> Path:
     """The bundled portable kernel library's functions.yaml."""
     return root() / PORTABLE_LIBRARY
+
+
+def runtime_libraries() -> list[Path]:
+    """The functions.yaml of every library the bundled runtime compiles itself (portable, node kinds)."""
+    return [root() / PORTABLE_LIBRARY, root() / NODE_KIND_LIBRARY]
 
 
 def contains(path: Path) -> bool:

@@ -39,6 +39,14 @@ CORE = "(core runtime)"
 HELPERS = "(kernel helpers)"
 LIBC = "(libc and C++ runtime)"
 LINKER = "(linker-generated: relocations, dynamic tables, unwind index, padding)"
+
+
+def backend_bucket(backend_id: str) -> str:
+    """The size bucket of a bundled backend's own code (its payload reader and planner; the node kinds
+    it runs are ops of their own)."""
+    return f"(backend {backend_id})"
+
+
 NO_SYMBOL = "(no symbol: {section})"
 UNATTRIBUTED = "(unattributed: no linker map)"
 MAX_MAP_BYTES = 256 << 20  # a linker map of PR-built code; ours are well under 1 MB

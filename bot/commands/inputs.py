@@ -27,14 +27,14 @@ def checked_inputs(model: Path, inputs: list[Path], limits: Limits) -> tuple[Pat
 
 def check_selection(ops_yaml: Path, limits: Limits = DEFAULT_LIMITS) -> None:
     """Checks the yaml (and that every op it selects has a kernel) before any build starts."""
-    from bot.build import bundle, cmake
+    from bot.build import bundle
     from bot.selection import oplist
     from bot.selection.kernel_library import KernelLibraryError, load_libraries
     from bot.selection.resolve import ResolveError, resolve
 
     try:
         selection = oplist.load_ops_yaml(ops_yaml, limits.yaml_bytes)
-        resolve(load_libraries([cmake.REPO_ROOT / bundle.PORTABLE_LIBRARY]), selection)
+        resolve(load_libraries(bundle.runtime_libraries()), selection)
     except (oplist.OplistError, ResolveError, KernelLibraryError) as exc:
         raise BotError(
             f"{ops_yaml}: {exc}" if isinstance(exc, ResolveError) else str(exc), ExitCode.BAD_INPUT

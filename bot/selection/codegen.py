@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.fileio import write_text_atomic
@@ -27,15 +27,24 @@ def _split_symbol(kernel_name: str) -> tuple[str, str]:
     return namespace, name
 
 
-# The runtime's bundled backends (native/backends): the namespace of their node kinds' ops, and the symbol
-# of their `const sb::Backend`. A selection holding one of those ops registers the backend.
-BUNDLED_BACKENDS = {"xnnpack": "sb::xnnpack::backend"}
+@dataclass(frozen=True)
+class BundledBackend:
+    """A backend of the runtime (native/backends/<folder>): the namespace of its node kinds' ops, the
+    symbol of its `const sb::Backend`, and the id programs name it by."""
+
+    namespace: str
+    symbol: str
+    backend_id: str
+
+
+# A selection holding one of a bundled backend's node kinds registers that backend.
+BUNDLED_BACKENDS = (BundledBackend("xnnpack", "sb::xnnpack::backend", "XnnpackBackend"),)
 
 
 def selected_backends(entries: Iterable[KernelEntry], named: Iterable[str] = ()) -> list[str]:
     """The backends to register: those `named`, and each bundled one with a node kind among `entries`."""
     namespaces = {entry.op.partition("::")[0] for entry in entries}
-    return sorted({*named, *(symbol for ns, symbol in BUNDLED_BACKENDS.items() if ns in namespaces)})
+    return sorted({*named, *(b.symbol for b in BUNDLED_BACKENDS if b.namespace in namespaces)})
 
 
 def render_registration(
