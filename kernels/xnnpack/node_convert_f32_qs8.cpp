@@ -1,0 +1,28 @@
+// xnnpack::convert.f32_qs8(Tensor input, float scale, int zero_point, *, Tensor(a!) out)
+//
+// XNNPACK's quantization of fp32 values to int8: round(x / scale) + zero point, saturated.
+#include "node.h"
+#include <cmath>
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+Error convert_f32_qs8_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  const float inverse = 1.0f / static_cast<float>(args[1]->as_double);
+  const int32_t zp = static_cast<int32_t>(args[2]->as_int);
+  const float* x = in.data_as<float>();
+  int8_t* y = args[3]->as_tensor->data_as<int8_t>();
+  for (int64_t i = 0, n = in.numel(); i < n; ++i) {
+    float v = x[i] * inverse;
+    v = v < static_cast<float>(-128 - zp) ? static_cast<float>(-128 - zp) : v > static_cast<float>(127 - zp) ? static_cast<float>(127 - zp) : v;
+    y[i] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + zp);
+  }
+  return Error();
+}
+
+}  // namespace
+
+extern const KernelDef convert_f32_qs8{"xnnpack::convert.f32_qs8", "Tdi|T", &convert_f32_qs8_impl, {}};
+
+}  // namespace sb::xnnpack_nodes
