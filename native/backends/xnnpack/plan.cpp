@@ -178,14 +178,33 @@ class Compiler {
   // Value v's tensor in its own layout, with its memory: constants in
   // place (copied when misaligned), intermediates in a buffer of their
   // own, externals bound per call.
-  Error define(uint32_t v) {
-    if (ready_[v]) return Error();
+  void describe(uint32_t v) {
     const GraphValue& value = graph_.values[v];
     Tensor& t = tensors_[v];
     t.dtype = scalar_type(value.dtype);
     t.dim = value.rank;
     const uint8_t* order = storage_order(v);
     for (int32_t k = 0; k < value.rank; ++k) t.sizes[k] = value.dims[order[k]];
+  }
+
+  // Value y holds the same elements in the same memory order as `source` (x's tensor as a node
+  // reads it): y shares its memory instead of copying, unless y is the call's output. The node
+  // still runs (a tracing build records it), as a copy onto itself that its kernel skips.
+  Error alias(uint32_t y, const Tensor* source, uint32_t x) {
+    if (graph_.values[y].flags != 0 || ready_[y]) return Error();
+    describe(y);
+    tensors_[y].data = source->data;
+    ready_[y] = true;
+    const GraphValue& from = graph_.values[x];
+    if (from.flags != 0 && source->data == tensors_[x].data) return bind(&tensors_[y], from.external_id);
+    return Error();
+  }
+
+  Error define(uint32_t v) {
+    if (ready_[v]) return Error();
+    describe(v);
+    const GraphValue& value = graph_.values[v];
+    Tensor& t = tensors_[v];
     const uint64_t bytes = sat_mul(value.numel(), element_size(t.dtype));
     if (value.flags != 0) {
       Error err = bind(&t, value.external_id);
@@ -439,11 +458,13 @@ class Compiler {
       case NodeType::kStaticTranspose:
         return transpose(n, node);
       case NodeType::kStaticReshape: case NodeType::kCopy: {
-        if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) return err;
         if (graph_.values[node.inputs[0]].numel() != graph_.values[y].numel()) {
           return unsupported(n, "reshapes %llu elements into %llu", static_cast<unsigned long long>(graph_.values[node.inputs[0]].numel()),
                              static_cast<unsigned long long>(graph_.values[y].numel()));
         }
+        if (!(err = reader(node.inputs[0], false, n, &in)).ok()) return err;
+        if (!channels_first_[y] && !(err = alias(y, in, node.inputs[0])).ok()) return err;
+        if (!(err = writer(y, false, n, &out, &after)).ok()) return err;
         Value* args[] = {tensor_value(in), tensor_value(out)};
         return call(n, args, 2, after);
       }
@@ -639,18 +660,22 @@ class Compiler {
     Error err;
     if (!(err = define(x)).ok()) return err;
     in = &tensors_[x];
-    if (!(err = writer(y, channels_first_[y], n, &out, &after)).ok()) return err;
     // Storage dim k of the output holds XNNPACK output dim so[k], which is input dim perm[so[k]],
     // stored at the input's storage position of that dim.
     const uint8_t* si = storage_order(x);
     const uint8_t* so = storage_order(y);
     int64_t perm[kMaxRank];
+    bool identity = true;
     for (int32_t k = 0; k < rank; ++k) {
       const int64_t source = node.list[0][so[k]];
       for (int32_t j = 0; j < rank; ++j) {
         if (si[j] == source) perm[k] = j;
       }
+      identity = identity && perm[k] == k;
     }
+    // A transpose the layouts already made (NCHW in, an NHWC image stored NCHW out) moves nothing.
+    if (identity && !(err = alias(y, in, x)).ok()) return err;
+    if (!(err = writer(y, channels_first_[y], n, &out, &after)).ok()) return err;
     Value* args[] = {tensor_value(in), int_list(perm, rank), tensor_value(out)};
     return call(n, args, 3, after);
   }
