@@ -184,12 +184,15 @@ class Parser {
     }
     v.dtype = static_cast<Datatype>(dtype);
     v.rank = static_cast<int32_t>(dims.length);
-    uint64_t numel = 1;
+    // The bound counts a zero dim as 1: a tensor with none of its elements still
+    // has dims the planner multiplies together (filter taps, channels by groups).
+    uint64_t numel = 1, extent = 1;
     for (uint32_t d = 0; d < dims.length; ++d) {
       v.dims[d] = r_.element<uint32_t>(dims, d);
       numel = sat_mul(numel, static_cast<uint64_t>(v.dims[d]));
+      extent = sat_mul(extent, v.dims[d] == 0 ? 1 : static_cast<uint64_t>(v.dims[d]));
     }
-    if (numel > kMaxElements) return bad("value %u has more elements than a tensor can hold", id);
+    if (extent > kMaxElements) return bad("value %u has more elements than a tensor can hold", id);
     v.flags = flags;
     v.quant = quant;
     if (flags != 0) {

@@ -508,7 +508,10 @@ class Compiler {
     const GraphValue& filter = graph_.values[node.inputs[1]];
     const bool depthwise = node.type == NodeType::kDepthwiseConv2d;
     const int64_t kh = g[4], kw = g[5], groups = g[12];
-    const int64_t out_channels = groups * g[11], in_per_group = depthwise ? 1 : g[10];
+    // Two u32 fields: their product fits u64, and a filter dim (a u32) never matches one past that.
+    const uint64_t channels = uint64_t{g[12]} * g[11];
+    if (channels > UINT32_MAX) return unsupported(n, "its filter's shape does not match its geometry");
+    const int64_t out_channels = static_cast<int64_t>(channels), in_per_group = depthwise ? 1 : g[10];
     // Filters: OHWI [O, kh, kw, I/g] for a convolution, [1, kh, kw, O] for a depthwise one.
     const int64_t want[4] = {depthwise ? 1 : out_channels, kh, kw, depthwise ? out_channels : in_per_group};
     if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0 || groups == 0) {
@@ -550,6 +553,7 @@ class Compiler {
     const bool transposed = node.flags & 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS: the filter is [I, O]
     if (filter.rank != 2 || x.rank < 1 || y.rank < 1) return unsupported(n, "a fully connected node of unexpected ranks");
     const int64_t o = transposed ? filter.dims[1] : filter.dims[0], i = transposed ? filter.dims[0] : filter.dims[1];
+    if (i == 0 || o == 0) return unsupported(n, "a fully connected node with no input or output features");
     if (x.dims[x.rank - 1] != i || y.dims[y.rank - 1] != o || x.numel() / static_cast<uint64_t>(i) != y.numel() / static_cast<uint64_t>(o)) {
       return unsupported(n, "its filter's shape does not match its input and output");
     }

@@ -112,12 +112,14 @@ Result<void*> BackendInitContext::allocate(uint64_t bytes, const char* what) {
 }
 
 size_t NamedData::size() const {
+  if (program_ == nullptr) return 0;
   fb::Reader r(program_->data(), program_->flatbuffer_size());
   const fb::Vector list = r.vector(r.root(), schema::program::kNamedData, 4);
   return r.failed() ? 0 : list.length;
 }
 
 Span<const char> NamedData::key(size_t i) const {
+  if (program_ == nullptr) return Span<const char>();
   fb::Reader r(program_->data(), program_->flatbuffer_size());
   fb::String key;
   uint32_t segment = 0;
@@ -126,9 +128,13 @@ Span<const char> NamedData::key(size_t i) const {
 }
 
 Result<Span<const uint8_t>> NamedData::get(Span<const char> key) const {
-  fb::Reader r(program_->data(), program_->flatbuffer_size());
-  const fb::Vector list = r.vector(r.root(), schema::program::kNamedData, 4);
-  if (r.failed()) return invalid("the named data table is out of bounds");
+  // No program (xnnpack_payload_fuzzer inits a backend on a payload alone): every key is missing.
+  fb::Vector list;
+  fb::Reader r(program_ != nullptr ? program_->data() : nullptr, program_ != nullptr ? program_->flatbuffer_size() : 0);
+  if (program_ != nullptr) {
+    list = r.vector(r.root(), schema::program::kNamedData, 4);
+    if (r.failed()) return invalid("the named data table is out of bounds");
+  }
   for (uint32_t i = 0; i < list.length; ++i) {
     fb::String name;
     uint32_t segment = 0;

@@ -49,6 +49,7 @@ struct CompileSpec {
 // segments, each under a unique key. ExecuTorch 1.5 keeps XNNPACK weights here.
 class NamedData {
  public:
+  // A null program has no entries.
   explicit NamedData(const Program* program) : program_(program) {}
   size_t size() const;
   // Key `i`; empty when the entry is out of bounds (a corrupt program).
