@@ -2,9 +2,10 @@
 
 The delegated zoo (models/delegated, exported by ExecuTorch's partitioner and quantizer, references
 from ExecuTorch's runtime with XNNPACK) runs on the all-ops runtime, which registers the backend
-because its selection holds the xnnpack:: node kinds. fp32 programs match within 1e-4; programs
-whose node kinds this runtime has no kernel for yet (int8, dynamic quantization) fail at load in one
-line that names every missing node kind.
+because its selection holds the xnnpack:: node kinds. fp32 programs match within 1e-4; static int8
+(qs8) programs within one quantization step of their output; programs whose node kinds this runtime
+has no kernel for yet (dynamic quantization, qd8) fail at load in one line that names every missing
+node kind.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ import numpy as np
 import pytest
 
 from bot.build import cmake
-from bot.selection import trace
+from bot.selection import trace, xnnpack
 from tests import delegated_programs as dp
 
 DELEGATED = cmake.REPO_ROOT / "models" / "delegated"
 PROGRAMS = sorted(p.stem for p in DELEGATED.glob("*.pte"))
 FP32 = [name for name in PROGRAMS if name.endswith("_xnn_f32")]
-QUANTIZED = [name for name in PROGRAMS if name not in FP32]
+STATIC_INT8 = [name for name in PROGRAMS if "_xnn_qs8" in name]
+NOT_YET = [name for name in PROGRAMS if name not in FP32 and name not in STATIC_INT8]
 TOLERANCE = 1e-4
 NODE_KIND = re.compile(r"xnnpack::[a-z0-9_]+\.[a-z0-9_]+")
 
@@ -39,8 +41,8 @@ def run(runner: Path, model: Path, inputs: list[Path], out: Path) -> subprocess.
     return subprocess.run(args, capture_output=True, text=True, timeout=300)
 
 
-def test_the_zoo_has_both_kinds() -> None:
-    assert len(FP32) >= 5 and QUANTIZED
+def test_the_zoo_has_every_kind() -> None:
+    assert len(FP32) >= 5 and len(STATIC_INT8) >= 4 and NOT_YET
 
 
 @pytest.mark.parametrize("name", FP32)
@@ -56,7 +58,31 @@ def test_fp32_programs_match_executorch(name: str, runner: Path, tmp_path: Path)
         assert np.abs(got.astype(np.float64) - want).max() <= TOLERANCE, name
 
 
-@pytest.mark.parametrize("name", QUANTIZED)
+def output_step(pte: Path) -> float:
+    """The quantization step of the program's int8 output: the scale of the last delegate's last convert
+    (the program dequantizes its output there)."""
+    graphs = [xnnpack.read_xnn_payload(p) for b, p in xnnpack.delegate_payloads(pte) if b == xnnpack.BACKEND_ID]
+    converts = [n for n in graphs[-1].nodes if n.kind == "XNNConvert"]
+    assert converts, pte
+    scale = graphs[-1].values[converts[-1].inputs[0]].scale
+    assert scale is not None, pte
+    return scale
+
+
+@pytest.mark.parametrize("name", STATIC_INT8)
+def test_int8_programs_match_within_one_step(name: str, runner: Path, tmp_path: Path) -> None:
+    pte = DELEGATED / f"{name}.pte"
+    proc = run(runner, pte, numbered(name, "input"), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    step = output_step(pte)
+    for i, path in enumerate(numbered(name, "expected")):
+        want = np.load(path)
+        got = np.load(tmp_path / f"output{i}.npy")
+        assert got.shape == want.shape
+        assert np.abs(got.astype(np.float64) - want).max() <= step * 1.001, name
+
+
+@pytest.mark.parametrize("name", NOT_YET)
 def test_unsupported_node_kinds_fail_at_load_in_one_line(name: str, runner: Path, tmp_path: Path) -> None:
     proc = run(runner, DELEGATED / f"{name}.pte", numbered(name, "input"), tmp_path)
     lines = proc.stderr.strip().splitlines()

@@ -119,6 +119,7 @@ class XnnValue:
     dims: tuple[int, ...]
     constant: bool  # its data is in the payload (weights, biases, scalars)
     quant: str  # the XNNQuantParams member, "none" for a plain tensor
+    scale: float | None = None  # PerTensorQuant's scale (one quantization step)
 
     def describe(self) -> str:
         return f"{self.datatype} (const)" if self.constant else self.datatype
@@ -178,9 +179,13 @@ def _read_value(r: FlatReader, xvalue: Table) -> XnnValue:
     if body is None or kind not in (1, 2):
         raise XnnPayloadError(f"XValue at offset {xvalue.pos} has union type {kind}")
     quant = "none"
-    if kind == 2:  # XNNQuantizedTensorValue: tensor_value, quant_params
+    scale = None
+    if kind == 2:  # XNNQuantizedTensorValue: tensor_value, quant_params (type), quant_params
         quant_kind = int(r.scalar(body, 1, "B"))
         quant = QUANT_PARAMS[quant_kind] if quant_kind < len(QUANT_PARAMS) else f"unknown({quant_kind})"
+        params = r.table(body, 2)
+        if quant == "PerTensorQuant" and params is not None:
+            scale = _f32(r, params, 0)
         tensor = r.table(body, 0)
         if tensor is None:
             raise XnnPayloadError(f"quantized XValue at offset {xvalue.pos} has no tensor_value")
@@ -193,6 +198,7 @@ def _read_value(r: FlatReader, xvalue: Table) -> XnnValue:
         dims=r.ints(tensor, 2, "I"),
         constant=int(r.scalar(tensor, 3, "I")) != 0,
         quant=quant,
+        scale=scale,
     )
 
 

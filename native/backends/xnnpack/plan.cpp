@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -61,6 +62,8 @@ class Compiler {
     if (!(err = alloc(&tensors_, graph_.num_values)).ok()) return err;
     if (!(err = alloc(&ready_, graph_.num_values)).ok()) return err;
     if (!(err = alloc(&written_, graph_.num_values)).ok()) return err;
+    if (!(err = alloc(&bound_, graph_.num_values)).ok()) return err;
+    for (uint32_t v = 0; v < graph_.num_values; ++v) bound_[v] = kInvalidId;
     decide_layouts();
     // Generous upper bounds: a node is at most a relayout per input, its
     // call and a relayout of its output; a tensor of the plan is bound at
@@ -165,6 +168,7 @@ class Compiler {
   const uint8_t* storage_order(uint32_t v) const { return channels_first_[v] ? kChannelsFirst : kIdentity; }
 
   // ---- tensors ----------------------------------------------------------------------------------------
+ public:
   static ScalarType scalar_type(Datatype dtype) {
     switch (dtype) {
       case Datatype::kFp32: return ScalarType::kFloat;
@@ -174,6 +178,8 @@ class Compiler {
       default: return ScalarType::kChar;
     }
   }
+
+ private:
 
   // Value v's tensor in its own layout, with its memory: constants in
   // place (copied when misaligned), intermediates in a buffer of their
@@ -195,9 +201,18 @@ class Compiler {
     describe(y);
     tensors_[y].data = source->data;
     ready_[y] = true;
-    const GraphValue& from = graph_.values[x];
-    if (from.flags != 0 && source->data == tensors_[x].data) return bind(&tensors_[y], from.external_id);
+    if (bound_[x] != kInvalidId && source->data == tensors_[x].data) {
+      bound_[y] = bound_[x];
+      return bind(&tensors_[y], bound_[y]);
+    }
     return Error();
+  }
+
+  // A tensor made over v's memory (a view, a reshaped copy of its tensor): bound per call too when
+  // that memory is a delegate call's value.
+  Error bind_like(Tensor* t, uint32_t v) {
+    if (bound_[v] == kInvalidId || t->data != tensors_[v].data) return Error();
+    return bind(t, bound_[v]);
   }
 
   Error define(uint32_t v) {
@@ -207,6 +222,7 @@ class Compiler {
     Tensor& t = tensors_[v];
     const uint64_t bytes = sat_mul(value.numel(), element_size(t.dtype));
     if (value.flags != 0) {
+      bound_[v] = value.external_id;
       Error err = bind(&t, value.external_id);
       if (!err.ok()) return err;
     } else if (value.constant != nullptr) {
@@ -274,7 +290,7 @@ class Compiler {
     }
     if (same) {
       t->data = tensors_[v].data;
-      if (value.flags != 0 && !(err = bind(t, value.external_id)).ok()) return err;
+      if (!(err = bind_like(t, v)).ok()) return err;
       *out = t;
       return Error();
     }
@@ -365,15 +381,17 @@ class Compiler {
   Error pack(uint32_t v, uint32_t node, int64_t count, Index source, Tensor** out) {
     const GraphValue& value = graph_.values[v];
     if (value.constant == nullptr) return unsupported(node, "its weights (value %u) are not constant", v);
-    if (value.dtype != Datatype::kFp32) return unsupported(node, "its weights (value %u) are not fp32", v);
-    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(count), 4), "packed XNNPACK weights");
+    const bool int8 = value.dtype == Datatype::kQint8 || value.dtype == Datatype::kQcint8;
+    if (value.dtype != Datatype::kFp32 && !int8) return unsupported(node, "its weights (value %u) are %s", v, datatype_name(value.dtype));
+    const int64_t bytes = int8 ? 1 : 4;
+    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(count), static_cast<uint64_t>(bytes)), "packed XNNPACK weights");
     if (!memory.ok()) return memory.error;
-    float* dst = static_cast<float*>(memory.value);
-    for (int64_t i = 0; i < count; ++i) memcpy(&dst[i], value.constant + 4 * source(i), 4);
+    uint8_t* dst = static_cast<uint8_t*>(memory.value);
+    for (int64_t i = 0; i < count; ++i) memcpy(dst + i * bytes, value.constant + bytes * source(i), static_cast<size_t>(bytes));
     Tensor* t = nullptr;
     Error err = alloc(&t, 1);
     if (!err.ok()) return err;
-    t->dtype = ScalarType::kFloat;
+    t->dtype = int8 ? ScalarType::kChar : ScalarType::kFloat;
     t->data = dst;
     *out = t;
     return Error();
@@ -390,6 +408,79 @@ class Compiler {
     *out = tensor_value(t);
     return Error();
   }
+
+  // ---- quantization ---------------------------------------------------------------------------------------
+  bool is_qs8(uint32_t v) const { return graph_.values[v].dtype == Datatype::kQint8; }
+
+  // A static int8 activation's scale and zero point (per tensor, as XNNPACK's qs8 operators take them).
+  Error activation(uint32_t v, uint32_t node, float* scale, int32_t* zero_point) {
+    const QuantParams& q = graph_.values[v].quant;
+    if (!is_qs8(v) || q.kind != QuantKind::kPerTensor || q.zero_point < -128 || q.zero_point > 127) {
+      return unsupported(node, "value %u is not a per-tensor int8 activation", v);
+    }
+    *scale = q.scale;
+    *zero_point = q.zero_point;
+    return Error();
+  }
+
+  // The node's output bounds (real numbers) in the output's int8 steps.
+  static void int8_bounds(const GraphNode& node, float scale, int32_t zero_point, int64_t* lo, int64_t* hi) {
+    auto step = [&](float bound, int64_t fallback) -> int64_t {
+      if (!(bound > -3e38f && bound < 3e38f)) return fallback;
+      const double q = static_cast<double>(bound) / scale;
+      if (q < -1e6 || q > 1e6) return fallback;
+      const int64_t v = static_cast<int64_t>(std::nearbyint(q)) + zero_point;
+      return v < -128 ? -128 : v > 127 ? 127 : v;
+    };
+    *lo = step(node.output_min, -128);
+    *hi = step(node.output_max, 127);
+  }
+
+  // The requantization multipliers of a quantized filter's `outputs` channels (their scales along
+  // `channel_dim`): input scale * filter scale / output scale, as XNNPACK computes them (in float).
+  Error multipliers(uint32_t filter, uint32_t node, int64_t outputs, int32_t channel_dim, float in_scale, float out_scale,
+                    Tensor** out) {
+    const QuantParams& q = graph_.values[filter].quant;
+    const bool per_channel = q.kind == QuantKind::kPerChannel && !q.scales_bf16;
+    if (!per_channel && !(q.kind == QuantKind::kPerTensor && q.zero_point == 0)) {
+      return unsupported(node, "its filter (value %u) is not symmetric int8, per tensor or per output channel", filter);
+    }
+    if (per_channel && (q.channel_dim != channel_dim || q.num_scales != static_cast<uint64_t>(outputs))) {
+      return unsupported(node, "its filter's scales are not one per output channel");
+    }
+    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(outputs), 4), "XNNPACK requantization");
+    if (!memory.ok()) return memory.error;
+    float* m = static_cast<float*>(memory.value);
+    for (int64_t c = 0; c < outputs; ++c) {
+      float scale = q.scale;
+      if (per_channel) memcpy(&scale, q.scales + 4 * c, 4);
+      m[c] = in_scale * scale / out_scale;
+    }
+    Error err = alloc(out, 1);
+    if (!err.ok()) return err;
+    (*out)->dtype = ScalarType::kFloat;
+    (*out)->dim = 1;
+    (*out)->sizes[0] = outputs;
+    (*out)->data = m;
+    return Error();
+  }
+
+  // Zeroed scratch memory a kernel works in, as an int16 tensor of `bytes` (rounded up).
+  Error scratch(uint64_t bytes, Tensor** out) {
+    const uint64_t elements = (bytes + 1) / 2;
+    Result<void*> memory = context_.allocate(sat_mul(elements == 0 ? 1 : elements, 2), "XNNPACK scratch");
+    if (!memory.ok()) return memory.error;
+    Error err = alloc(out, 1);
+    if (!err.ok()) return err;
+    (*out)->dtype = ScalarType::kShort;
+    (*out)->dim = 1;
+    (*out)->sizes[0] = static_cast<int64_t>(elements);
+    (*out)->data = memory.value;
+    return Error();
+  }
+
+  Value* int_value(int64_t v) { return scalar(Value::from_int(v)); }
+  Value* double_value(double v) { return scalar(Value::from_double(v)); }
 
   // ---- nodes ---------------------------------------------------------------------------------------------
   Error lower(uint32_t n) {
@@ -411,6 +502,19 @@ class Compiler {
         return pooling(n, node, min, max);
       case NodeType::kGlobalAvgPooling2d: {
         if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = writer(y, true, n, &out, &after)).ok()) return err;
+        if (is_qs8(node.inputs[0])) {
+          float si = 0, so = 0;
+          int32_t zi = 0, zo = 0;
+          int64_t lo = 0, hi = 0;
+          if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(y, n, &so, &zo)).ok()) return err;
+          int8_bounds(node, so, zo, &lo, &hi);
+          const GraphValue& x = graph_.values[node.inputs[0]];
+          const double plane = static_cast<double>(x.dims[1] * x.dims[2]);  // NHWC
+          if (plane == 0) return unsupported(n, "pools an empty image");
+          Value* args[] = {tensor_value(in), double_value(static_cast<double>(si / so) / plane), int_value(zi), int_value(zo),
+                           int_value(lo), int_value(hi), tensor_value(out)};
+          return call(n, args, 7, after);
+        }
         Value* args[] = {tensor_value(in), min, max, tensor_value(out)};
         return call(n, args, 4, after);
       }
@@ -425,13 +529,48 @@ class Compiler {
             !(err = writer(y, cf, n, &out, &after)).ok()) {
           return err;
         }
+        if (is_qs8(node.inputs[0])) {
+          float s1 = 0, s2 = 0, so = 0;
+          int32_t z1 = 0, z2 = 0, zo = 0;
+          int64_t lo = 0, hi = 0;
+          if (!(err = activation(node.inputs[0], n, &s1, &z1)).ok() || !(err = activation(node.inputs[1], n, &s2, &z2)).ok() ||
+              !(err = activation(y, n, &so, &zo)).ok()) {
+            return err;
+          }
+          int8_bounds(node, so, zo, &lo, &hi);
+          const bool product = node.type == NodeType::kMultiply;
+          Value* args[] = {tensor_value(a), tensor_value(b), double_value(product ? s1 * s2 / so : s1 / so),
+                           double_value(product ? 0.0 : s2 / so), int_value(z1), int_value(z2), int_value(zo),
+                           int_value(lo), int_value(hi), tensor_value(out)};
+          return call(n, args, 10, after);
+        }
         Value* args[] = {tensor_value(a), tensor_value(b), min, max, tensor_value(out)};
         return call(n, args, 5, after);
       }
       case NodeType::kClamp: {
         const bool cf = channels_first_[y];
         if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        if (is_qs8(node.inputs[0])) {
+          float si = 0, so = 0;
+          int32_t zi = 0, zo = 0;
+          int64_t lo = 0, hi = 0;
+          if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(y, n, &so, &zo)).ok()) return err;
+          if (si != so || zi != zo) return unsupported(n, "an int8 clamp that changes the quantization");
+          int8_bounds(node, so, zo, &lo, &hi);
+          Value* args[] = {tensor_value(in), int_value(lo), int_value(hi), tensor_value(out)};
+          return call(n, args, 4, after);
+        }
         Value* args[] = {tensor_value(in), min, max, tensor_value(out)};
+        return call(n, args, 4, after);
+      }
+      case NodeType::kConvert: {
+        const bool cf = channels_first_[y];
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        const uint32_t quantized = is_qs8(y) ? y : node.inputs[0];
+        float scale = 0;
+        int32_t zp = 0;
+        if (!(err = activation(quantized, n, &scale, &zp)).ok()) return err;
+        Value* args[] = {tensor_value(in), double_value(scale), int_value(zp), tensor_value(out)};
         return call(n, args, 4, after);
       }
       case NodeType::kELU: case NodeType::kLeakyReLU: {
@@ -541,6 +680,26 @@ class Compiler {
       return err;
     }
     const int64_t stride[2] = {g[6], g[7]}, padding[2] = {g[0], g[3]}, dilation[2] = {g[8], g[9]};
+    if (is_qs8(node.inputs[0])) {
+      float in_scale = 0, out_scale = 0;
+      int32_t in_zp = 0, out_zp = 0;
+      Tensor *scales = nullptr, *work = nullptr;
+      int64_t lo = 0, hi = 0;
+      if (!(err = activation(node.inputs[0], n, &in_scale, &in_zp)).ok() ||
+          !(err = activation(node.outputs[0], n, &out_scale, &out_zp)).ok() ||
+          !(err = multipliers(node.inputs[1], n, out_channels, depthwise ? 3 : 0, in_scale, out_scale, &scales)).ok()) {
+        return err;
+      }
+      int8_bounds(node, out_scale, out_zp, &lo, &hi);
+      // One group's widened im2col panel, then a row of int32 accumulators.
+      const uint64_t plane = static_cast<uint64_t>(graph_.values[node.outputs[0]].dims[1] * graph_.values[node.outputs[0]].dims[2]);
+      const uint64_t panel = sat_mul(static_cast<uint64_t>(in_per_group * taps), plane);
+      if (!(err = scratch(sat_add(sat_mul(panel + 1, 2), sat_mul(plane, 4)), &work)).ok()) return err;
+      Value* args[] = {tensor_value(in), tensor_value(weight), bias_value, int_list(stride, 2), int_list(padding, 2),
+                       int_list(dilation, 2), int_value(groups), tensor_value(scales), int_value(in_zp), int_value(out_zp),
+                       int_value(lo), int_value(hi), tensor_value(out), tensor_value(work)};
+      return call(n, args, 14, after);
+    }
     Value* args[] = {tensor_value(in), tensor_value(weight), bias_value, int_list(stride, 2), int_list(padding, 2),
                      int_list(dilation, 2), scalar(Value::from_int(groups)), min, max, tensor_value(out)};
     return call(n, args, 10, after);
@@ -558,12 +717,15 @@ class Compiler {
       return unsupported(n, "its filter's shape does not match its input and output");
     }
     Tensor* weight = nullptr;
-    Error err = transposed ? pack(node.inputs[1], n, i * o, [](int64_t k) { return k; }, &weight)
-                           : pack(node.inputs[1], n, i * o, [&](int64_t k) { return (k % o) * i + k / o; }, &weight);
+    const bool int8 = is_qs8(node.inputs[0]);
+    // fp32 GEMMs take the filter [I, O]; int8 dot products take it [O, I].
+    Error err = transposed != int8 ? pack(node.inputs[1], n, i * o, [](int64_t k) { return k; }, &weight)
+                : int8             ? pack(node.inputs[1], n, i * o, [&](int64_t k) { return (k % i) * o + k / i; }, &weight)
+                                   : pack(node.inputs[1], n, i * o, [&](int64_t k) { return (k % o) * i + k / o; }, &weight);
     if (!err.ok()) return err;
     weight->dim = 2;
-    weight->sizes[0] = i;
-    weight->sizes[1] = o;
+    weight->sizes[0] = int8 ? o : i;
+    weight->sizes[1] = int8 ? i : o;
     Tensor *in = nullptr, *out = nullptr;
     Value* bias_value = nullptr;
     Step after{};
@@ -580,8 +742,23 @@ class Compiler {
     rows->sizes[0] = out_rows->sizes[0] = static_cast<int64_t>(x.numel() / static_cast<uint64_t>(i));
     rows->sizes[1] = i;
     out_rows->sizes[1] = o;
-    if (x.flags != 0 && !(err = bind(rows, x.external_id)).ok()) return err;
-    if (y.flags != 0 && !(err = bind(out_rows, y.external_id)).ok()) return err;
+    if (!(err = bind_like(rows, node.inputs[0])).ok() || !(err = bind_like(out_rows, node.outputs[0])).ok()) return err;
+    if (int8) {
+      float in_scale = 0, out_scale = 0;
+      int32_t in_zp = 0, out_zp = 0;
+      Tensor *scales = nullptr, *work = nullptr;
+      int64_t lo = 0, hi = 0;
+      if (!(err = activation(node.inputs[0], n, &in_scale, &in_zp)).ok() ||
+          !(err = activation(node.outputs[0], n, &out_scale, &out_zp)).ok() ||
+          !(err = multipliers(node.inputs[1], n, o, transposed ? 1 : 0, in_scale, out_scale, &scales)).ok() ||
+          !(err = scratch(sat_mul(static_cast<uint64_t>(i), 2), &work)).ok()) {
+        return err;
+      }
+      int8_bounds(node, out_scale, out_zp, &lo, &hi);
+      Value* args[] = {tensor_value(rows), tensor_value(weight), bias_value, tensor_value(scales), int_value(in_zp),
+                       int_value(out_zp), int_value(lo), int_value(hi), tensor_value(out_rows), tensor_value(work)};
+      return call(n, args, 10, after);
+    }
     Value* args[] = {tensor_value(rows), tensor_value(weight), bias_value, min, max, tensor_value(out_rows)};
     return call(n, args, 6, after);
   }
@@ -610,6 +787,17 @@ class Compiler {
       Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2), min, max, tensor_value(out)};
       return call(n, args, 7, after);
     }
+    if (is_qs8(node.inputs[0])) {
+      float si = 0, so = 0;
+      int32_t zi = 0, zo = 0;
+      int64_t lo = 0, hi = 0;
+      if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(node.outputs[0], n, &so, &zo)).ok()) return err;
+      if (si != so || zi != zo) return unsupported(n, "an int8 max pooling that changes the quantization");
+      int8_bounds(node, so, zo, &lo, &hi);
+      Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2),
+                       int_list(dilation, 2), int_value(lo), int_value(hi), tensor_value(out)};
+      return call(n, args, 8, after);
+    }
     Tensor* indices = nullptr;
     if (!(err = alloc(&indices, 1)).ok()) return err;
     *indices = *out;
@@ -632,8 +820,13 @@ class Compiler {
     Tensor** parts = nullptr;
     Error err = alloc(&parts, static_cast<uint64_t>(node.num_inputs));
     if (!err.ok()) return err;
+    const QuantParams& yq = graph_.values[y].quant;
     for (int i = 0; i < node.num_inputs; ++i) {
       if (graph_.values[node.inputs[i]].rank != rank) return unsupported(n, "concatenates values of different ranks");
+      const QuantParams& q = graph_.values[node.inputs[i]].quant;
+      if (q.kind != yq.kind || q.scale != yq.scale || q.zero_point != yq.zero_point) {
+        return unsupported(n, "concatenates values of different quantizations");
+      }
       if (!(err = reader(node.inputs[i], cf, n, &parts[i])).ok()) return err;
     }
     Tensor* out = nullptr;
@@ -714,8 +907,7 @@ class Compiler {
       views[i]->sizes[0] = batch;
       views[i]->sizes[1] = v.dims[v.rank - 2];
       views[i]->sizes[2] = v.dims[v.rank - 1];
-      if (v.flags != 0 && !(err = bind(views[i], v.external_id)).ok()) return err;
-      (void)ids;
+      if (!(err = bind_like(views[i], ids[i])).ok()) return err;
     }
     Value* args[] = {tensor_value(views[0]), tensor_value(views[1]), tensor_value(views[2])};
     return call(n, args, 3, after);
@@ -728,6 +920,7 @@ class Compiler {
   bool* channels_first_ = nullptr;
   bool* ready_ = nullptr;    // defined: its tensor has its memory
   bool* written_ = nullptr;  // some node writes it
+  uint32_t* bound_ = nullptr;  // the external id whose memory it is (its own, or one it aliases)
   Tensor* tensors_ = nullptr;
   uint8_t* chunk_ = nullptr;
   uint64_t chunk_left_ = 0;
@@ -783,7 +976,7 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
     const GraphValue& value = graph.values[graph.external_values[e]];
     if (!args[e]->is_tensor()) return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is not a tensor", e);
     Tensor& t = *args[e]->as_tensor;
-    if (t.dtype != ScalarType::kFloat || value.dtype != Datatype::kFp32) {
+    if (t.dtype != Compiler::scalar_type(value.dtype) || (value.dtype != Datatype::kFp32 && value.dtype != Datatype::kQint8)) {
       return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is a %s tensor, the XNNPACK graph has a %s one", e,
                          scalar_type_name(t.dtype), datatype_name(value.dtype));
     }

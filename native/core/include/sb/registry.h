@@ -70,7 +70,7 @@ using DelegateInitFn = Error (*)(const Program& program, fb::Reader& reader, con
 
 class OpRegistry {
  public:
-  static constexpr size_t kCapacity = 256;
+  static constexpr size_t kCapacity = 512;  // the portable ops, the delegate node kinds, an app's own
 
   // Fails on a duplicate name (the prim ops included) or when the table is full.
   Error add(const KernelDef& def);
