@@ -18,7 +18,7 @@ import pytest
 
 from bot.build import cmake
 from bot.selection.pte import FlatReader, Table
-from models.export_delegated import NODE_LAYOUTS
+from bot.selection.xnnpack import NODE_LAYOUTS
 from tests.conftest import REPO_ROOT
 from tests.test_runtime_sanitized import FUZZ, FUZZ_SECONDS_CAP, SANITIZED, SANITIZER_REPORT
 
