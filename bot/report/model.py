@@ -226,6 +226,9 @@ class TargetReport:
     closure_changes: tuple[ClosureChange, ...] = ()
     not_traced: tuple[NotTraced, ...] = ()
     yaml_error: str = ""  # the checked-in yaml cannot be used (not YAML, breaks the schema, unreadable)
+    # Models of the target the tracer could not run that no checked-in per-model yaml stands in for:
+    # `regenerate` leaves the target's yaml as checked in until they can be traced (selection/regenerate.py).
+    untraced_models: tuple[str, ...] = ()
 
     def size(self, arch: str) -> ArchSizes | None:
         return next((s for s in self.sizes if s.arch == arch), None)
