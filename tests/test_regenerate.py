@@ -127,7 +127,7 @@ def test_check_names_the_model_too_and_writes_nothing(xnn_app: Path) -> None:
             }
         ],
         "kept": [],
-        "not_rewritten": ["apps/xnn/selected_operators.yaml"],
+        "not_regenerated": ["apps/xnn/selected_operators.yaml"],
     }
     assert files(xnn_app) == before
 

@@ -116,5 +116,5 @@ def _untraced_json(cfg: Config, regenerated: Regenerated) -> dict[str, object]:
             for f in regenerated.failures
         ],
         "kept": sorted(p.as_posix() for p in regenerated.kept),
-        "not_rewritten": [t.yaml.as_posix() for t in cfg.targets if regenerated.untraced_models(cfg, t)],
+        "not_regenerated": [t.yaml.as_posix() for t in cfg.targets if regenerated.untraced_models(cfg, t)],
     }
