@@ -7,6 +7,7 @@ data that report.py renders and github.py posts.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -231,7 +232,9 @@ def _run_pr(
             policy_changes=policy_changes,
             runtime=cfg.runtime_label(),
         )
-    tracing = TolerantTracer(cfg)
+    # A model the tracer cannot run is a finding (model_failures), not the end of the run: its checked-in
+    # per-model selection (else its static root ops) stands in, so it is not also reported as a stale yaml.
+    tracing = functools.partial(trace.trace_model, limits=cfg.limits)
     regenerated = regenerate.regenerate(cfg, tracer, tracing, progress)
     stale_paths = tuple(p.as_posix() for p in regenerate.stale_files(cfg, regenerated))
     with progress.step("reading the op graph of head kernels"):
@@ -245,6 +248,8 @@ def _run_pr(
             report = _target_report(
                 target, regenerated.per_target[target.name], head, base, base_sizes, changed, work, progress
             )
+            untraced = tuple(m.path.as_posix() for m in regenerated.untraced_models(cfg, target))
+            report = dataclasses.replace(report, untraced_models=untraced)
             if head_graph is not None:
                 report = _with_graph_findings(report, target, head, head_graph, base_graph, regenerated)
             targets.append(report)
@@ -257,7 +262,7 @@ def _run_pr(
         changed_files=tuple(changed),
         graph_added=graph_change.added if graph_change else (),
         graph_removed=graph_change.removed if graph_change else (),
-        model_failures=tuple(tracing.failures),
+        model_failures=regenerated.failures,
         policy_changes=policy_changes,
         runtime=cfg.runtime_label(),
     )
@@ -268,42 +273,6 @@ def _policy_changes(base: config.Config | None, head: config.Config) -> tuple[Po
     base_policy = base.policy() if base is not None else verdict.Policy()
     names = {t.name for t in head.targets}
     return tuple(c for c in verdict.policy_changes(base_policy, head.policy()) if not c.target or c.target in names)
-
-
-class TolerantTracer:
-    """Traces like `trace.trace_model`, but a model the tracer cannot run (a
-    corrupt program, a crash, over its time or memory limit) becomes a finding
-    instead of ending the run.
-
-    The failed model keeps its checked-in per-model selection (else its static
-    root ops), so its failure is not also reported as a stale yaml.
-    """
-
-    def __init__(self, cfg: config.Config) -> None:
-        self.cfg = cfg
-        self.failures: list[LoadFailure] = []
-
-    def __call__(
-        self, runner: Path, model: Path, inputs: list[Path], label: str, include_reachable: bool
-    ) -> SelectedOps:
-        try:
-            return trace.trace_model(runner, model, inputs, label, include_reachable, limits=self.cfg.limits)
-        except BotError as exc:
-            if exc.exit_code not in (ExitCode.RUNTIME, ExitCode.BAD_INPUT):
-                raise
-            self.failures.append(LoadFailure(label, exc.message))
-        return self._fallback(model, label)
-
-    def _fallback(self, model: Path, label: str) -> SelectedOps:
-        for candidate in self.cfg.models():
-            if self.cfg.root / candidate.path == model:
-                checked_in, _ = _load_selection(self.cfg.root / self.cfg.per_model_yaml(candidate))
-                if checked_in is not None:
-                    return checked_in
-        try:
-            return oplist.from_model(model, label)
-        except pte.PteError:
-            return SelectedOps()
 
 
 def _load_selection(path: Path) -> tuple[SelectedOps | None, str]:

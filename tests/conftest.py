@@ -36,3 +36,11 @@ def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests.scenario_repo import make_base
 
     return make_base(tmp_path_factory.mktemp("base") / "repo")
+
+
+@pytest.fixture(scope="session")
+def delegated_programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Real XNNPACK-delegated programs (tests/delegated_programs.py), exported once per session."""
+    from tests import delegated_programs as dp
+
+    return dp.export(tmp_path_factory.mktemp("delegated"))

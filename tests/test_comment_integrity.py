@@ -219,7 +219,9 @@ def test_new_report_fields_round_trip_and_reach_the_json() -> None:
     back, _ = artifact.loads(artifact.dumps(rep), "r.json")
     assert back == rep
     summary = terminal.to_json(rep, judged(rep))
-    assert summary["model_failures"] == [{"model": "models/zoo/gru.pte", "message": "exceeded 300 s"}]
+    assert summary["model_failures"] == [
+        {"model": "models/zoo/gru.pte", "message": "exceeded 300 s", "cannot_fix": None}
+    ]
     assert summary["targets"][0]["yaml_error"].endswith("not valid YAML")  # type: ignore[index]
     x86, cortex_m = summary["targets"][0]["sizes"]  # type: ignore[index]
     assert x86["delta"] == 300 and x86["head"]["vm_size"] == 90_300 and x86["head"]["bss"] == 512

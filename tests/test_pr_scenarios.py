@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import pytest
 
 from bot import git, pipeline
 from bot.build import arch, cmake
-from bot.report import comment, escape, model
+from bot.errors import ExitCode
+from bot.report import artifact, comment, escape, model
 from bot.selection import oplist
 from tests.conftest import ZOO_DIR
 from tests.judging import judged
@@ -117,6 +119,120 @@ def test_d_nothing_changed(repo: Path) -> None:
     assert not rep.stale
     assert all(t.delta == 0 for t in rep.targets)
     assert "No change" in comment.summary_line(rep, judged(rep))
+
+
+def pr(repo: Path, base: str, report: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m bot pr` on seq alone, as a developer runs it: its terminal output, the report files."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "pr", "--base", base, "--targets", "seq", "--output", str(report)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    return proc
+
+
+def section(text: str, heading: str) -> str:
+    start = text.index(f"### {heading}\n")
+    end = text.find("\n### ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+BACKEND_LINE = "linear.pte: missing backend XnnpackBackend (needed by linear)"
+BACKEND_FIX = (
+    "regenerating cannot fix this: the runtime has no backend XnnpackBackend (build a runtime with the "
+    "backend, or export the model without delegating to it)"
+)
+REGENERATE = "Fix: run `python -m bot regenerate` and commit the result."
+
+
+def test_e_a_delegated_model_gets_an_honest_fix_line(
+    repo: Path, tmp_path: Path, delegated_programs: dict[str, Path]
+) -> None:
+    """The PR adds to seq an XNNPACK-delegated program (the runtime has no XnnpackBackend: neither the
+    tracer nor the smoke runtime can load it) and squeezenet, whose ops seq's yaml lacks. The comment and
+    the terminal say regenerating cannot fix the delegated model, and what does; squeezenet's missing ops
+    keep "run regenerate", once regenerate can write seq's yaml (a per-model yaml stands in for the
+    delegated model)."""
+    shutil.copy2(delegated_programs["linear"], repo / "models" / "zoo" / "linear.pte")
+    config = repo / ".selective-build.yml"
+    config.write_text(
+        config.read_text().replace(
+            "models: [models/zoo/gru.pte]",
+            "models: [models/zoo/gru.pte, models/zoo/linear.pte, models/zoo/squeezenet.pte]",
+        )
+    )
+    commit_all(repo, "seq gains a delegated model and squeezenet")
+    report = tmp_path / "report.md"
+
+    proc = pr(repo, "main~1", report)
+
+    assert proc.returncode == ExitCode.FINDINGS, proc.stderr
+    rep, _ = artifact.load(report.with_suffix(".json"))
+    assert rep.model_failures == (model.LoadFailure("models/zoo/linear.pte", BACKEND_LINE),)
+    seq = target(rep, "seq")
+    failing = {f.model: f for f in seq.load_failures}
+    assert failing["models/zoo/linear.pte"].message == BACKEND_LINE
+    assert failing["models/zoo/squeezenet.pte"].cannot_fix is None  # missing ops: a regenerated yaml has them
+    assert seq.untraced_models == ("models/zoo/linear.pte",)
+
+    # The comment: the delegated model with what fixes it; squeezenet under the stale yaml, which
+    # regenerate cannot rewrite while the delegated model has nothing to stand in for it.
+    text = report.read_text()
+    untraced = section(text, "Models the tracer could not run")
+    assert untraced.splitlines()[2:4] == [
+        "- ❌ <code>models/zoo/linear.pte</code>: linear\\.pte\\: missing backend XnnpackBackend \\(needed by "
+        "linear\\)",
+        "  - **regenerating cannot fix this**: the runtime has no backend XnnpackBackend. Fix: build a runtime "
+        "with the backend, or export the model without delegating to it.",
+    ]
+    stale = section(text, "Stale yaml")
+    assert "breaks <code>models/zoo/squeezenet.pte</code> at load unless the yaml is regenerated" in stale
+    assert (
+        "- `python -m bot regenerate` leaves this yaml as checked in while <code>models/zoo/linear.pte</code> "
+        "cannot be traced: it has no checked-in per-model yaml to stand in"
+    ) in stale
+    assert REGENERATE not in text
+    assert stale.rstrip().endswith(
+        "Fix: make the models the tracer could not run traceable, or check in their per-model yamls; "
+        "then run `python -m bot regenerate` and commit the result."
+    )
+
+    # The terminal: the model, its error line and what fixes it; the verdict's reason says it too.
+    lines = proc.stdout.splitlines()
+    at = lines.index(f"  could not trace models/zoo/linear.pte: {BACKEND_LINE}")
+    assert lines[at + 1] == f"    {BACKEND_FIX}"
+    fails = [line for line in proc.stderr.splitlines() if line.startswith("fails: ")]
+    assert fails == [
+        f"fails: 1 model could not be traced, first models/zoo/linear.pte: {BACKEND_LINE}; {BACKEND_FIX}",
+        "fails: the selected-operators yaml is stale",
+    ]
+
+    # With the delegated model's per-model yaml checked in (its root ops, as `oplist` reads them),
+    # regenerate can rewrite seq's yaml: squeezenet's fix is "run regenerate" again.
+    oplist_yaml = repo / "models" / "oplist" / "linear.yaml"
+    written = subprocess.run(
+        [sys.executable, "-m", "bot", "oplist", "models/zoo/linear.pte", "-o", str(oplist_yaml)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert written.returncode == 0, written.stderr
+    commit_all(repo, "the delegated model's per-model yaml")
+
+    proc = pr(repo, "main~2", report)
+
+    assert proc.returncode == ExitCode.FINDINGS, proc.stderr
+    rep, _ = artifact.load(report.with_suffix(".json"))
+    assert target(rep, "seq").untraced_models == ()
+    text = report.read_text()
+    stale = section(text, "Stale yaml")
+    assert stale.rstrip().endswith(REGENERATE) and "linear.pte" not in stale
+    assert BACKEND_FIX.replace("regenerating cannot fix this: ", "") not in stale
+    assert "**regenerating cannot fix this**: the runtime has no backend XnnpackBackend" in section(
+        text, "Models the tracer could not run"
+    )
 
 
 # --- per architecture ------------------------------------------------------------------------------

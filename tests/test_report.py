@@ -168,7 +168,17 @@ def test_a_load_failure_that_also_names_a_missing_backend_is_shown() -> None:
     )
     target = TargetReport("app", "apps/app/selected_operators.yaml", True, SelectionDiff(missing), (), (failure,))
     rep = PrReport("main", "b" * 40, "a" * 40, (target,), ())
-    assert "XnnpackBackend" in comment.render(rep, judged(rep))
+    markdown = comment.render(rep, judged(rep))
+    assert "XnnpackBackend" in markdown
+    # No yaml brings the backend: the model is listed apart with what does fix it; the missing op keeps
+    # "run regenerate". The model fails whatever the yaml policy says.
+    at_load = markdown[markdown.index("### Models failing at load whatever the yaml") :]
+    assert "**regenerating cannot fix this**: the runtime has no backend XnnpackBackend" in at_load
+    assert "Fix: run `python -m bot regenerate` and commit the result." in markdown
+    assert "breaks <code>models/zoo/conv_cumsum.pte</code> at load unless" not in markdown
+    judged_off = judged(rep, verdict.Policy(fail_on_stale=False))
+    assert [r.kind for r in judged_off.failures] == ["load"]
+    assert judged_off.failures[0].message.startswith("1 model fails at load whatever the yaml, first ")
 
 
 def test_the_action_shows_each_step_and_ends_with_timings(tmp_path, monkeypatch) -> None:

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         out = Console(highlight=False)
         out.print(output.safe(publish.title(result, judged, current())), markup=False)
         for line in terminal.lines(result, judged, output.safe):
-            out.print(line)
+            out.print(line, soft_wrap=True)
         out.print(output.safe(f"report written to {args.output}"), markup=False, soft_wrap=True)
     if result.first_build_error():
         raise BotError(f"{result.first_build_error()} (details in {args.output})", ExitCode.BUILD)

@@ -140,7 +140,12 @@ def annotations(report: PrReport) -> list[api.Annotation]:
             problems = ["the yaml does not exist"]
         if problems:
             message = "; ".join(problems[:20]) + (f"; and {len(problems) - 20} more" if len(problems) > 20 else "")
-            found.append(Annotation(t.yaml, f"{message}. Fix: python -m bot regenerate", title))
+            fix = "python -m bot regenerate"
+            if t.untraced_models:  # regenerate leaves this yaml as checked in until they can be traced
+                untraced = t.untraced_models
+                models = ", ".join(plain(m) for m in untraced[:3]) + (", …" if len(untraced) > 3 else "")
+                fix = f"make {models} traceable (or check in a per-model yaml), then {fix}"
+            found.append(Annotation(t.yaml, f"{message}. Fix: {fix}", title))
     return found
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from bot.report.escape import ELLIPSIS, NAME_LIMIT, cap, code, commit, count, html_text, text, visible
-from bot.report.model import ArchSizes, PolicyChange, PrReport, TargetReport
+from bot.report.model import ArchSizes, LoadFailure, PolicyChange, PrReport, TargetReport
 from bot.report.verdict import Verdict
 
 MARKER = "<!-- selective-build-report -->"
@@ -393,15 +393,17 @@ def _codes(values: tuple[str, ...] | list[str], detail: Detail) -> str:
 _OP_NAME = re.compile(r"\b[A-Za-z_]\w*::[A-Za-z_][\w.]*")
 
 
-_MISSING_BACKEND = re.compile(r"\bbackends? \S")
-
-
-def _names_only(message: str, missing: set[str]) -> bool:
+def _names_only(failure: LoadFailure, missing: set[str]) -> bool:
     """The load failure says nothing the missing-op lines below do not: the runtime's 'missing
-    operators' message, naming only ops listed there (said once, not twice). One that also names
-    a missing backend ("missing operator X and backend B") says more: no yaml brings a backend."""
-    named = set(_OP_NAME.findall(message))
-    return "missing operator" in message and bool(named) and named <= missing and not _MISSING_BACKEND.search(message)
+    operators' message, naming only ops listed there (said once, not twice). One regenerating cannot
+    fix ("missing operator X and backend B": no yaml brings a backend) says more."""
+    named = set(_OP_NAME.findall(failure.message))
+    return "missing operator" in failure.message and bool(named) and named <= missing and failure.cannot_fix is None
+
+
+def _fixable(t: TargetReport) -> tuple[LoadFailure, ...]:
+    """The target's load failures a regenerated yaml fixes (the others are not a stale yaml's)."""
+    return tuple(f for f in t.load_failures if f.cannot_fix is None)
 
 
 def _called_by(callers: tuple[str, ...], detail: Detail) -> str:
@@ -411,22 +413,26 @@ def _called_by(callers: tuple[str, ...], detail: Detail) -> str:
 def _stale_section(report: PrReport, detail: Detail) -> list[str]:
     n = detail.name_limit
     lines: list[str] = []
+    untraced = {f.model for f in report.model_failures}
+    shown = blocked = 0  # targets listed, and those whose yaml regenerate leaves as checked in
     for t in report.targets:
-        if not (t.diff.stale or t.load_failures or not t.yaml_exists or t.yaml_error):
+        fixable = _fixable(t)
+        if not (t.diff.stale or fixable or not t.yaml_exists or t.yaml_error):
             continue
         lines.append(f"#### {text(t.name, n)}: {code(t.yaml, n)}")
         if t.yaml_error:
             lines.append(f"- ❌ **the checked-in yaml cannot be used**: {text(t.yaml_error, detail.message_limit)}")
         elif not t.yaml_exists:
-            lines.append(f"- the yaml does not exist yet: create it with `{FIX_COMMAND}`")
+            create = "" if t.untraced_models else f": create it with `{FIX_COMMAND}`"  # see below, it cannot
+            lines.append(f"- the yaml does not exist yet{create}")
         # A load failure that only names missing ops lists them under it (said once): the ops only its
         # model needs, each with the kernels that call it. Missing ops several models need follow on their own.
         missing_ops = {m.op for m in t.diff.missing}
         listed: set[str] = set()
         failures = []
-        for f in t.load_failures:
+        for f in fixable:
             failure = f"- ❌ **this PR breaks {code(f.model, n)} at load unless the yaml is regenerated**: "
-            if not _names_only(f.message, missing_ops):
+            if not _names_only(f, missing_ops):
                 failures.append(failure + text(f.message, detail.message_limit))
                 continue
             own = [m for m in t.diff.missing if m.models == (f.model,) and m.op not in listed]
@@ -437,9 +443,15 @@ def _stale_section(report: PrReport, detail: Detail) -> list[str]:
             ops = [f"  - missing {code(m.op, n)}{_called_by(m.callers, detail)}" for m in own]
             failures.append("\n".join([failure + "the yaml lacks", *_listed(ops, detail, "missing ops", "  ")]))
         lines += _listed(failures, detail, "models failing at load")
-        new_models = [f"- new model {code(m, n)} has no ops in the checked-in yaml" for m in t.models_without_yaml]
+        # A model the tracer could not run is listed with its failure (`_model_failures`): no regenerated
+        # yaml would hold its ops, so it is not named here as what regenerating fixes.
+        new_models = [
+            f"- new model {code(m, n)} has no ops in the checked-in yaml"
+            for m in t.models_without_yaml
+            if m not in untraced
+        ]
         lines += _listed(new_models, detail, "new models")
-        fails = "" if t.load_failures else ": fails at load"  # the load failure above says it once
+        fails = "" if fixable else ": fails at load"  # the load failure above says it once
         missing = [
             f"- missing {code(m.op, n)} (needed by {_codes(m.models, detail)}{_called_by(m.callers, detail)}){fails}"
             for m in t.diff.missing
@@ -455,6 +467,8 @@ def _stale_section(report: PrReport, detail: Detail) -> list[str]:
         lines += _listed(dtypes, detail, "dtype changes")
         causes = []
         for cause in t.causes:
+            if cause.kind == "model" and cause.path in untraced and not cause.ops:
+                continue
             if cause.kind == "kernel":
                 causes.append(
                     f"- cause: kernel {code(cause.kernel, n)} ({code(cause.path, n)}) {text(cause.change, n)} "
@@ -463,20 +477,55 @@ def _stale_section(report: PrReport, detail: Detail) -> list[str]:
             else:
                 causes.append(f"- cause: model {code(cause.path, n)} changed")
         lines += _listed(causes, detail, "causes")
+        if t.untraced_models:
+            blocked += 1
+            lines.append(
+                f"- `{FIX_COMMAND}` leaves this yaml as checked in while {_codes(t.untraced_models, detail)} "
+                f"cannot be traced: {'it has' if len(t.untraced_models) == 1 else 'they have'} no checked-in "
+                "per-model yaml to stand in"
+            )
         lines.append("")
+        shown += 1
     if lines:
-        lines = ["### Stale yaml", "", *lines, f"Fix: run `{FIX_COMMAND}` and commit the result.", ""]
+        fix = f"Fix: run `{FIX_COMMAND}` and commit the result."
+        if blocked == shown:  # regenerating alone rewrites none of these yamls
+            fix = (
+                "Fix: make the models the tracer could not run traceable, or check in their per-model yamls; "
+                f"then run `{FIX_COMMAND}` and commit the result."
+            )
+        lines = ["### Stale yaml", "", *lines, fix, ""]
     return lines
 
 
+def _cannot_fix(failure: LoadFailure, detail: Detail) -> str:
+    """The failure's fix line when regenerating cannot fix it (report/model.py decides), as a nested item."""
+    why = failure.cannot_fix
+    if why is None:
+        return ""
+    limit = detail.message_limit
+    return f"\n  - **regenerating cannot fix this**: {text(why.reason, limit)}. Fix: {text(why.fix, limit)}."
+
+
 def _model_failures(report: PrReport, detail: Detail) -> list[str]:
-    if not report.model_failures:
-        return []
-    lines = [
-        f"- ❌ {code(f.model, detail.name_limit)}: {text(f.message, detail.message_limit)}"
-        for f in report.model_failures
+    """Models the tracer could not run, then models failing at load for a reason no yaml fixes (when the
+    tracer ran them): each with its error line and, when regenerating cannot fix it, what does."""
+    n, limit = detail.name_limit, detail.message_limit
+    out: list[str] = []
+    if report.model_failures:
+        lines = [
+            f"- ❌ {code(f.model, n)}: {text(f.message, limit)}{_cannot_fix(f, detail)}" for f in report.model_failures
+        ]
+        out += ["### Models the tracer could not run", "", *_listed(lines, detail, "models"), ""]
+    untraced = {f.model for f in report.model_failures}
+    at_load = [
+        f"- ❌ {text(t.name, n)}: {code(f.model, n)}: {text(f.message, limit)}{_cannot_fix(f, detail)}"
+        for t in report.targets
+        for f in t.load_failures
+        if f.cannot_fix is not None and f.model not in untraced
     ]
-    return ["### Models the tracer could not run", "", *_listed(lines, detail, "models"), ""]
+    if at_load:
+        out += ["### Models failing at load whatever the yaml", "", *_listed(at_load, detail, "models"), ""]
+    return out
 
 
 def _graph_section(report: PrReport, detail: Detail) -> list[str]:

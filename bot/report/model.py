@@ -7,6 +7,7 @@ or GitHub machinery, so every reader of a report needs only this module.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -90,10 +91,69 @@ class Edge:
         return "" if self.via.endswith("_impl") else self.via
 
 
+CLASSIFIED_CHARS = 1024  # of a failure's message, read by `cannot_fix`
+# The runtime's error lines (native/core: registry.cpp, program.cpp, method.cpp, executor_runner.cpp) and the
+# bot's own (bot/selection/trace.py, bot/build/runner.py) that no yaml can change, after "<model file>: ".
+_MISSING_BACKEND = re.compile(r"(?:^|: )missing (?:operators? .+ and )?(?P<what>backends?) (?P<names>.+?) \(needed by ")
+_INVALID_PROGRAM = re.compile(r"(?:^|: )invalid program: ")
+_MISSING_INPUTS = re.compile(r"(?:^|: )(?:\S+ takes \d+ inputs?, \d+ given|input file not found)")
+_WRONG_INPUT = re.compile(r"(?:^|: )input \d+ has (?:dtype|shape) .+, the model expects |: not a usable \.npy file: ")
+
+
+@dataclass(frozen=True)
+class CannotFix:
+    """Why regenerating the yaml cannot fix a model's failure, and what does (plain text: it may name a
+    PR's backend, so it is escaped wherever it is shown)."""
+
+    reason: str  # "the runtime has no backend XnnpackBackend"
+    fix: str  # what does fix it
+
+    @property
+    def line(self) -> str:
+        return f"regenerating cannot fix this: {self.reason} ({self.fix})"
+
+
+@functools.lru_cache(maxsize=1024)  # the comment is rendered at several levels of detail: classified once
+def cannot_fix(message: str) -> CannotFix | None:
+    """Whether a model's load or trace failure (its one error line) is one no regenerated yaml fixes: a
+    backend the runtime lacks, a program that is not valid, inputs that are missing or do not fit the
+    program. None when regenerating can fix it (missing operators, which a regenerated yaml selects) or
+    nothing says it cannot. Decided here, once: the verdict, the comment, the terminal and `regenerate`
+    read it.
+
+    Only the first CLASSIFIED_CHARS are read: an error line is shorter (the runtime's is at most 256 bytes,
+    after the model's file name), and a message from an artifact, hostile and up to 64 KiB, cannot make
+    the patterns' backtracking slow."""
+    message = message[:CLASSIFIED_CHARS]
+    backend = _MISSING_BACKEND.search(message)
+    if backend:
+        what, names = backend.group("what"), backend.group("names")
+        it = "them" if what == "backends" else "it"
+        return CannotFix(
+            f"the runtime has no {what} {names}",
+            f"build a runtime with the {what}, or export the model without delegating to {it}",
+        )
+    if _INVALID_PROGRAM.search(message):
+        return CannotFix("the program is not valid", "export the model again")
+    if _MISSING_INPUTS.search(message):
+        return CannotFix(
+            "the model is not given the inputs it takes",
+            "list its inputs in .selective-build.yml, or none for generated ones",
+        )
+    if _WRONG_INPUT.search(message):
+        return CannotFix("the model's inputs do not fit the program", "give the model inputs of its dtypes and shapes")
+    return None
+
+
 @dataclass(frozen=True)
 class LoadFailure:
     model: str
     message: str
+
+    @property
+    def cannot_fix(self) -> CannotFix | None:
+        """Why regenerating cannot fix this failure (None: it can, or nothing says it cannot)."""
+        return cannot_fix(self.message)
 
 
 @dataclass(frozen=True)
@@ -166,6 +226,9 @@ class TargetReport:
     closure_changes: tuple[ClosureChange, ...] = ()
     not_traced: tuple[NotTraced, ...] = ()
     yaml_error: str = ""  # the checked-in yaml cannot be used (not YAML, breaks the schema, unreadable)
+    # Models of the target the tracer could not run that no checked-in per-model yaml stands in for:
+    # `regenerate` leaves the target's yaml as checked in until they can be traced (selection/regenerate.py).
+    untraced_models: tuple[str, ...] = ()
 
     def size(self, arch: str) -> ArchSizes | None:
         return next((s for s in self.sizes if s.arch == arch), None)
@@ -226,7 +289,7 @@ class PrReport:
     def stale(self) -> bool:
         return any(
             t.diff.stale
-            or t.load_failures
+            or any(f.cannot_fix is None for f in t.load_failures)  # the others no yaml fixes: not stale
             or not t.yaml_exists
             or t.yaml_error
             or any(c.lacking for c in t.closure_changes)

@@ -12,8 +12,10 @@ from rich.markup import escape
 
 from bot.report.comment import TOP_MOVERS, Row, changes, choice_cost, kernels_phrase
 from bot.report.escape import plain
-from bot.report.model import PrReport, SizeReport
+from bot.report.model import LoadFailure, PrReport, SizeReport
 from bot.report.verdict import Verdict
+
+MESSAGE_LIMIT = 400  # characters of a model's error line
 
 
 def lines(report: PrReport, verdict: Verdict, safe: Callable[[str], str]) -> list[str]:
@@ -37,6 +39,31 @@ def lines(report: PrReport, verdict: Verdict, safe: Callable[[str], str]) -> lis
                     phrase = kernels_phrase(sizes.kernels, sizes.cpu)
                     shown += "  " + escape(safe(plain(f"{phrase}: {cost}")))
             out.append(f"    {escape(safe(plain(sizes.arch)))}: {shown}")
+    out += _failures(report, safe)
+    return out
+
+
+def _failures(report: PrReport, safe: Callable[[str], str]) -> list[str]:
+    """Each model the tracer could not run, and each failing at load whatever the yaml: its error line,
+    then, when regenerating cannot fix it (report/model.py decides), what does."""
+
+    def shown(value: str, limit: int = MESSAGE_LIMIT) -> str:
+        return escape(safe(plain(value, limit)))
+
+    found = [("could not trace", f) for f in report.model_failures]
+    untraced = {f.model for f in report.model_failures}
+    found += [
+        (f"{plain(t.name)}: fails at load", f)
+        for t in report.targets
+        for f in t.load_failures
+        if f.cannot_fix is not None and f.model not in untraced
+    ]
+    out = []
+    for what, failure in found:
+        out.append(f"  [red]{shown(what)}[/red] {shown(failure.model)}: {shown(failure.message)}")
+        why = failure.cannot_fix
+        if why is not None:
+            out.append(f"    {shown(why.line)}")
     return out
 
 
@@ -73,6 +100,11 @@ def _arch_json(r: Row) -> dict[str, object]:
     }
 
 
+def _failure_json(failure: LoadFailure) -> dict[str, object]:
+    why = failure.cannot_fix
+    return {"model": failure.model, "message": failure.message, "cannot_fix": why.line if why else None}
+
+
 def to_json(report: PrReport, verdict: Verdict) -> dict[str, object]:
     """What scripts need, without the markdown. Sizes are VM bytes."""
     by_target: dict[str, list[Row]] = {}
@@ -90,7 +122,7 @@ def to_json(report: PrReport, verdict: Verdict) -> dict[str, object]:
         "size_delta": report.size_delta,
         "stale_files": list(report.stale_files),
         "build_error": report.build_error.split("\n", 1)[0],
-        "model_failures": [{"model": f.model, "message": f.message} for f in report.model_failures],
+        "model_failures": [_failure_json(f) for f in report.model_failures],
         "targets": [
             {
                 "name": t.name,
@@ -99,7 +131,7 @@ def to_json(report: PrReport, verdict: Verdict) -> dict[str, object]:
                 "yaml_error": t.yaml_error,
                 "missing": [m.op for m in t.diff.missing],
                 "unused": [u.op for u in t.diff.unused],
-                "load_failures": [{"model": f.model, "message": f.message} for f in t.load_failures],
+                "load_failures": [_failure_json(f) for f in t.load_failures],
                 "causes": [c.detail for c in t.causes],
                 "sizes": [_arch_json(r) for r in by_target.get(t.name, [])],
                 "over_budget": any(r.over_budget for r in by_target.get(t.name, [])),

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.errors import ExitCode
 from bot.report.escape import plain
-from bot.report.model import PolicyChange, PrReport
+from bot.report.model import LoadFailure, PolicyChange, PrReport
 
 BINARY_SIZE_LINE = re.compile(r"^Binary-Size:[ \t]*(\S[^\r\n]*)", re.MULTILINE)
 REASON_LIMIT = 400  # characters of a quoted message in a reason
@@ -74,7 +74,7 @@ class OverBudget:
 
 @dataclass(frozen=True)
 class Reason:
-    kind: str  # "build", "untraced", "stale" or "budget"
+    kind: str  # "build", "untraced", "load" (fails at load whatever the yaml), "stale" or "budget"
     message: str  # plain text, one line; escaped where it is shown
 
 
@@ -114,11 +114,17 @@ def judge(report: PrReport, policy: Policy) -> Verdict:
     if first_build:
         failures.append(Reason("build", f"build failed: {plain(first_build, REASON_LIMIT)}"))
     if report.model_failures:
-        first = report.model_failures[0]
         n = len(report.model_failures)
         models = f"{n} model{'s' if n != 1 else ''}"
-        first_line = f"{plain(first.model)}: {plain(first.message, REASON_LIMIT)}"
-        failures.append(Reason("untraced", f"{models} could not be traced, first {first_line}"))
+        failures.append(Reason("untraced", f"{models} could not be traced, first {_first(report.model_failures)}"))
+    # A model failing at load for a reason no yaml fixes (a missing backend, ...) fails whatever the yaml
+    # policy says, as an untraceable one does; said once when the tracer could not run it either.
+    untraced = {f.model for f in report.model_failures}
+    unfixable = [f for t in report.targets for f in t.load_failures if f.cannot_fix and f.model not in untraced]
+    if unfixable:
+        n = len({f.model for f in unfixable})
+        models = "1 model fails" if n == 1 else f"{n} models fail"
+        failures.append(Reason("load", f"{models} at load whatever the yaml, first {_first(unfixable)}"))
     if report.stale:
         stale = Reason("stale", "the selected-operators yaml is stale")
         (failures if policy.fail_on_stale else waived).append(stale)
@@ -140,6 +146,15 @@ def judge(report: PrReport, policy: Policy) -> Verdict:
                 Reason("budget", f"over the size budget: {where} (add a 'Binary-Size: <reason>' line to the PR body)")
             )
     return Verdict(policy, tuple(failures), tuple(waived), over)
+
+
+def _first(failures: Sequence[LoadFailure]) -> str:
+    """The first failure, quoted (plain), with why regenerating cannot fix it when that is known."""
+    first = failures[0]
+    why = first.cannot_fix
+    return f"{plain(first.model)}: {plain(first.message, REASON_LIMIT)}" + (
+        f"; {plain(why.line, REASON_LIMIT)}" if why else ""
+    )
 
 
 def policy_changes(base: Policy, head: Policy) -> tuple[PolicyChange, ...]:

@@ -115,7 +115,9 @@ def trace_model(
     try:
         static = oplist.from_model(model, label, limits.model_bytes)
     except pte.PteError as exc:
-        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+        # As the runtime says it ("<file>: invalid program: ..."): no regenerated yaml fixes it (report/model.py).
+        detail = str(exc).removeprefix(f"{model}: ")
+        raise BotError(f"{model.name}: invalid program: {detail}", ExitCode.BAD_INPUT) from None
     with tempfile.TemporaryDirectory(prefix="sb-trace-") as tmp:
         trace_file = Path(tmp) / "trace.tsv"
         trace_args = ("--trace-out", str(trace_file))
