@@ -51,7 +51,14 @@ def _models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...], bool]]:
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return self.second(torch.cumsum(self.first(x), 1))
 
+    class MatmulAddCumsum(torch.nn.Module):
+        """mm and add for ExecuTorch's demo backend (AddMulPartitionerDemo), then a cumsum left to our kernels."""
+
+        def forward(self, a: torch.Tensor, x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+            return torch.cumsum(torch.mm(a, x) + b, 1)
+
     return {
+        "demo_backend": (MatmulAddCumsum, ((2, 2), (2, 2), (2, 2)), True),
         "linear": (Linear, ((2, 8),), True),
         "linear_inline": (Linear, ((2, 8),), False),
         "conv_cumsum": (ConvCumsum, ((1, 3, 8, 8),), True),
@@ -59,7 +66,10 @@ def _models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...], bool]]:
     }
 
 
-MODELS = ("linear", "linear_inline", "conv_cumsum", "two_delegates")
+MODELS = ("linear", "linear_inline", "conv_cumsum", "two_delegates")  # XNNPACK-delegated
+# Delegated to ExecuTorch's own demo backend (executorch.exir.backend.test: BackendWithCompilerDemo), which
+# no runtime of ours has: a real program whose backend is missing.
+DEMO_BACKEND = "BackendWithCompilerDemo"
 
 
 def export(out_dir: Path) -> dict[str, Path]:
@@ -74,7 +84,14 @@ def export(out_dir: Path) -> dict[str, Path]:
         torch.manual_seed(0)
         module = factory().eval()
         example = tuple(torch.randn(*shape) for shape in shapes)
-        lowered = to_edge_transform_and_lower(torch.export.export(module, example), partitioner=[XnnpackPartitioner()])
+        exported = torch.export.export(module, example)
+        if name == "demo_backend":
+            from executorch.exir import to_edge
+            from executorch.exir.backend.test.op_partitioner_demo import AddMulPartitionerDemo
+
+            lowered = to_edge(exported).to_backend(AddMulPartitionerDemo())
+        else:
+            lowered = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
         program = lowered.to_executorch(ExecutorchBackendConfig(extract_delegate_segments=extract))
         paths[name] = out_dir / f"{name}.pte"
         paths[name].write_bytes(program.buffer)

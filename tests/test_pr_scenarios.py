@@ -139,9 +139,9 @@ def section(text: str, heading: str) -> str:
     return text[start : end if end != -1 else len(text)]
 
 
-BACKEND_LINE = "linear.pte: missing backend XnnpackBackend (needed by linear)"
+BACKEND_LINE = "demo_backend.pte: missing backend BackendWithCompilerDemo (needed by demo_backend)"
 BACKEND_FIX = (
-    "regenerating cannot fix this: the runtime has no backend XnnpackBackend (build a runtime with the "
+    "regenerating cannot fix this: the runtime has no backend BackendWithCompilerDemo (build a runtime with the "
     "backend, or export the model without delegating to it)"
 )
 REGENERATE = "Fix: run `python -m bot regenerate` and commit the result."
@@ -150,17 +150,17 @@ REGENERATE = "Fix: run `python -m bot regenerate` and commit the result."
 def test_e_a_delegated_model_gets_an_honest_fix_line(
     repo: Path, tmp_path: Path, delegated_programs: dict[str, Path]
 ) -> None:
-    """The PR adds to seq an XNNPACK-delegated program (the runtime has no XnnpackBackend: neither the
+    """The PR adds to seq an XNNPACK-delegated program (the runtime has no BackendWithCompilerDemo: neither the
     tracer nor the smoke runtime can load it) and squeezenet, whose ops seq's yaml lacks. The comment and
     the terminal say regenerating cannot fix the delegated model, and what does; squeezenet's missing ops
     keep "run regenerate", once regenerate can write seq's yaml (a per-model yaml stands in for the
     delegated model)."""
-    shutil.copy2(delegated_programs["linear"], repo / "models" / "zoo" / "linear.pte")
+    shutil.copy2(delegated_programs["demo_backend"], repo / "models" / "zoo" / "demo_backend.pte")
     config = repo / ".selective-build.yml"
     config.write_text(
         config.read_text().replace(
             "models: [models/zoo/gru.pte]",
-            "models: [models/zoo/gru.pte, models/zoo/linear.pte, models/zoo/squeezenet.pte]",
+            "models: [models/zoo/gru.pte, models/zoo/demo_backend.pte, models/zoo/squeezenet.pte]",
         )
     )
     commit_all(repo, "seq gains a delegated model and squeezenet")
@@ -170,27 +170,31 @@ def test_e_a_delegated_model_gets_an_honest_fix_line(
 
     assert proc.returncode == ExitCode.FINDINGS, proc.stderr
     rep, _ = artifact.load(report.with_suffix(".json"))
-    assert rep.model_failures == (model.LoadFailure("models/zoo/linear.pte", BACKEND_LINE),)
+    assert rep.model_failures == (model.LoadFailure("models/zoo/demo_backend.pte", BACKEND_LINE),)
     seq = target(rep, "seq")
     failing = {f.model: f for f in seq.load_failures}
-    assert failing["models/zoo/linear.pte"].message == BACKEND_LINE
+    # seq's runtime lacks the cumsum outside the delegate as well as the backend: both in one line.
+    assert failing["models/zoo/demo_backend.pte"].message == BACKEND_LINE.replace(
+        "missing backend", "missing operator aten::cumsum.out and backend"
+    )
+    assert failing["models/zoo/demo_backend.pte"].cannot_fix is not None
     assert failing["models/zoo/squeezenet.pte"].cannot_fix is None  # missing ops: a regenerated yaml has them
-    assert seq.untraced_models == ("models/zoo/linear.pte",)
+    assert seq.untraced_models == ("models/zoo/demo_backend.pte",)
 
     # The comment: the delegated model with what fixes it; squeezenet under the stale yaml, which
     # regenerate cannot rewrite while the delegated model has nothing to stand in for it.
     text = report.read_text()
     untraced = section(text, "Models the tracer could not run")
     assert untraced.splitlines()[2:4] == [
-        "- ❌ <code>models/zoo/linear.pte</code>: linear\\.pte\\: missing backend XnnpackBackend \\(needed by "
-        "linear\\)",
-        "  - **regenerating cannot fix this**: the runtime has no backend XnnpackBackend. Fix: build a runtime "
-        "with the backend, or export the model without delegating to it.",
+        "- ❌ <code>models/zoo/demo_backend.pte</code>: demo\\_backend\\.pte\\: missing backend "
+        "BackendWithCompilerDemo \\(needed by demo\\_backend\\)",
+        "  - **regenerating cannot fix this**: the runtime has no backend BackendWithCompilerDemo. Fix: build a "
+        "runtime with the backend, or export the model without delegating to it.",
     ]
     stale = section(text, "Stale yaml")
     assert "breaks <code>models/zoo/squeezenet.pte</code> at load unless the yaml is regenerated" in stale
     assert (
-        "- `python -m bot regenerate` leaves this yaml as checked in while <code>models/zoo/linear.pte</code> "
+        "- `python -m bot regenerate` leaves this yaml as checked in while <code>models/zoo/demo_backend.pte</code> "
         "cannot be traced: it has no checked-in per-model yaml to stand in"
     ) in stale
     assert REGENERATE not in text
@@ -201,19 +205,19 @@ def test_e_a_delegated_model_gets_an_honest_fix_line(
 
     # The terminal: the model, its error line and what fixes it; the verdict's reason says it too.
     lines = proc.stdout.splitlines()
-    at = lines.index(f"  could not trace models/zoo/linear.pte: {BACKEND_LINE}")
+    at = lines.index(f"  could not trace models/zoo/demo_backend.pte: {BACKEND_LINE}")
     assert lines[at + 1] == f"    {BACKEND_FIX}"
     fails = [line for line in proc.stderr.splitlines() if line.startswith("fails: ")]
     assert fails == [
-        f"fails: 1 model could not be traced, first models/zoo/linear.pte: {BACKEND_LINE}; {BACKEND_FIX}",
+        f"fails: 1 model could not be traced, first models/zoo/demo_backend.pte: {BACKEND_LINE}; {BACKEND_FIX}",
         "fails: the selected-operators yaml is stale",
     ]
 
     # With the delegated model's per-model yaml checked in (its root ops, as `oplist` reads them),
     # regenerate can rewrite seq's yaml: squeezenet's fix is "run regenerate" again.
-    oplist_yaml = repo / "models" / "oplist" / "linear.yaml"
+    oplist_yaml = repo / "models" / "oplist" / "demo_backend.yaml"
     written = subprocess.run(
-        [sys.executable, "-m", "bot", "oplist", "models/zoo/linear.pte", "-o", str(oplist_yaml)],
+        [sys.executable, "-m", "bot", "oplist", "models/zoo/demo_backend.pte", "-o", str(oplist_yaml)],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -228,9 +232,10 @@ def test_e_a_delegated_model_gets_an_honest_fix_line(
     assert target(rep, "seq").untraced_models == ()
     text = report.read_text()
     stale = section(text, "Stale yaml")
-    assert stale.rstrip().endswith(REGENERATE) and "linear.pte" not in stale
+    # Its cumsum (outside the delegate) is a missing op a regenerated yaml selects; its backend is not.
+    assert stale.rstrip().endswith(REGENERATE) and "BackendWithCompilerDemo" not in stale
     assert BACKEND_FIX.replace("regenerating cannot fix this: ", "") not in stale
-    assert "**regenerating cannot fix this**: the runtime has no backend XnnpackBackend" in section(
+    assert "**regenerating cannot fix this**: the runtime has no backend BackendWithCompilerDemo" in section(
         text, "Models the tracer could not run"
     )
 

@@ -2,8 +2,8 @@
 that can be written is, each untraceable model is named with the runtime's error line and whether
 regenerating can fix it, and the command exits 1.
 
-The models are real: zoo programs, and XNNPACK-delegated programs exported by executorch's own exporter
-(tests/delegated_programs.py), which the tracer (built without the backend) refuses at load.
+The models are real: zoo programs, and a program exported by executorch's own exporter for its demo
+backend (tests/delegated_programs.py), which no runtime of ours has: the tracer refuses it at load.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from bot.selection import oplist
 from tests.conftest import REPO_ROOT, ZOO_DIR
 
 BACKEND_FIX = (
-    "regenerating cannot fix this: the runtime has no backend XnnpackBackend "
+    "regenerating cannot fix this: the runtime has no backend BackendWithCompilerDemo "
     "(build a runtime with the backend, or export the model without delegating to it)"
 )
 
@@ -72,7 +72,7 @@ def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
 
 @pytest.fixture
 def xnn_app(tmp_path: Path, delegated_programs: dict[str, Path]) -> Path:
-    return app_repo(tmp_path / "app", delegated_programs["linear"], TWO_TARGETS.format(delegated="linear"))
+    return app_repo(tmp_path / "app", delegated_programs["demo_backend"], TWO_TARGETS.format(delegated="demo_backend"))
 
 
 def test_a_delegated_model_is_named_and_every_other_yaml_is_written(xnn_app: Path) -> None:
@@ -83,11 +83,11 @@ def test_a_delegated_model_is_named_and_every_other_yaml_is_written(xnn_app: Pat
     lines = proc.stderr.splitlines()
     untraced = [line for line in lines if line.startswith("could not trace")]
     assert untraced == [
-        "could not trace models/linear.pte: linear.pte: missing backend XnnpackBackend (needed by linear); "
-        + BACKEND_FIX
+        "could not trace models/demo_backend.pte: demo_backend.pte: missing backend BackendWithCompilerDemo "
+        "(needed by demo_backend); " + BACKEND_FIX
     ]
     assert (
-        "not regenerated: apps/xnn/selected_operators.yaml (target xnn), left as checked in: models/linear.pte "
+        "not regenerated: apps/xnn/selected_operators.yaml (target xnn), left as checked in: models/demo_backend.pte "
         "could not be traced and has no checked-in per-model yaml"
     ) in lines
     assert "1 model could not be traced" in lines
@@ -110,9 +110,9 @@ def test_check_names_the_model_too_and_writes_nothing(xnn_app: Path) -> None:
     assert check.stdout == ""  # no diff: what could be regenerated is up to date
     lines = check.stderr.splitlines()
     assert "every yaml that could be regenerated is up to date" in lines
-    assert [line for line in lines if line.startswith("could not trace models/linear.pte:")] == [
-        "could not trace models/linear.pte: linear.pte: missing backend XnnpackBackend (needed by linear); "
-        + BACKEND_FIX
+    assert [line for line in lines if line.startswith("could not trace models/demo_backend.pte:")] == [
+        "could not trace models/demo_backend.pte: demo_backend.pte: missing backend BackendWithCompilerDemo "
+        "(needed by demo_backend); " + BACKEND_FIX
     ]
 
     as_json = regenerate(xnn_app, "--check", "--json")
@@ -121,8 +121,8 @@ def test_check_names_the_model_too_and_writes_nothing(xnn_app: Path) -> None:
         "stale": [],
         "untraced": [
             {
-                "model": "models/linear.pte",
-                "message": "linear.pte: missing backend XnnpackBackend (needed by linear)",
+                "model": "models/demo_backend.pte",
+                "message": "demo_backend.pte: missing backend BackendWithCompilerDemo (needed by demo_backend)",
                 "cannot_fix": BACKEND_FIX,
             }
         ],
@@ -136,7 +136,7 @@ def test_check_names_the_model_too_and_writes_nothing(xnn_app: Path) -> None:
     stale = regenerate(xnn_app, "--check")
     assert stale.returncode == ExitCode.FINDINGS
     assert "+++ b/apps/seq/selected_operators.yaml" in stale.stdout
-    assert "1 yaml file(s) are stale" in stale.stderr and "could not trace models/linear.pte" in stale.stderr
+    assert "1 yaml file(s) are stale" in stale.stderr and "could not trace models/demo_backend.pte" in stale.stderr
 
 
 def test_a_checked_in_per_model_yaml_stands_in_for_the_model_it_belongs_to(
@@ -144,15 +144,15 @@ def test_a_checked_in_per_model_yaml_stands_in_for_the_model_it_belongs_to(
 ) -> None:
     """The delegated model's checked-in per-model yaml is kept as it is and its selection goes into the
     target's yaml, which is regenerated with the traced models' selections."""
-    repo = app_repo(tmp_path / "app", delegated_programs["conv_cumsum"], TWO_TARGETS.format(delegated="conv_cumsum"))
+    repo = app_repo(tmp_path / "app", delegated_programs["demo_backend"], TWO_TARGETS.format(delegated="demo_backend"))
     # Its root ops, as `oplist` reads them from the program (the ops outside its delegate).
     written = subprocess.run(
-        [sys.executable, "-m", "bot", "oplist", str(repo / "models" / "conv_cumsum.pte"), "-o",
-         str(repo / "oplist" / "conv_cumsum.yaml")],
+        [sys.executable, "-m", "bot", "oplist", str(repo / "models" / "demo_backend.pte"), "-o",
+         str(repo / "oplist" / "demo_backend.yaml")],
         cwd=REPO_ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert written.returncode == 0, written.stderr
-    kept = (repo / "oplist" / "conv_cumsum.yaml").read_bytes()
+    kept = (repo / "oplist" / "demo_backend.yaml").read_bytes()
     (repo / "apps" / "xnn").mkdir(parents=True)
     (repo / "apps" / "xnn" / "selected_operators.yaml").write_text("{}\n")
 
@@ -162,12 +162,12 @@ def test_a_checked_in_per_model_yaml_stands_in_for_the_model_it_belongs_to(
     assert proc.returncode == ExitCode.FINDINGS, proc.stderr
     lines = proc.stderr.splitlines()
     assert [line for line in lines if line.startswith("could not trace")] == [
-        "could not trace models/conv_cumsum.pte: conv_cumsum.pte: missing backend XnnpackBackend (needed by "
-        "conv_cumsum); " + BACKEND_FIX
+        "could not trace models/demo_backend.pte: demo_backend.pte: missing backend BackendWithCompilerDemo (needed by "
+        "demo_backend); " + BACKEND_FIX
     ]
-    assert "kept oplist/conv_cumsum.yaml as checked in, the selection of models/conv_cumsum.pte (not traced)" in lines
+    assert "kept oplist/demo_backend.yaml as checked in, the selection of models/demo_backend.pte (not traced)" in lines
     assert not any(line.startswith("not regenerated") for line in lines)
-    assert (repo / "oplist" / "conv_cumsum.yaml").read_bytes() == kept
+    assert (repo / "oplist" / "demo_backend.yaml").read_bytes() == kept
     xnn = oplist.load(repo / "apps" / "xnn" / "selected_operators.yaml")
     gru = oplist.load(repo / "oplist" / "gru.yaml")
     assert xnn.names() == gru.names() | oplist.loads(kept, "kept").names()
@@ -177,7 +177,7 @@ def test_a_checked_in_per_model_yaml_stands_in_for_the_model_it_belongs_to(
 def test_each_reason_regenerating_cannot_fix_is_named(tmp_path: Path, delegated_programs: dict[str, Path]) -> None:
     """A program that is not valid and a model given more inputs than it takes: each named with the
     reader's or the runtime's line and why regenerating cannot fix it; the traced target is written."""
-    repo = app_repo(tmp_path / "app", delegated_programs["linear"], "")
+    repo = app_repo(tmp_path / "app", delegated_programs["demo_backend"], "")
     data = (ZOO_DIR / "gru.pte").read_bytes()
     (repo / "models" / "broken.pte").write_bytes(data[: len(data) // 3])
     shutil.copy2(ZOO_DIR / "gru.pte", repo / "models" / "twice.pte")

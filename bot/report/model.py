@@ -96,6 +96,7 @@ CLASSIFIED_CHARS = 1024  # of a failure's message, read by `cannot_fix`
 # bot's own (bot/selection/trace.py, bot/build/runner.py) that no yaml can change, after "<model file>: ".
 _MISSING_BACKEND = re.compile(r"(?:^|: )missing (?:operators? .+ and )?(?P<what>backends?) (?P<names>.+?) \(needed by ")
 _INVALID_PROGRAM = re.compile(r"(?:^|: )invalid program: ")
+_NO_KERNEL = re.compile(r"(?:^|: )no kernel library implements ")
 _MISSING_INPUTS = re.compile(r"(?:^|: )(?:\S+ takes \d+ inputs?, \d+ given|input file not found)")
 _WRONG_INPUT = re.compile(r"(?:^|: )input \d+ has (?:dtype|shape) .+, the model expects |: not a usable \.npy file: ")
 
@@ -116,9 +117,10 @@ class CannotFix:
 @functools.lru_cache(maxsize=1024)  # the comment is rendered at several levels of detail: classified once
 def cannot_fix(message: str) -> CannotFix | None:
     """Whether a model's load or trace failure (its one error line) is one no regenerated yaml fixes: a
-    backend the runtime lacks, a program that is not valid, inputs that are missing or do not fit the
-    program. None when regenerating can fix it (missing operators, which a regenerated yaml selects) or
-    nothing says it cannot. Decided here, once: the verdict, the comment, the terminal and `regenerate`
+    backend the runtime lacks, a program that is not valid, an op no kernel library implements (the
+    tracer's missing ops: it registers them all), inputs that are missing or do not fit the program.
+    None when regenerating can fix it (missing operators, which a regenerated yaml selects) or nothing
+    says it cannot. Decided here, once: the verdict, the comment, the terminal and `regenerate`
     read it.
 
     Only the first CLASSIFIED_CHARS are read: an error line is shorter (the runtime's is at most 256 bytes,
@@ -135,6 +137,11 @@ def cannot_fix(message: str) -> CannotFix | None:
         )
     if _INVALID_PROGRAM.search(message):
         return CannotFix("the program is not valid", "export the model again")
+    if _NO_KERNEL.search(message):
+        return CannotFix(
+            "no kernel library of the runtime implements an op it needs",
+            "add a kernel for it to a kernel library, or export the model without it",
+        )
     if _MISSING_INPUTS.search(message):
         return CannotFix(
             "the model is not given the inputs it takes",

@@ -111,7 +111,7 @@ def _checked_in_selection(config: Config, path: Path) -> SelectedOps | None:
 def _static_roots(config: Config, model: Path, label: str) -> SelectedOps:
     """The root ops the program names (empty when it cannot be read): a stand-in, never written."""
     try:
-        return oplist.from_program(pte.load(config.root / model, config.limits.model_bytes), label)
+        return oplist.from_model(config.root / model, label, config.limits.model_bytes)
     except pte.PteError:
         return SelectedOps()
 

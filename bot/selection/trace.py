@@ -121,16 +121,19 @@ def trace_model(
     with tempfile.TemporaryDirectory(prefix="sb-trace-") as tmp:
         trace_file = Path(tmp) / "trace.tsv"
         trace_args = ("--trace-out", str(trace_file))
-        run_model(
-            tracer_runner,
-            model,
-            inputs,
-            Path(tmp) / "out",
-            extra_args=trace_args,
-            limits=limits,
-            arch=arch,
-            extra_writes=(Path(tmp),),
-        )
+        try:
+            run_model(
+                tracer_runner,
+                model,
+                inputs,
+                Path(tmp) / "out",
+                extra_args=trace_args,
+                limits=limits,
+                arch=arch,
+                extra_writes=(Path(tmp),),
+            )
+        except BotError as exc:
+            raise _no_kernel(exc, model) from None
         try:
             # The tracer writes one line per distinct (op, caller, kernel key): a yaml's worth at most.
             text = safe_files.read_text(
@@ -143,6 +146,16 @@ def trace_model(
     if not include_reachable:
         return observed
     return close_over_calls(observed, _declared_calls_cached(tracer_runner, limits, arch), label)
+
+
+def _no_kernel(exc: BotError, model: Path) -> BotError:
+    """The tracer registers every kernel of every library: an op it misses (say a delegate's node kind
+    no library implements, xnnpack::convert.f32_qd8) is one no regenerated yaml can select. Said so."""
+    prefix = f"{model.name}: missing operator"
+    if exc.exit_code != ExitCode.RUNTIME or not exc.message.startswith(prefix) or " and backend" in exc.message:
+        return exc
+    rest = exc.message.removeprefix(prefix).removeprefix("s")
+    return BotError(f"{model.name}: no kernel library implements{rest}", exc.exit_code)
 
 
 @functools.cache
