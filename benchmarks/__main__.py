@@ -2,7 +2,8 @@
 
 `python -m benchmarks latency [--models resnet,gru] [--no-sizes] [--out FILE]` runs the latency and
 runtime-size section alone (a quick mode for development) and writes it to FILE (default: a temporary
-file, whose path is printed); BENCHMARKS.md is left alone.
+file, whose path is printed); BENCHMARKS.md is left alone. `python -m benchmarks delegated [--out FILE]`
+does the same for the delegated-programs section.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import depgraph_fuzz, latency, pr, runtime, selective
+from benchmarks import delegated, depgraph_fuzz, latency, pr, runtime, selective
 from bot.fileio import write_text_atomic
 
 OUT = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
@@ -70,9 +71,25 @@ def quick(argv: list[str]) -> int:
     return 0
 
 
+def quick_delegated(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks delegated", description="BENCHMARKS.md's delegated-programs section alone."
+    )
+    parser.add_argument("--out", type=Path, help="where to write the markdown (default: a temporary file)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        lines = header("python -m benchmarks delegated " + " ".join(argv)) + delegated.section(Path(tmp) / "delegated")
+    out = args.out or Path(tempfile.mkstemp(prefix="benchmarks-delegated-", suffix=".md")[1])
+    write_text_atomic(out, "\n".join(lines))
+    print(f"wrote {out}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["latency"]:
         return quick(argv[1:])
+    if argv[:1] == ["delegated"]:
+        return quick_delegated(argv[1:])
     if argv:
         print(__doc__, file=sys.stderr)
         return 2
@@ -81,6 +98,7 @@ def main(argv: list[str]) -> int:
             *header("python -m benchmarks"),
             *runtime.section(Path(tmp) / "runtime"),
             *latency.section(Path(tmp) / "latency"),
+            *delegated.section(Path(tmp) / "delegated"),
             *selective.section(Path(tmp) / "selective"),
             *pr.section(Path(tmp) / "pr"),
             *depgraph_fuzz.section(Path(tmp) / "graph-fuzz"),

@@ -266,9 +266,9 @@ def compare(
     n_processes: int | None = None,
     iterations: int | None = None,
 ) -> Figures:
-    """The variants on zoo model `name`, interleaved process by process (the order rotating each round);
-    the median µs per variant. A variant that cannot run gets its reason in `notes`."""
-    n_processes = processes() if n_processes is None else n_processes
+    """The variants on zoo model `name` (ExecuTorch's XNNPACK on its delegated export), interleaved process
+    by process (the order rotating each round); the median µs per variant. A variant that cannot run gets
+    its reason in `notes`."""
     iterations = repeat() if iterations is None else iterations
     figures = Figures(name)
     inputs = zoo_inputs(name)
@@ -280,7 +280,34 @@ def compare(
             cmds[variant] = command(binaries.get(variant), model, variant, inputs, iterations)
         except Exception as exc:  # an export or build failure is a row's note
             figures.notes[variant] = ("delegated export failed: " if variant == "et-xnnpack" else "") + one_line(exc)
-    expected = zoo_expected(name)
+    return measure(figures, cmds, zoo_expected(name), n_processes)
+
+
+def compare_program(
+    name: str,
+    program: Path,
+    inputs: list[Path],
+    expected: list[Path],
+    binaries: Binaries,
+    variants: Sequence[str] = ("optimized", "et-xnnpack"),
+    n_processes: int | None = None,
+) -> Figures:
+    """The variants on the same program (a delegated one: ours runs its delegates on XnnpackBackend,
+    ExecuTorch on XNNPACK), measured as `compare` does."""
+    figures = Figures(name)
+    cmds: dict[str, list[str]] = {}
+    for variant in variants:
+        try:
+            cmds[variant] = command(binaries.get(variant), program, variant, inputs, repeat())
+        except Exception as exc:  # a build failure is a row's note
+            figures.notes[variant] = one_line(exc)
+    return measure(figures, cmds, expected, n_processes)
+
+
+def measure(figures: Figures, cmds: dict[str, list[str]], expected: list[Path], n_processes: int | None) -> Figures:
+    """Each command's output error against `expected` (one untimed run), then the commands interleaved
+    process by process, the order rotating each round; the median µs per variant into `figures`."""
+    n_processes = processes() if n_processes is None else n_processes
     for variant, cmd in cmds.items():
         try:
             figures.errors[variant] = output_error(cmd, variant, expected)

@@ -80,67 +80,13 @@ inline void im2col(const int8_t* x, const ConvGeometry& g, int64_t group, int32_
 // input, weight, bias (int32 or none), stride, padding, dilation, groups,
 // multipliers (float, one per output channel), input zero point, output zero
 // point, output min, output max, out, scratch (the widened im2col panel of one
-// group, then an int32 row of accumulators).
-inline Error conv(Args args) {
-  const Tensor& x = *args[0]->as_tensor;
-  const Tensor& w = *args[1]->as_tensor;
-  const int32_t* bias = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<int32_t>();
-  const int64_t* stride = args[3]->as_int_list.data();
-  const int64_t* padding = args[4]->as_int_list.data();
-  const int64_t* dilation = args[5]->as_int_list.data();
-  const float* multipliers = args[7]->as_tensor->data_as<float>();
-  const int32_t in_zp = static_cast<int32_t>(args[8]->as_int), out_zp = static_cast<int32_t>(args[9]->as_int);
-  const int32_t qmin = static_cast<int32_t>(args[10]->as_int), qmax = static_cast<int32_t>(args[11]->as_int);
-  Tensor& y = *args[12]->as_tensor;
-  const ConvGeometry g{x.sizes[1], x.sizes[2], x.sizes[3], y.sizes[1], y.sizes[2], y.sizes[3], w.sizes[2], w.sizes[3],
-                       stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], args[6]->as_int};
-  const int64_t k = w.sizes[1] * g.kh * g.kw, n = g.oh * g.ow, og = g.oc / g.groups;
-  int16_t* col = args[13]->as_tensor->data_as<int16_t>();
-  int32_t* acc = reinterpret_cast<int32_t*>(col + ((k * n + 1) & ~int64_t{1}));
-  const int8_t* weights = w.data_as<int8_t>();
-  for (int64_t b = 0; b < x.sizes[0]; ++b) {
-    const int8_t* image = x.data_as<int8_t>() + b * g.c * g.h * g.w;
-    int8_t* out = y.data_as<int8_t>() + b * g.oc * n;
-    for (int64_t group = 0; group < g.groups; ++group) {
-      im2col(image, g, group, in_zp, col);
-      for (int64_t o = group * og; o < (group + 1) * og; ++o) {
-        const int32_t start = bias != nullptr ? bias[o] : 0;
-        for (int64_t j = 0; j < n; ++j) acc[j] = start;
-        dot_rows(weights + o * k, col, k, n, acc);
-        int8_t* plane = out + o * n;
-        for (int64_t j = 0; j < n; ++j) {
-          plane[j] = static_cast<int8_t>(requantize(acc[j], multipliers[o], out_zp, qmin, qmax));
-        }
-      }
-    }
-  }
-  return Error();
-}
+// group, then an int32 row of accumulators). One copy for every conv node kind.
+Error conv(Args args);
 
 // Rows [M, I] by an int8 [O, I] filter: input, weight, bias (int32 or none),
 // multipliers (one per output), input zero point, output zero point, output
 // min, output max, out [M, O], scratch (one widened row).
-inline Error fully_connected(Args args) {
-  const Tensor& x = *args[0]->as_tensor;
-  const Tensor& w = *args[1]->as_tensor;
-  const int32_t* bias = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<int32_t>();
-  const float* multipliers = args[3]->as_tensor->data_as<float>();
-  const int32_t in_zp = static_cast<int32_t>(args[4]->as_int), out_zp = static_cast<int32_t>(args[5]->as_int);
-  const int32_t qmin = static_cast<int32_t>(args[6]->as_int), qmax = static_cast<int32_t>(args[7]->as_int);
-  Tensor& y = *args[8]->as_tensor;
-  int16_t* row = args[9]->as_tensor->data_as<int16_t>();
-  const int64_t m = x.sizes[0], in = x.sizes[1], o = w.sizes[0];
-  for (int64_t r = 0; r < m; ++r) {
-    const int8_t* xr = x.data_as<int8_t>() + r * in;
-    for (int64_t i = 0; i < in; ++i) row[i] = static_cast<int16_t>(xr[i] - in_zp);
-    int8_t* yr = y.data_as<int8_t>() + r * o;
-    for (int64_t c = 0; c < o; ++c) {
-      const int32_t acc = (bias != nullptr ? bias[c] : 0) + dot(row, w.data_as<int8_t>() + c * in, in);
-      yr[c] = static_cast<int8_t>(requantize(acc, multipliers[c], out_zp, qmin, qmax));
-    }
-  }
-  return Error();
-}
+Error fully_connected(Args args);
 
 // Element strides of `t` against the output's rank-`rank` shape: 0 where t
 // broadcasts (size 1), for a contiguous tensor of the same rank.
