@@ -15,11 +15,12 @@ from pathlib import Path
 from benchmarks import etcpp, latency
 from bot.build import bundle, cmake
 from bot.errors import BotError
-from bot.selection import oplist, xnnpack
+from bot.selection import oplist, pte, xnnpack
 from bot.selection.kernel_library import load_libraries
 
 DELEGATED_DIR = cmake.REPO_ROOT / "models" / "delegated"
 APP_YAML = cmake.REPO_ROOT / "apps" / "delegated" / "selected_operators.yaml"
+OPLIST_DIR = cmake.REPO_ROOT / "models" / "oplist"
 GATE = 1.5  # this issue's speed gate: ours within 1.5x of ExecuTorch+XNNPACK on the same program, per CNN
 SIZE_FRACTION = 20  # an all-delegated app's selective runtime under 1/20 of libexecutorch_backend_xnnpack.so
 CNNS = ("mobilenet_v2", "resnet", "squeezenet", "tv_mobilenet_v3")
@@ -101,22 +102,25 @@ class AppSize:
     note: str = ""
 
 
-def delegated_only_yaml(work: Path) -> Path:
-    """The selection of an app whose every model is fully delegated (nothing runs outside a delegate):
-    the per-model yamls of the delegated CNNs, merged."""
-    chosen = [p for p in sorted((cmake.REPO_ROOT / "models" / "oplist").glob("*_xnn_*.yaml")) if is_cnn(p.stem)]
-    path = work / "delegated_cnns.yaml"
+def fully_delegated(name: str) -> bool:
+    """Whether the program runs everything inside its delegates (its plan calls no operator)."""
+    return not pte.load(DELEGATED_DIR / f"{name}.pte").plan().operators
+
+
+def delegated_only_yaml(work: Path) -> tuple[Path, list[str]]:
+    """The selection of an app whose models are all delegated (every program of the delegated zoo that
+    calls no operator outside its delegates), merged from their per-model yamls; and those programs."""
+    chosen = [name for name in programs() if fully_delegated(name) and (OPLIST_DIR / f"{name}.yaml").is_file()]
+    path = work / "fully_delegated.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
-    oplist.dump(oplist.merge(oplist.load(p) for p in chosen), path)
-    return path
+    oplist.dump(oplist.merge(oplist.load(OPLIST_DIR / f"{name}.yaml") for name in chosen), path)
+    return path, chosen
 
 
 def measure_sizes(cpu: str | None, work: Path) -> list[AppSize]:
     rows = []
-    for name, path in (
-        ("delegated CNNs (fp32 and int8, all delegated)", delegated_only_yaml(work)),
-        ("delegated-app", APP_YAML),
-    ):
+    only, chosen = delegated_only_yaml(work)
+    for name, path in ((f"all delegated: {', '.join(chosen)}", only), ("delegated-app (this repo's config)", APP_YAML)):
         selection = oplist.load(path)
         models = len({m for op in selection.operators.values() for m in op.models()})
         measured: dict[str, int | None] = {}
