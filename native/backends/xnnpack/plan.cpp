@@ -770,12 +770,10 @@ class Compiler {
     const GraphValue& y = graph_.values[node.outputs[0]];
     if (x.rank != 4 || y.rank != 4) return unsupported(n, "pools a rank-%d value", x.rank);
     const int64_t dh = is_max && g[8] ? g[8] : 1, dw = is_max && g[9] ? g[9] : 1;
-    // Padding beyond top/left at the bottom/right is ATen's ceil mode, when
-    // it gives the node's output size.
-    bool ceil_mode = false;
-    if (g[2] != g[0] || g[1] != g[3]) {
-      if (!is_max || g[2] < g[0] || g[1] < g[3]) return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", g[0], g[2], g[3], g[1]);
-      ceil_mode = true;
+    // Padding beyond top/left at the bottom/right is ATen's ceil mode: the max pooling kernels take their
+    // windows from the output's size and cut them to the image.
+    if ((g[2] != g[0] || g[1] != g[3]) && (!is_max || g[2] < g[0] || g[1] < g[3])) {
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", g[0], g[2], g[3], g[1]);
     }
     if (g[6] == 0 || g[7] == 0 || g[4] == 0 || g[5] == 0) return unsupported(n, "a zero pooling size or stride");
     Tensor *in = nullptr, *out = nullptr;
@@ -798,17 +796,10 @@ class Compiler {
                        int_list(dilation, 2), int_value(lo), int_value(hi), tensor_value(out)};
       return call(n, args, 8, after);
     }
-    Tensor* indices = nullptr;
-    if (!(err = alloc(&indices, 1)).ok()) return err;
-    *indices = *out;
-    indices->dtype = ScalarType::kLong;
-    Result<void*> scratch = context_.allocate(sat_mul(y.numel(), 8), "XNNPACK max pooling indices");
-    if (!scratch.ok()) return scratch.error;
-    indices->data = scratch.value;
+    // No indices: XNNPACK's node keeps none.
     Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2),
-                     int_list(dilation, 2), scalar(Value::from_bool(ceil_mode)), min, max, tensor_value(out),
-                     tensor_value(indices)};
-    return call(n, args, 10, after);
+                     int_list(dilation, 2), min, max, tensor_value(out)};
+    return call(n, args, 8, after);
   }
 
   Error concatenate(uint32_t n, const GraphNode& node) {
