@@ -339,12 +339,12 @@ def sanitized() -> Path:
 
 
 def test_unpatched_programs_load(runner: Path, sanitized: Path) -> None:
-    """The control: the f32 program runs; the int8 one gets past the payload checks to its node kinds."""
+    """The control: the unpatched f32 and int8 programs run."""
     for binary in (runner, sanitized):
-        assert run(binary, F32).returncode == 0
-        proc = run(binary, QS8)
-        assert "invalid XNNPACK payload" not in proc.stderr and "no named data" not in proc.stderr, proc.stderr
-        assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
+        for program in (F32, QS8):
+            proc = run(binary, program)
+            assert proc.returncode == 0, proc.stderr
+            assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -403,8 +403,8 @@ def payload_fuzzer() -> Path:
 
 
 def test_seeds_parse_deeply(payload_fuzzer: Path, tmp_path: Path) -> None:
-    """Every seed gets past the payload checks: its init succeeds, or fails only at a node kind
-    our kernels lack (the int8 programs), after the whole graph and its constants were read."""
+    """Every seed gets past the payload checks and its plan compiles: its init succeeds (the whole graph
+    and its constants read)."""
     written = seeds(tmp_path)
     env = {**os.environ, "SB_FUZZ_REPORT": "1"}
     proc = subprocess.run(
@@ -413,9 +413,7 @@ def test_seeds_parse_deeply(payload_fuzzer: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     outcomes = [line.removeprefix("init: ") for line in proc.stderr.splitlines() if line.startswith("init: ")]
     assert len(outcomes) == len(written), proc.stderr[-3000:]
-    deep = [o for o in outcomes if o == "ok" or "not in this build" in o or "missing" in o]
-    assert len(deep) == len(outcomes), [o for o in outcomes if o not in deep]
-    assert outcomes.count("ok") >= len(outcomes) // 2, outcomes
+    assert outcomes == ["ok"] * len(outcomes), [o for o in outcomes if o != "ok"]
 
 
 def test_short_payload_fuzz_session(payload_fuzzer: Path, tmp_path: Path) -> None:

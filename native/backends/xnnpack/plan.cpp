@@ -63,6 +63,7 @@ class Compiler {
     if (!(err = alloc(&ready_, graph_.num_values)).ok()) return err;
     if (!(err = alloc(&written_, graph_.num_values)).ok()) return err;
     if (!(err = alloc(&bound_, graph_.num_values)).ok()) return err;
+    if (!(err = alloc(&row_params_, graph_.num_values)).ok()) return err;
     for (uint32_t v = 0; v < graph_.num_values; ++v) bound_[v] = kInvalidId;
     decide_layouts();
     // Generous upper bounds: a node is at most a relayout per input, its
@@ -566,6 +567,7 @@ class Compiler {
       case NodeType::kConvert: {
         const bool cf = channels_first_[y];
         if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        if (graph_.values[y].dtype == Datatype::kQdint8) return dynamic_quantization(n, node, in, out, after);
         const uint32_t quantized = is_qs8(y) ? y : node.inputs[0];
         float scale = 0;
         int32_t zp = 0;
@@ -639,6 +641,34 @@ class Compiler {
         return call(n, args, 2, after);
       }
     }
+  }
+
+  // convert.f32_qd8: int8 rows, each with the scale and zero point it gets at run time (a [rows, 2]
+  // fp32 tensor the reading node takes beside it). Rows are the value's last num_nonbatch_dims dims.
+  Error dynamic_quantization(uint32_t n, const GraphNode& node, Tensor* in, Tensor* out, const Step& after) {
+    const uint32_t y = node.outputs[0];
+    const GraphValue& value = graph_.values[y];
+    const QuantParams& q = value.quant;
+    if (q.kind != QuantKind::kPerTokenDynamic || value.dtype != Datatype::kQdint8) {
+      return unsupported(n, "value %u is not dynamically quantized per row", y);
+    }
+    uint64_t row = 1;
+    for (int32_t d = value.rank - q.num_nonbatch_dims; d < value.rank; ++d) row = sat_mul(row, static_cast<uint64_t>(value.dims[d]));
+    if (row == 0) return unsupported(n, "dynamically quantizes empty rows");
+    const uint64_t rows = value.numel() / row;
+    Tensor* params = nullptr;
+    Error err = alloc(&params, 1);
+    if (!err.ok()) return err;
+    Result<void*> memory = context_.allocate(sat_mul(rows == 0 ? 1 : rows, 8), "XNNPACK row quantization");
+    if (!memory.ok()) return memory.error;
+    params->dtype = ScalarType::kFloat;
+    params->dim = 2;
+    params->sizes[0] = static_cast<int64_t>(rows);
+    params->sizes[1] = 2;
+    params->data = memory.value;
+    row_params_[y] = params;
+    Value* args[] = {tensor_value(in), tensor_value(out), tensor_value(params)};
+    return call(n, args, 3, after);
   }
 
   Error convolution(uint32_t n, const GraphNode& node, Value* min, Value* max) {
@@ -717,7 +747,8 @@ class Compiler {
       return unsupported(n, "its filter's shape does not match its input and output");
     }
     Tensor* weight = nullptr;
-    const bool int8 = is_qs8(node.inputs[0]);
+    const bool dynamic = graph_.values[node.inputs[0]].dtype == Datatype::kQdint8;
+    const bool int8 = is_qs8(node.inputs[0]) || dynamic;
     // fp32 GEMMs take the filter [I, O]; int8 dot products take it [O, I].
     Error err = transposed != int8 ? pack(node.inputs[1], n, i * o, [](int64_t k) { return k; }, &weight)
                 : int8             ? pack(node.inputs[1], n, i * o, [&](int64_t k) { return (k % i) * o + k / i; }, &weight)
@@ -743,6 +774,20 @@ class Compiler {
     rows->sizes[1] = i;
     out_rows->sizes[1] = o;
     if (!(err = bind_like(rows, node.inputs[0])).ok() || !(err = bind_like(out_rows, node.outputs[0])).ok()) return err;
+    if (dynamic) {
+      Tensor *scales = nullptr, *work = nullptr;
+      Tensor* params = row_params_[node.inputs[0]];
+      if (params == nullptr || params->sizes[0] != rows->sizes[0]) {
+        return unsupported(n, "its dynamically quantized input does not come from a convert node");
+      }
+      if (!(err = multipliers(node.inputs[1], n, o, transposed ? 1 : 0, 1.0f, 1.0f, &scales)).ok() ||
+          !(err = scratch(sat_mul(static_cast<uint64_t>(i), 2), &work)).ok()) {
+        return err;
+      }
+      Value* args[] = {tensor_value(rows), tensor_value(params), tensor_value(weight), bias_value, tensor_value(scales),
+                       min, max, tensor_value(out_rows), tensor_value(work)};
+      return call(n, args, 9, after);
+    }
     if (int8) {
       float in_scale = 0, out_scale = 0;
       int32_t in_zp = 0, out_zp = 0;
@@ -912,6 +957,7 @@ class Compiler {
   bool* ready_ = nullptr;    // defined: its tensor has its memory
   bool* written_ = nullptr;  // some node writes it
   uint32_t* bound_ = nullptr;  // the external id whose memory it is (its own, or one it aliases)
+  Tensor** row_params_ = nullptr;  // a dynamically quantized (qd8) value's per-row scale and zero point
   Tensor* tensors_ = nullptr;
   uint8_t* chunk_ = nullptr;
   uint64_t chunk_left_ = 0;
