@@ -47,6 +47,13 @@ def selected_backends(entries: Iterable[KernelEntry], named: Iterable[str] = ())
     return sorted({*named, *(b.symbol for b in BUNDLED_BACKENDS if b.namespace in namespaces)})
 
 
+def bundled_backend_sources(backends: Iterable[str], sources: Iterable[Path]) -> list[Path]:
+    """The sources of the selected bundled backends (each in native/backends/<its namespace>/): a runtime
+    that registers none compiles none of them."""
+    namespaces = {b.namespace for b in BUNDLED_BACKENDS if b.symbol in set(backends)}
+    return sorted(path for path in sources if path.parent.name in namespaces)
+
+
 def render_registration(
     entries: Iterable[KernelEntry],
     sources: Iterable[Path],
@@ -223,6 +230,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--backend", action="append", default=[], help="a backend to register: its const sb::Backend's symbol"
     )
+    parser.add_argument(
+        "--bundled-backend-source",
+        type=Path,
+        action="append",
+        default=[],
+        help="a source of a bundled backend (native/backends/<namespace>/): compiled when that backend is selected",
+    )
     parser.add_argument("--out-dir", type=Path, required=True)
     args = parser.parse_args(argv)
     root_ops = _op_list(args.root_ops)
@@ -240,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     oplist.dump(selection, args.out_dir / "selected_operators.yaml")
     backends = selected_backends(resolution.kernels, args.backend)
+    sources += bundled_backend_sources(backends, args.bundled_backend_source)
     write_text_atomic(
         args.out_dir / "register_kernels.cpp",
         render_registration(resolution.kernels, args.functions_yaml, args.lenient_calls, backends),

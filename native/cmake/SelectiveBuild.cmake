@@ -15,9 +15,10 @@
 #     [PREFER_OPS ALL|"op,op"]        # others' for these ops (the replaced ones stay
 #                                     # compiled as their fallback)
 #     [BACKENDS <symbol>...]          # backends to register (sb/backend.h): the symbols of
-#     [BACKEND_SOURCES <cpp>...])     # their `const sb::Backend`s, and their sources (a bundled
-#                                     # backend is also registered when its node kinds are
-#                                     # selected; SB_SELECTED_BACKENDS lists what was)
+#     [BACKEND_SOURCES <cpp>...]      # their `const sb::Backend`s, and their sources
+#     [BUNDLED_BACKEND_SOURCES <cpp>...])  # the runtime's own backends (native/backends/<ns>/): one
+#                                     # is registered and compiled when its node kinds are
+#                                     # selected; SB_SELECTED_BACKENDS lists what was
 #
 # The sources of selection are combined as a union. The selection is
 # resolved when CMake configures (and again whenever an input changes), so
@@ -28,7 +29,7 @@
 # with a message naming it.
 function(gen_selected_ops)
   cmake_parse_arguments(ARG "" "LIB_NAME;ROOT_OPS;INCLUDE_ALL_OPS;DTYPE_SELECTIVE;LENIENT_CALLS;PREFERRED_LIBRARY;PREFER_OPS"
-                        "KERNEL_LIBRARIES;OPS_SCHEMA_YAML;KERNEL_SOURCES;BACKENDS;BACKEND_SOURCES" ${ARGN})
+                        "KERNEL_LIBRARIES;OPS_SCHEMA_YAML;KERNEL_SOURCES;BACKENDS;BACKEND_SOURCES;BUNDLED_BACKEND_SOURCES" ${ARGN})
   if(NOT ARG_LIB_NAME OR NOT ARG_KERNEL_LIBRARIES OR NOT ARG_KERNEL_SOURCES)
     message(FATAL_ERROR "gen_selected_ops needs LIB_NAME, KERNEL_LIBRARIES and KERNEL_SOURCES")
   endif()
@@ -62,6 +63,9 @@ function(gen_selected_ops)
   foreach(backend IN LISTS ARG_BACKENDS)
     list(APPEND cmd --backend "${backend}")
   endforeach()
+  foreach(source IN LISTS ARG_BUNDLED_BACKEND_SOURCES)
+    list(APPEND cmd --bundled-backend-source "${source}")
+  endforeach()
 
   execute_process(
     COMMAND ${cmd}
@@ -75,6 +79,7 @@ function(gen_selected_ops)
   # Re-resolve when the selection, the libraries or the generator change.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
     ${ARG_KERNEL_LIBRARIES} ${ARG_OPS_SCHEMA_YAML} ${ARG_KERNEL_SOURCES} ${ARG_PREFERRED_LIBRARY} ${ARG_BACKEND_SOURCES}
+    ${ARG_BUNDLED_BACKEND_SOURCES}
     "${SB_REPO_ROOT}/bot/selection/codegen.py" "${SB_REPO_ROOT}/bot/selection/oplist.py"
     "${SB_REPO_ROOT}/bot/selection/resolve.py" "${SB_REPO_ROOT}/bot/selection/kernel_library.py")
 

@@ -20,8 +20,9 @@ struct Delegate {
 
 class XnnpackBackend final : public BackendInterface {
  public:
+  // XNNPACK's compile specs are hints (fp16 inference, sparsity) that our kernels do not need.
   Result<void*> init(BackendInitContext& context, Span<const uint8_t> processed,
-                     Span<const CompileSpec> /*compile_specs: XNNPACK's are hints (fp16, sparsity) our kernels do not need*/) const override {
+                     Span<const CompileSpec> /*compile_specs*/) const override {
     Result<void*> memory = context.allocate(sizeof(Delegate), "the XNNPACK delegate");
     if (!memory.ok()) return memory.error;
     auto* delegate = new (memory.value) Delegate();

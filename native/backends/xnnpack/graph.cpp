@@ -1,5 +1,6 @@
 #include "graph.h"
 
+#include <cinttypes>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -91,7 +92,9 @@ Result<Regions> regions(Span<const uint8_t> payload) {
     if (payload.size() < kHeaderBytes) return bad("the %zu-byte payload is shorter than its header", payload.size());
     const uint64_t length = read_le(p + 8, 2), graph_at = read_le(p + 10, 4), graph_bytes = read_le(p + 14, 4);
     const uint64_t constants_at = read_le(p + 18, 4), constant_bytes = read_le(p + 22, 8);
-    if (length < kHeaderBytes) return bad("header length %llu is below %zu", static_cast<unsigned long long>(length), kHeaderBytes);
+    if (length < kHeaderBytes) {
+      return bad("header length %llu is below %zu", static_cast<unsigned long long>(length), kHeaderBytes);
+    }
     if (sat_add(graph_at, graph_bytes) > payload.size() || sat_add(constants_at, constant_bytes) > payload.size()) {
       return bad("the header's regions lie past the %zu-byte payload", payload.size());
     }
@@ -115,8 +118,13 @@ class Parser {
     const fb::Vector nodes = r_.vector(root_, xgraph::kXNodes, 4);
     const uint32_t num_externs = r_.scalar<uint32_t>(root_, xgraph::kNumExterns, 0);
     if (r_.failed() || !root_.present) return bad("the graph's tables lie out of bounds");
-    if (values.length > kMaxValues || nodes.length > kMaxNodes) return bad("more values or nodes than a graph can hold");
-    if (num_externs > kMaxExterns) return bad("%u external values (at most %u)", num_externs, kMaxExterns);
+    if (values.length > kMaxValues || nodes.length > kMaxNodes) {
+      return bad("more values or nodes than a graph can hold");
+    }
+    if (num_externs > kMaxExterns) {
+      return bad("%u external values (at most %u)", static_cast<unsigned>(num_externs),
+                 static_cast<unsigned>(kMaxExterns));
+    }
 
     Error err;
     if (!(err = allocate(&graph_.values, values.length, "the XNNPACK values")).ok()) return err;
@@ -154,7 +162,7 @@ class Parser {
   Error read_value(const fb::Table& xvalue, uint32_t index, bool* seen) {
     const uint8_t kind = r_.scalar<uint8_t>(xvalue, xvalue::kUnionType, 0);
     const fb::Table body = r_.table(xvalue, xvalue::kUnion);
-    if (r_.failed() || !body.present) return bad("value %u lies out of bounds", index);
+    if (r_.failed() || !body.present) return bad("value %u lies out of bounds", static_cast<unsigned>(index));
     fb::Table tensor = body;
     QuantParams quant;
     if (kind == xvalue::kQuantizedTensor) {
@@ -162,7 +170,7 @@ class Parser {
       Error err = read_quant(body, index, &quant);
       if (!err.ok()) return err;
     } else if (kind != xvalue::kTensor) {
-      return bad("value %u has unknown kind %u", index, kind);
+      return bad("value %u has unknown kind %u", static_cast<unsigned>(index), static_cast<unsigned>(kind));
     }
     const int16_t dtype = r_.scalar<int16_t>(tensor, tensor_value::kDatatype, 0);
     const fb::Vector dims = r_.vector(tensor, tensor_value::kDims, 4);
@@ -171,16 +179,26 @@ class Parser {
     const uint32_t flags = r_.scalar<uint32_t>(tensor, tensor_value::kFlags, 0);
     const uint32_t id = r_.scalar<uint32_t>(tensor, tensor_value::kIdOut, 0);
     const int16_t dq_dtype = r_.scalar<int16_t>(tensor, tensor_value::kDqDatatype, 0);
-    if (r_.failed() || !tensor.present) return bad("value %u lies out of bounds", index);
+    if (r_.failed() || !tensor.present) return bad("value %u lies out of bounds", static_cast<unsigned>(index));
     // Values are numbered as ExecuTorch's serializer defines them: each id once.
-    if (id >= graph_.num_values || seen[id]) return bad("value %u has id %u, out of range or repeated", index, id);
+    if (id >= graph_.num_values || seen[id]) {
+      return bad("value %u has id %u, out of range or repeated", static_cast<unsigned>(index),
+                 static_cast<unsigned>(id));
+    }
     seen[id] = true;
     GraphValue& v = graph_.values[id];
-    if (dtype <= 0 || dtype >= kNumDatatypes) return bad("value %u has unknown datatype %d", id, dtype);
-    if (dq_dtype != 0) return bad("value %u is quantized by dq_datatype, a format older than ExecuTorch 1.0", id);
-    if (dims.length > kMaxRank) return bad("value %u has %u dims (at most %d)", id, dims.length, kMaxRank);
+    if (dtype <= 0 || dtype >= kNumDatatypes) {
+      return bad("value %u has unknown datatype %d", static_cast<unsigned>(id), static_cast<int>(dtype));
+    }
+    if (dq_dtype != 0) {
+      return bad("value %u is quantized by dq_datatype, a format older than ExecuTorch 1.0", static_cast<unsigned>(id));
+    }
+    if (dims.length > kMaxRank) {
+      return bad("value %u has %u dims (at most %d)", static_cast<unsigned>(id), static_cast<unsigned>(dims.length),
+                 static_cast<int>(kMaxRank));
+    }
     if ((flags & ~(kExternalInput | kExternalOutput)) != 0 || flags == (kExternalInput | kExternalOutput)) {
-      return bad("value %u has flags 0x%x", id, flags);
+      return bad("value %u has flags 0x%x", static_cast<unsigned>(id), static_cast<unsigned>(flags));
     }
     v.dtype = static_cast<Datatype>(dtype);
     v.rank = static_cast<int32_t>(dims.length);
@@ -192,23 +210,26 @@ class Parser {
       numel = sat_mul(numel, static_cast<uint64_t>(v.dims[d]));
       extent = sat_mul(extent, v.dims[d] == 0 ? 1 : static_cast<uint64_t>(v.dims[d]));
     }
-    if (extent > kMaxElements) return bad("value %u has more elements than a tensor can hold", id);
+    if (extent > kMaxElements) {
+      return bad("value %u has more elements than a tensor can hold", static_cast<unsigned>(id));
+    }
     v.flags = flags;
     v.quant = quant;
     if (flags != 0) {
       if (external_id >= num_externs_ || graph_.external_values[external_id] != kInvalidId) {
-        return bad("value %u has external id %u, out of range or repeated", id, external_id);
+        return bad("value %u has external id %u, out of range or repeated", static_cast<unsigned>(id),
+                   static_cast<unsigned>(external_id));
       }
       graph_.external_values[external_id] = id;
       v.external_id = external_id;
       (flags & kExternalInput ? graph_.num_inputs : graph_.num_outputs) += 1;
     }
     if (buffer != 0) {
-      if (flags != 0) return bad("value %u is both constant and external", id);
+      if (flags != 0) return bad("value %u is both constant and external", static_cast<unsigned>(id));
       Error err = constant(buffer, id, &v.constant, &v.constant_bytes);
       if (!err.ok()) return err;
       if (v.constant_bytes < storage_bytes(v.dtype, numel)) {
-        return bad("constant value %u holds %llu bytes, its %llu elements need %llu", id,
+        return bad("constant value %u holds %llu bytes, its %llu elements need %llu", static_cast<unsigned>(id),
                    static_cast<unsigned long long>(v.constant_bytes), static_cast<unsigned long long>(numel),
                    static_cast<unsigned long long>(storage_bytes(v.dtype, numel)));
       }
@@ -219,7 +240,9 @@ class Parser {
   Error read_quant(const fb::Table& body, uint32_t index, QuantParams* q) {
     const uint8_t type = r_.scalar<uint8_t>(body, quantized_value::kParamsType, 0);
     const fb::Table params = r_.table(body, quantized_value::kParams);
-    if (r_.failed() || !params.present) return bad("value %u's quantization lies out of bounds", index);
+    if (r_.failed() || !params.present) {
+      return bad("value %u's quantization lies out of bounds", static_cast<unsigned>(index));
+    }
     switch (type) {
       case 1: {  // PerChannelQuant: scale, channel_dim, scale_buffer_idx, num_scales
         q->kind = QuantKind::kPerChannel;
@@ -240,9 +263,10 @@ class Parser {
         return read_scales(params, 0, 1, 4, 5, index, q);
       }
       default:
-        return bad("value %u has unknown quantization kind %u", index, type);
+        return bad("value %u has unknown quantization kind %u", static_cast<unsigned>(index),
+                   static_cast<unsigned>(type));
     }
-    if (r_.failed()) return bad("value %u's quantization lies out of bounds", index);
+    if (r_.failed()) return bad("value %u's quantization lies out of bounds", static_cast<unsigned>(index));
     return Error();
   }
 
@@ -253,7 +277,7 @@ class Parser {
     q->channel_dim = r_.scalar<int32_t>(params, dim_field, 0);
     const uint32_t buffer = r_.scalar<uint32_t>(params, buffer_field, 0);
     const uint32_t count = r_.scalar<uint32_t>(params, count_field, 0);
-    if (r_.failed()) return bad("value %u's quantization lies out of bounds", index);
+    if (r_.failed()) return bad("value %u's quantization lies out of bounds", static_cast<unsigned>(index));
     if (buffer == 0) {
       q->scales = r_.bytes(scales);
       q->num_scales = scales.length;
@@ -263,7 +287,10 @@ class Parser {
     Error err = constant(buffer, index, &q->scales, &bytes);
     if (!err.ok()) return err;
     q->scales_bf16 = q->kind == QuantKind::kPerChannelGroup;
-    if (sat_mul(count, q->scales_bf16 ? 2 : 4) > bytes) return bad("value %u's scale buffer is shorter than its %u scales", index, count);
+    if (sat_mul(count, q->scales_bf16 ? 2 : 4) > bytes) {
+      return bad("value %u's scale buffer is shorter than its %u scales", static_cast<unsigned>(index),
+                 static_cast<unsigned>(count));
+    }
     q->num_scales = count;
     return Error();
   }
@@ -273,27 +300,38 @@ class Parser {
   Error check_quant(const GraphValue& v, uint32_t id) {
     const QuantParams& q = v.quant;
     if (q.kind == QuantKind::kPerTensor && !(q.scale > 0 && std::isfinite(q.scale))) {
-      return bad("value %u has quantization scale %g", id, static_cast<double>(q.scale));
+      return bad("value %u has quantization scale %g", static_cast<unsigned>(id), static_cast<double>(q.scale));
     }
     if (q.kind == QuantKind::kPerTensor && (q.zero_point < -128 || q.zero_point > 255)) {
-      return bad("value %u has zero point %d", id, q.zero_point);
+      return bad("value %u has zero point %d", static_cast<unsigned>(id), static_cast<int>(q.zero_point));
     }
     if (q.kind == QuantKind::kPerChannel || q.kind == QuantKind::kPerChannelGroup) {
-      if (q.channel_dim < 0 || q.channel_dim >= v.rank) return bad("value %u quantizes along dim %d of %d", id, q.channel_dim, v.rank);
+      if (q.channel_dim < 0 || q.channel_dim >= v.rank) {
+        return bad("value %u quantizes along dim %d of %d", static_cast<unsigned>(id), static_cast<int>(q.channel_dim),
+                   static_cast<int>(v.rank));
+      }
       uint64_t expected = static_cast<uint64_t>(v.dims[q.channel_dim]);
       if (q.kind == QuantKind::kPerChannelGroup) {
-        if (v.rank != 2 || q.group_size <= 0 || v.dims[1] % q.group_size != 0) return bad("value %u has group size %d", id, q.group_size);
+        if (v.rank != 2 || q.group_size <= 0 || v.dims[1] % q.group_size != 0) {
+          return bad("value %u has group size %d", static_cast<unsigned>(id), static_cast<int>(q.group_size));
+        }
         expected = static_cast<uint64_t>(v.dims[0]) * static_cast<uint64_t>(v.dims[1] / q.group_size);
       }
-      if (q.num_scales != expected) return bad("value %u has %u scales, its channels need %llu", id, q.num_scales, static_cast<unsigned long long>(expected));
+      if (q.num_scales != expected) {
+        return bad("value %u has %u scales, its channels need %llu", static_cast<unsigned>(id),
+                   static_cast<unsigned>(q.num_scales), static_cast<unsigned long long>(expected));
+      }
       for (uint32_t i = 0; i < q.num_scales && !q.scales_bf16; ++i) {
         float s;
         memcpy(&s, q.scales + 4 * i, 4);
-        if (!(s > 0 && std::isfinite(s))) return bad("value %u has quantization scale %g (channel %u)", id, static_cast<double>(s), i);
+        if (!(s > 0 && std::isfinite(s))) {
+          return bad("value %u has quantization scale %g (channel %u)", static_cast<unsigned>(id),
+                     static_cast<double>(s), static_cast<unsigned>(i));
+        }
       }
     }
     if (q.kind == QuantKind::kPerTokenDynamic && (q.num_nonbatch_dims < 1 || q.num_nonbatch_dims > v.rank)) {
-      return bad("value %u has %d non-batch dims", id, q.num_nonbatch_dims);
+      return bad("value %u has %d non-batch dims", static_cast<unsigned>(id), static_cast<int>(q.num_nonbatch_dims));
     }
     return Error();
   }
@@ -304,31 +342,40 @@ class Parser {
     const fb::Vector offsets = r_.vector(root_, xgraph::kConstantData, 4);
     if (offsets.length == 0) {
       const fb::Vector buffers = r_.vector(root_, xgraph::kConstantBuffer, 4);
-      if (index >= buffers.length) return bad("value %u names constant %u of %u", value, index, buffers.length);
+      if (index >= buffers.length) {
+        return bad("value %u names constant %u of %u", static_cast<unsigned>(value), static_cast<unsigned>(index),
+                   static_cast<unsigned>(buffers.length));
+      }
       const fb::Vector storage = r_.vector(r_.table_element(buffers, index), 0, 1);
-      if (r_.failed()) return bad("constant %u lies out of bounds", index);
+      if (r_.failed()) return bad("constant %u lies out of bounds", static_cast<unsigned>(index));
       *data = r_.bytes(storage);
       *bytes = storage.length;
       return Error();
     }
-    if (index >= offsets.length) return bad("value %u names constant %u of %u", value, index, offsets.length);
+    if (index >= offsets.length) {
+      return bad("value %u names constant %u of %u", static_cast<unsigned>(value), static_cast<unsigned>(index),
+                 static_cast<unsigned>(offsets.length));
+    }
     const fb::Table entry = r_.table_element(offsets, index);
     const uint64_t offset = r_.scalar<uint64_t>(entry, constant_data::kOffset, 0);
     const uint64_t size = r_.scalar<uint64_t>(entry, constant_data::kSize, 0);
     const fb::String key = r_.string(entry, constant_data::kNamedKey);
-    if (r_.failed()) return bad("constant %u lies out of bounds", index);
+    if (r_.failed()) return bad("constant %u lies out of bounds", static_cast<unsigned>(index));
     if (key.length > 0) {
       Result<Span<const uint8_t>> named = context_.named_data().get(Span<const char>(key.data, key.length));
       if (!named.ok()) return named.error;
-      if (named.value.size() < size) return bad("named data for constant %u is shorter than its %llu bytes", index, static_cast<unsigned long long>(size));
+      if (named.value.size() < size) {
+        return bad("named data for constant %u is shorter than its %llu bytes", static_cast<unsigned>(index),
+                   static_cast<unsigned long long>(size));
+      }
       *data = named.value.data();
       *bytes = size;
       return Error();
     }
     if (sat_add(offset, size) > regions_.constant_bytes) {
-      return bad("constant %u (%llu bytes at %llu) lies past the %llu bytes of constant data", index,
-                 static_cast<unsigned long long>(size), static_cast<unsigned long long>(offset),
-                 static_cast<unsigned long long>(regions_.constant_bytes));
+      return bad("constant %u (%llu bytes at %llu) lies past the %llu bytes of constant data",
+                 static_cast<unsigned>(index), static_cast<unsigned long long>(size),
+                 static_cast<unsigned long long>(offset), static_cast<unsigned long long>(regions_.constant_bytes));
     }
     *data = regions_.constants + offset;
     *bytes = size;
@@ -337,13 +384,14 @@ class Parser {
 
   Error check_externals() {
     if (graph_.num_inputs + graph_.num_outputs != num_externs_) {
-      return bad("%u external values are declared, %u are flagged", num_externs_, graph_.num_inputs + graph_.num_outputs);
+      return bad("%u external values are declared, %u are flagged", static_cast<unsigned>(num_externs_),
+                 static_cast<unsigned>(graph_.num_inputs + graph_.num_outputs));
     }
     // Inputs take the first external ids, outputs the rest (the delegate
     // call passes its inputs, then its outputs).
     for (uint32_t e = 0; e < num_externs_; ++e) {
       const bool input = graph_.values[graph_.external_values[e]].flags & kExternalInput;
-      if (input != (e < graph_.num_inputs)) return bad("external id %u is out of order", e);
+      if (input != (e < graph_.num_inputs)) return bad("external id %u is out of order", static_cast<unsigned>(e));
     }
     return Error();
   }
@@ -354,7 +402,10 @@ class Parser {
       *out = id;
       return Error();
     }
-    if (id >= graph_.num_values) return bad("node %u refers to value %u of %u", n, id, graph_.num_values);
+    if (id >= graph_.num_values) {
+      return bad("node %u refers to value %u of %u", static_cast<unsigned>(n), static_cast<unsigned>(id),
+                 static_cast<unsigned>(graph_.num_values));
+    }
     *out = id;
     return Error();
   }
@@ -369,7 +420,9 @@ class Parser {
     for (int i = 0; i < num_outputs; ++i) {
       const uint32_t id = r_.scalar<uint32_t>(t, output_fields[i], 0);
       if (!(err = value_id(id, n, false, &node->outputs[i])).ok()) return err;
-      if (graph_.values[id].constant != nullptr) return bad("node %u writes constant value %u", n, id);
+      if (graph_.values[id].constant != nullptr) {
+        return bad("node %u writes constant value %u", static_cast<unsigned>(n), static_cast<unsigned>(id));
+      }
     }
     node->num_inputs = num_inputs;
     node->num_outputs = num_outputs;
@@ -378,9 +431,9 @@ class Parser {
 
   Error list(const fb::Table& t, int field, int slot, uint32_t n, GraphNode* node) {
     const fb::Vector v = r_.vector(t, field, 4);
-    if (r_.failed()) return bad("node %u lies out of bounds", n);
+    if (r_.failed()) return bad("node %u lies out of bounds", static_cast<unsigned>(n));
     if (v.length > kMaxRank || (slot == 1 && v.length != static_cast<uint32_t>(node->list_size))) {
-      return bad("node %u has a list of %u dims", n, v.length);
+      return bad("node %u has a list of %u dims", static_cast<unsigned>(n), static_cast<unsigned>(v.length));
     }
     node->list_size = static_cast<int32_t>(v.length);
     for (uint32_t i = 0; i < v.length; ++i) node->list[slot][i] = r_.element<uint32_t>(v, i);
@@ -395,10 +448,13 @@ class Parser {
     const fb::Table min_max = r_.table(xnode, xnode::kOutputMinMax);
     node.output_min = min_max.present ? r_.scalar<float>(min_max, 0, 0.0f) : -INFINITY;
     node.output_max = min_max.present ? r_.scalar<float>(min_max, 1, 0.0f) : INFINITY;
-    if (r_.failed() || !t.present) return bad("node %u lies out of bounds", n);
-    if (type == 0 || type >= kNumNodeTypes) return bad("node %u has unknown kind %u", n, type);
+    if (r_.failed() || !t.present) return bad("node %u lies out of bounds", static_cast<unsigned>(n));
+    if (type == 0 || type >= kNumNodeTypes) {
+      return bad("node %u has unknown kind %u", static_cast<unsigned>(n), static_cast<unsigned>(type));
+    }
     if (std::isnan(node.output_min) || std::isnan(node.output_max) || node.output_min > node.output_max) {
-      return bad("node %u clamps its output to [%g, %g]", n, static_cast<double>(node.output_min), static_cast<double>(node.output_max));
+      return bad("node %u clamps its output to [%g, %g]", static_cast<unsigned>(n),
+                 static_cast<double>(node.output_min), static_cast<double>(node.output_max));
     }
     node.type = static_cast<NodeType>(type);
     static constexpr int k0[] = {0}, k1[] = {1}, k2[] = {2}, k3[] = {3}, k4[] = {4}, k01[] = {0, 1};
@@ -473,7 +529,8 @@ class Parser {
       case NodeType::kConcatenate2: case NodeType::kConcatenate3: case NodeType::kConcatenate4:
       case NodeType::kConcatenate5: {
         static constexpr int in[] = {1, 2, 3, 4, 7}, out[] = {5};
-        const int count = node.type == NodeType::kConcatenate5 ? 5 : static_cast<int>(type) - static_cast<int>(NodeType::kConcatenate2) + 2;
+        const int first = static_cast<int>(NodeType::kConcatenate2);
+        const int count = node.type == NodeType::kConcatenate5 ? 5 : static_cast<int>(type) - first + 2;
         node.list_size = 1;
         node.list[0][0] = r_.scalar<uint32_t>(t, 0, 0);
         err = ids(t, n, in, count, out, 1, -1, &node);
@@ -500,7 +557,7 @@ class Parser {
         break;
     }
     if (!err.ok()) return err;
-    if (r_.failed()) return bad("node %u lies out of bounds", n);
+    if (r_.failed()) return bad("node %u lies out of bounds", static_cast<unsigned>(n));
     return Error();
   }
 

@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <cinttypes>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -23,7 +24,7 @@ Error unsupported(uint32_t node, const char* format, ...) {
   va_start(ap, format);
   vsnprintf(message, sizeof message, format, ap);
   va_end(ap);
-  return Error::make(ErrorCode::kNotSupported, "XNNPACK node %u: %s", node, message);
+  return Error::make(ErrorCode::kNotSupported, "XNNPACK node %u: %s", static_cast<unsigned>(node), message);
 }
 
 bool is_anchor(NodeType t) {
@@ -71,7 +72,8 @@ class Compiler {
     // most once per reader.
     const uint64_t max_steps = sat_mul(graph_.num_nodes, kMaxNodeInputs + 2);
     if (!(err = alloc(&plan_.steps, max_steps)).ok()) return err;
-    if (!(err = alloc(&plan_.bindings, sat_add(graph_.num_values, sat_mul(graph_.num_nodes, kMaxNodeInputs + 1)))).ok()) {
+    if (!(err = alloc(&plan_.bindings,
+                      sat_add(graph_.num_values, sat_mul(graph_.num_nodes, kMaxNodeInputs + 1)))).ok()) {
       return err;
     }
     for (uint32_t v = 0; v < graph_.num_values; ++v) {
@@ -81,7 +83,9 @@ class Compiler {
       if (!(err = lower(n)).ok()) return err;
     }
     for (uint32_t e = graph_.num_inputs; e < graph_.num_inputs + graph_.num_outputs; ++e) {
-      if (!written_[graph_.external_values[e]]) return unsupported(0, "no node writes output %u", e);
+      if (!written_[graph_.external_values[e]]) {
+        return unsupported(0, "no node writes output %u", static_cast<unsigned>(e));
+      }
     }
     return Error();
   }
@@ -134,7 +138,8 @@ class Compiler {
       kernels_[n] = def;
     }
     char label[96];
-    snprintf(label, sizeof label, "delegate %u of %s", context_.delegate_index(), context_.backend_id());
+    snprintf(label, sizeof label, "delegate %u of %s", static_cast<unsigned>(context_.delegate_index()),
+             context_.backend_id());
     return missing.error(label);
   }
 
@@ -159,7 +164,9 @@ class Compiler {
       if (!internal_image(y)) continue;
       bool cf = is_anchor(node.type) || wanted[y];
       if (!cf && is_layout_free(node.type)) {
-        for (int i = 0; i < node.num_inputs; ++i) cf = cf || (node.inputs[i] != kInvalidId && channels_first_[node.inputs[i]]);
+        for (int i = 0; i < node.num_inputs; ++i) {
+          cf = cf || (node.inputs[i] != kInvalidId && channels_first_[node.inputs[i]]);
+        }
       }
       channels_first_[y] = cf;
     }
@@ -260,7 +267,10 @@ class Compiler {
     if (!err.ok()) return err;
     const GraphValue& value = graph_.values[v];
     const int32_t pad = rank - value.rank;
-    if (pad < 0) return unsupported(node, "a rank-%d value where rank %d is wanted", value.rank, rank);
+    if (pad < 0) {
+      return unsupported(node, "a rank-%d value where rank %d is wanted", static_cast<int>(value.rank),
+                         static_cast<int>(rank));
+    }
     int64_t dims[kMaxRank];  // v's XNNPACK dims padded to `rank`
     for (int32_t d = 0; d < rank; ++d) dims[d] = d < pad ? 1 : value.dims[d - pad];
     const uint8_t* own = storage_order(v);
@@ -295,7 +305,10 @@ class Compiler {
       *out = t;
       return Error();
     }
-    if (rank != 4 || pad != 0) return unsupported(node, "value %u would need a relayout of rank %d", v, rank);
+    if (rank != 4 || pad != 0) {
+      return unsupported(node, "value %u would need a relayout of rank %d", static_cast<unsigned>(v),
+                         static_cast<int>(rank));
+    }
     Result<void*> scratch = context_.allocate(tensors_[v].nbytes(), "an XNNPACK relayout");
     if (!scratch.ok()) return scratch.error;
     t->data = scratch.value;
@@ -354,7 +367,9 @@ class Compiler {
     Error err = alloc(&list, count);
     if (!err.ok()) return err;
     for (uint32_t i = 0; i < count; ++i) {
-      if (args[i] == nullptr) return Error::make(ErrorCode::kMemoryBudget, "memory budget exhausted by the XNNPACK plan");
+      if (args[i] == nullptr) {
+        return Error::make(ErrorCode::kMemoryBudget, "memory budget exhausted by the XNNPACK plan");
+      }
       list[i] = args[i];
     }
     err = check_signature(*kernels_[n], Args(list, count), CallSite::kDispatcher);
@@ -371,7 +386,9 @@ class Compiler {
 
   Error writer(uint32_t v, bool channels_first, uint32_t node, Tensor** out, Step* after) {
     const int32_t rank = channels_first ? 4 : graph_.values[v].rank;
-    if (graph_.values[v].flags & kExternalInput) return unsupported(node, "writes the delegate's input %u", v);
+    if (graph_.values[v].flags & kExternalInput) {
+      return unsupported(node, "writes the delegate's input %u", static_cast<unsigned>(v));
+    }
     Error err = present(v, channels_first ? kChannelsFirst : kIdentity, rank, node, false, out, after);
     written_[v] = true;
     return err;
@@ -381,14 +398,21 @@ class Compiler {
   template <typename Index>
   Error pack(uint32_t v, uint32_t node, int64_t count, Index source, Tensor** out) {
     const GraphValue& value = graph_.values[v];
-    if (value.constant == nullptr) return unsupported(node, "its weights (value %u) are not constant", v);
+    if (value.constant == nullptr) {
+      return unsupported(node, "its weights (value %u) are not constant", static_cast<unsigned>(v));
+    }
     const bool int8 = value.dtype == Datatype::kQint8 || value.dtype == Datatype::kQcint8;
-    if (value.dtype != Datatype::kFp32 && !int8) return unsupported(node, "its weights (value %u) are %s", v, datatype_name(value.dtype));
+    if (value.dtype != Datatype::kFp32 && !int8) {
+      return unsupported(node, "its weights (value %u) are %s", static_cast<unsigned>(v), datatype_name(value.dtype));
+    }
     const int64_t bytes = int8 ? 1 : 4;
-    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(count), static_cast<uint64_t>(bytes)), "packed XNNPACK weights");
+    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(count), static_cast<uint64_t>(bytes)),
+                                             "packed XNNPACK weights");
     if (!memory.ok()) return memory.error;
     uint8_t* dst = static_cast<uint8_t*>(memory.value);
-    for (int64_t i = 0; i < count; ++i) memcpy(dst + i * bytes, value.constant + bytes * source(i), static_cast<size_t>(bytes));
+    for (int64_t i = 0; i < count; ++i) {
+      memcpy(dst + i * bytes, value.constant + bytes * source(i), static_cast<size_t>(bytes));
+    }
     Tensor* t = nullptr;
     Error err = alloc(&t, 1);
     if (!err.ok()) return err;
@@ -417,7 +441,7 @@ class Compiler {
   Error activation(uint32_t v, uint32_t node, float* scale, int32_t* zero_point) {
     const QuantParams& q = graph_.values[v].quant;
     if (!is_qs8(v) || q.kind != QuantKind::kPerTensor || q.zero_point < -128 || q.zero_point > 127) {
-      return unsupported(node, "value %u is not a per-tensor int8 activation", v);
+      return unsupported(node, "value %u is not a per-tensor int8 activation", static_cast<unsigned>(v));
     }
     *scale = q.scale;
     *zero_point = q.zero_point;
@@ -439,12 +463,13 @@ class Compiler {
 
   // The requantization multipliers of a quantized filter's `outputs` channels (their scales along
   // `channel_dim`): input scale * filter scale / output scale, as XNNPACK computes them (in float).
-  Error multipliers(uint32_t filter, uint32_t node, int64_t outputs, int32_t channel_dim, float in_scale, float out_scale,
-                    Tensor** out) {
+  Error multipliers(uint32_t filter, uint32_t node, int64_t outputs, int32_t channel_dim, float in_scale,
+                    float out_scale, Tensor** out) {
     const QuantParams& q = graph_.values[filter].quant;
     const bool per_channel = q.kind == QuantKind::kPerChannel && !q.scales_bf16;
     if (!per_channel && !(q.kind == QuantKind::kPerTensor && q.zero_point == 0)) {
-      return unsupported(node, "its filter (value %u) is not symmetric int8, per tensor or per output channel", filter);
+      return unsupported(node, "its filter (value %u) is not symmetric int8, per tensor or per output channel",
+                         static_cast<unsigned>(filter));
     }
     if (per_channel && (q.channel_dim != channel_dim || q.num_scales != static_cast<uint64_t>(outputs))) {
       return unsupported(node, "its filter's scales are not one per output channel");
@@ -502,17 +527,22 @@ class Compiler {
       case NodeType::kMaxPooling2d:
         return pooling(n, node, min, max);
       case NodeType::kGlobalAvgPooling2d: {
-        if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = writer(y, true, n, &out, &after)).ok()) return err;
+        if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = writer(y, true, n, &out, &after)).ok()) {
+          return err;
+        }
         if (is_qs8(node.inputs[0])) {
           float si = 0, so = 0;
           int32_t zi = 0, zo = 0;
           int64_t lo = 0, hi = 0;
-          if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(y, n, &so, &zo)).ok()) return err;
+          if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(y, n, &so, &zo)).ok()) {
+            return err;
+          }
           int8_bounds(node, so, zo, &lo, &hi);
           const GraphValue& x = graph_.values[node.inputs[0]];
           const double plane = static_cast<double>(x.dims[1] * x.dims[2]);  // NHWC
           if (plane == 0) return unsupported(n, "pools an empty image");
-          Value* args[] = {tensor_value(in), double_value(static_cast<double>(si / so) / plane), int_value(zi), int_value(zo),
+          Value* args[] = {tensor_value(in), double_value(static_cast<double>(si / so) / plane), int_value(zi),
+                           int_value(zo),
                            int_value(lo), int_value(hi), tensor_value(out)};
           return call(n, args, 7, after);
         }
@@ -534,7 +564,8 @@ class Compiler {
           float s1 = 0, s2 = 0, so = 0;
           int32_t z1 = 0, z2 = 0, zo = 0;
           int64_t lo = 0, hi = 0;
-          if (!(err = activation(node.inputs[0], n, &s1, &z1)).ok() || !(err = activation(node.inputs[1], n, &s2, &z2)).ok() ||
+          if (!(err = activation(node.inputs[0], n, &s1,
+                                 &z1)).ok() || !(err = activation(node.inputs[1], n, &s2, &z2)).ok() ||
               !(err = activation(y, n, &so, &zo)).ok()) {
             return err;
           }
@@ -550,12 +581,16 @@ class Compiler {
       }
       case NodeType::kClamp: {
         const bool cf = channels_first_[y];
-        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
+          return err;
+        }
         if (is_qs8(node.inputs[0])) {
           float si = 0, so = 0;
           int32_t zi = 0, zo = 0;
           int64_t lo = 0, hi = 0;
-          if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(y, n, &so, &zo)).ok()) return err;
+          if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(y, n, &so, &zo)).ok()) {
+            return err;
+          }
           if (si != so || zi != zo) return unsupported(n, "an int8 clamp that changes the quantization");
           int8_bounds(node, so, zo, &lo, &hi);
           Value* args[] = {tensor_value(in), int_value(lo), int_value(hi), tensor_value(out)};
@@ -566,7 +601,9 @@ class Compiler {
       }
       case NodeType::kConvert: {
         const bool cf = channels_first_[y];
-        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
+          return err;
+        }
         if (graph_.values[y].dtype == Datatype::kQdint8) return dynamic_quantization(n, node, in, out, after);
         const uint32_t quantized = is_qs8(y) ? y : node.inputs[0];
         float scale = 0;
@@ -577,13 +614,17 @@ class Compiler {
       }
       case NodeType::kELU: case NodeType::kLeakyReLU: {
         const bool cf = channels_first_[y];
-        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
+          return err;
+        }
         Value* args[] = {tensor_value(in), scalar(Value::from_double(node.scalar)), tensor_value(out)};
         return call(n, args, 3, after);
       }
       case NodeType::kSoftmax: {
         const bool cf = channels_first_[y];
-        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
+          return err;
+        }
         const int32_t last = graph_.values[y].rank - 1;
         const uint8_t* order = storage_order(y);
         int64_t dim = last;
@@ -600,7 +641,8 @@ class Compiler {
         return transpose(n, node);
       case NodeType::kStaticReshape: case NodeType::kCopy: {
         if (graph_.values[node.inputs[0]].numel() != graph_.values[y].numel()) {
-          return unsupported(n, "reshapes %llu elements into %llu", static_cast<unsigned long long>(graph_.values[node.inputs[0]].numel()),
+          return unsupported(n, "reshapes %llu elements into %llu",
+                             static_cast<unsigned long long>(graph_.values[node.inputs[0]].numel()),
                              static_cast<unsigned long long>(graph_.values[y].numel()));
         }
         if (!(err = reader(node.inputs[0], false, n, &in)).ok()) return err;
@@ -610,23 +652,35 @@ class Compiler {
         return call(n, args, 2, after);
       }
       case NodeType::kStaticConstantPad: {
-        if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) return err;
+        if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) {
+          return err;
+        }
         const int32_t rank = graph_.values[y].rank;
-        if (node.list_size != rank) return unsupported(n, "pads %d dims of a rank-%d value", node.list_size, rank);
+        if (node.list_size != rank) {
+          return unsupported(n, "pads %d dims of a rank-%d value", static_cast<int>(node.list_size),
+                             static_cast<int>(rank));
+        }
         int64_t pads[2 * kMaxRank];
         for (int32_t d = 0; d < rank; ++d) {
           pads[2 * d] = node.list[0][rank - 1 - d];
           pads[2 * d + 1] = node.list[1][rank - 1 - d];
         }
-        Value* args[] = {tensor_value(in), int_list(pads, 2 * rank), scalar(Value::from_double(node.scalar)), tensor_value(out)};
+        Value* args[] = {tensor_value(in), int_list(pads, 2 * rank), double_value(node.scalar), tensor_value(out)};
         return call(n, args, 4, after);
       }
       case NodeType::kStaticSlice: {
-        if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) return err;
+        if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) {
+          return err;
+        }
         const GraphValue& x = graph_.values[node.inputs[0]];
-        if (node.list_size != x.rank || graph_.values[y].rank != x.rank) return unsupported(n, "slices %d dims of a rank-%d value", node.list_size, x.rank);
+        if (node.list_size != x.rank || graph_.values[y].rank != x.rank) {
+          return unsupported(n, "slices %d dims of a rank-%d value", static_cast<int>(node.list_size),
+                             static_cast<int>(x.rank));
+        }
         for (int32_t d = 0; d < x.rank; ++d) {
-          if (node.list[0][d] + graph_.values[y].dims[d] > x.dims[d]) return unsupported(n, "slices past dim %d", d);
+          if (node.list[0][d] + graph_.values[y].dims[d] > x.dims[d]) {
+            return unsupported(n, "slices past dim %d", static_cast<int>(d));
+          }
         }
         Value* args[] = {tensor_value(in), int_list(node.list[0], x.rank), tensor_value(out)};
         return call(n, args, 3, after);
@@ -636,7 +690,9 @@ class Compiler {
       default: {  // element-wise unary nodes
         const bool cf = channels_first_[y];
         if (node.num_inputs != 1) return unsupported(n, "node kind %s is not supported", node_type_name(node.type));
-        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) return err;
+        if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
+          return err;
+        }
         Value* args[] = {tensor_value(in), tensor_value(out)};
         return call(n, args, 2, after);
       }
@@ -650,10 +706,12 @@ class Compiler {
     const GraphValue& value = graph_.values[y];
     const QuantParams& q = value.quant;
     if (q.kind != QuantKind::kPerTokenDynamic || value.dtype != Datatype::kQdint8) {
-      return unsupported(n, "value %u is not dynamically quantized per row", y);
+      return unsupported(n, "value %u is not dynamically quantized per row", static_cast<unsigned>(y));
     }
     uint64_t row = 1;
-    for (int32_t d = value.rank - q.num_nonbatch_dims; d < value.rank; ++d) row = sat_mul(row, static_cast<uint64_t>(value.dims[d]));
+    for (int32_t d = value.rank - q.num_nonbatch_dims; d < value.rank; ++d) {
+      row = sat_mul(row, static_cast<uint64_t>(value.dims[d]));
+    }
     if (row == 0) return unsupported(n, "dynamically quantizes empty rows");
     const uint64_t rows = value.numel() / row;
     Tensor* params = nullptr;
@@ -673,7 +731,10 @@ class Compiler {
 
   Error convolution(uint32_t n, const GraphNode& node, Value* min, Value* max) {
     const uint32_t* g = node.geometry;  // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups
-    if (g[0] != g[2] || g[1] != g[3]) return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", g[0], g[2], g[3], g[1]);
+    if (g[0] != g[2] || g[1] != g[3]) {
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
+                         static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
+    }
     const GraphValue& filter = graph_.values[node.inputs[1]];
     const bool depthwise = node.type == NodeType::kDepthwiseConv2d;
     const int64_t kh = g[4], kw = g[5], groups = g[12];
@@ -692,7 +753,8 @@ class Compiler {
                                  [&](int64_t i) { return (i % taps) * out_channels + i / taps; }, &weight)
                           : pack(node.inputs[1], n, out_channels * in_per_group * taps,
                                  [&](int64_t i) {
-                                   const int64_t o = i / (in_per_group * taps), c = (i / taps) % in_per_group, t = i % taps;
+                                   const int64_t o = i / (in_per_group * taps), c = (i / taps) % in_per_group;
+                                   const int64_t t = i % taps;
                                    return (o * taps + t) * in_per_group + c;
                                  },
                                  &weight);
@@ -722,11 +784,13 @@ class Compiler {
       }
       int8_bounds(node, out_scale, out_zp, &lo, &hi);
       // One group's widened im2col panel, then a row of int32 accumulators.
-      const uint64_t plane = static_cast<uint64_t>(graph_.values[node.outputs[0]].dims[1] * graph_.values[node.outputs[0]].dims[2]);
+      const GraphValue& y = graph_.values[node.outputs[0]];  // NHWC
+      const uint64_t plane = static_cast<uint64_t>(y.dims[1] * y.dims[2]);
       const uint64_t panel = sat_mul(static_cast<uint64_t>(in_per_group * taps), plane);
       if (!(err = scratch(sat_add(sat_mul(panel + 1, 2), sat_mul(plane, 4)), &work)).ok()) return err;
       Value* args[] = {tensor_value(in), tensor_value(weight), bias_value, int_list(stride, 2), int_list(padding, 2),
-                       int_list(dilation, 2), int_value(groups), tensor_value(scales), int_value(in_zp), int_value(out_zp),
+                       int_list(dilation,
+                                2), int_value(groups), tensor_value(scales), int_value(in_zp), int_value(out_zp),
                        int_value(lo), int_value(hi), tensor_value(out), tensor_value(work)};
       return call(n, args, 14, after);
     }
@@ -740,19 +804,25 @@ class Compiler {
     const GraphValue& filter = graph_.values[node.inputs[1]];
     const GraphValue& y = graph_.values[node.outputs[0]];
     const bool transposed = node.flags & 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS: the filter is [I, O]
-    if (filter.rank != 2 || x.rank < 1 || y.rank < 1) return unsupported(n, "a fully connected node of unexpected ranks");
+    if (filter.rank != 2 || x.rank < 1 || y.rank < 1) {
+      return unsupported(n, "a fully connected node of unexpected ranks");
+    }
     const int64_t o = transposed ? filter.dims[1] : filter.dims[0], i = transposed ? filter.dims[0] : filter.dims[1];
     if (i == 0 || o == 0) return unsupported(n, "a fully connected node with no input or output features");
-    if (x.dims[x.rank - 1] != i || y.dims[y.rank - 1] != o || x.numel() / static_cast<uint64_t>(i) != y.numel() / static_cast<uint64_t>(o)) {
+    const uint64_t rows_in = x.numel() / static_cast<uint64_t>(i);
+    if (x.dims[x.rank - 1] != i || y.dims[y.rank - 1] != o || rows_in != y.numel() / static_cast<uint64_t>(o)) {
       return unsupported(n, "its filter's shape does not match its input and output");
     }
     Tensor* weight = nullptr;
     const bool dynamic = graph_.values[node.inputs[0]].dtype == Datatype::kQdint8;
     const bool int8 = is_qs8(node.inputs[0]) || dynamic;
     // fp32 GEMMs take the filter [I, O]; int8 dot products take it [O, I].
-    Error err = transposed != int8 ? pack(node.inputs[1], n, i * o, [](int64_t k) { return k; }, &weight)
-                : int8             ? pack(node.inputs[1], n, i * o, [&](int64_t k) { return (k % i) * o + k / i; }, &weight)
-                                   : pack(node.inputs[1], n, i * o, [&](int64_t k) { return (k % o) * i + k / o; }, &weight);
+    auto as_stored = [](int64_t k) { return k; };
+    auto from_io = [&](int64_t k) { return (k % i) * o + k / i; };  // [O, I] from [I, O]
+    auto from_oi = [&](int64_t k) { return (k % o) * i + k / o; };  // [I, O] from [O, I]
+    Error err = transposed != int8 ? pack(node.inputs[1], n, i * o, as_stored, &weight)
+                : int8             ? pack(node.inputs[1], n, i * o, from_io, &weight)
+                                   : pack(node.inputs[1], n, i * o, from_oi, &weight);
     if (!err.ok()) return err;
     weight->dim = 2;
     weight->sizes[0] = int8 ? o : i;
@@ -813,28 +883,36 @@ class Compiler {
     const bool is_max = node.type == NodeType::kMaxPooling2d;
     const GraphValue& x = graph_.values[node.inputs[0]];
     const GraphValue& y = graph_.values[node.outputs[0]];
-    if (x.rank != 4 || y.rank != 4) return unsupported(n, "pools a rank-%d value", x.rank);
+    if (x.rank != 4 || y.rank != 4) return unsupported(n, "pools a rank-%d value", static_cast<int>(x.rank));
     const int64_t dh = is_max && g[8] ? g[8] : 1, dw = is_max && g[9] ? g[9] : 1;
     // Padding beyond top/left at the bottom/right is ATen's ceil mode: the max pooling kernels take their
     // windows from the output's size and cut them to the image.
     if ((g[2] != g[0] || g[1] != g[3]) && (!is_max || g[2] < g[0] || g[1] < g[3])) {
-      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", g[0], g[2], g[3], g[1]);
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
+                         static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
     }
     if (g[6] == 0 || g[7] == 0 || g[4] == 0 || g[5] == 0) return unsupported(n, "a zero pooling size or stride");
     Tensor *in = nullptr, *out = nullptr;
     Step after{};
     Error err;
-    if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) return err;
+    if (!(err = reader(node.inputs[0], true, n,
+                       &in)).ok() || !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
     const int64_t kernel[2] = {g[4], g[5]}, stride[2] = {g[6], g[7]}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw};
     if (!is_max) {
-      Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2), min, max, tensor_value(out)};
+      Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2), min, max,
+                       tensor_value(out)};
       return call(n, args, 7, after);
     }
     if (is_qs8(node.inputs[0])) {
       float si = 0, so = 0;
       int32_t zi = 0, zo = 0;
       int64_t lo = 0, hi = 0;
-      if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(node.outputs[0], n, &so, &zo)).ok()) return err;
+      if (!(err = activation(node.inputs[0], n, &si,
+                             &zi)).ok() || !(err = activation(node.outputs[0], n, &so, &zo)).ok()) {
+        return err;
+      }
       if (si != so || zi != zo) return unsupported(n, "an int8 max pooling that changes the quantization");
       int8_bounds(node, so, zo, &lo, &hi);
       Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2),
@@ -852,7 +930,9 @@ class Compiler {
     const bool cf = channels_first_[y];
     const int32_t rank = graph_.values[y].rank;
     const int64_t axis = node.list[0][0];
-    if (axis >= rank) return unsupported(n, "concatenates along dim %lld of %d", static_cast<long long>(axis), rank);
+    if (axis >= rank) {
+      return unsupported(n, "concatenates along dim %lld of %d", static_cast<long long>(axis), static_cast<int>(rank));
+    }
     Tensor** parts = nullptr;
     Error err = alloc(&parts, static_cast<uint64_t>(node.num_inputs));
     if (!err.ok()) return err;
@@ -881,12 +961,17 @@ class Compiler {
   Error transpose(uint32_t n, const GraphNode& node) {
     const uint32_t x = node.inputs[0], y = node.outputs[0];
     const int32_t rank = graph_.values[y].rank;
-    if (node.list_size != rank || graph_.values[x].rank != rank) return unsupported(n, "a permutation of %d dims for rank %d", node.list_size, rank);
+    if (node.list_size != rank || graph_.values[x].rank != rank) {
+      return unsupported(n, "a permutation of %d dims for rank %d", static_cast<int>(node.list_size),
+                         static_cast<int>(rank));
+    }
     bool used[kMaxRank] = {};
     for (int32_t d = 0; d < rank; ++d) {
       if (node.list[0][d] >= rank || used[node.list[0][d]]) return unsupported(n, "its permutation is not one");
       used[node.list[0][d]] = true;
-      if (graph_.values[y].dims[d] != graph_.values[x].dims[node.list[0][d]]) return unsupported(n, "its output shape is not its input's permuted");
+      if (graph_.values[y].dims[d] != graph_.values[x].dims[node.list[0][d]]) {
+        return unsupported(n, "its output shape is not its input's permuted");
+      }
     }
     Tensor *in = nullptr, *out = nullptr;
     Step after{};
@@ -914,17 +999,23 @@ class Compiler {
   }
 
   Error batch_matmul(uint32_t n, const GraphNode& node) {
-    if (node.flags != 0) return unsupported(n, "batch matrix multiply with flags 0x%x", node.flags);
+    if (node.flags != 0) {
+      return unsupported(n, "batch matrix multiply with flags 0x%x", static_cast<unsigned>(node.flags));
+    }
     const GraphValue& a = graph_.values[node.inputs[0]];
     const GraphValue& b = graph_.values[node.inputs[1]];
     const GraphValue& y = graph_.values[node.outputs[0]];
-    if (a.rank < 3 || a.rank != b.rank || a.rank != y.rank) return unsupported(n, "batch matrix multiply of ranks %d and %d", a.rank, b.rank);
+    if (a.rank < 3 || a.rank != b.rank || a.rank != y.rank) {
+      return unsupported(n, "batch matrix multiply of ranks %d and %d", static_cast<int>(a.rank),
+                         static_cast<int>(b.rank));
+    }
     Tensor* views[3];
     const GraphValue* values[3] = {&a, &b, &y};
     Tensor *in_a = nullptr, *in_b = nullptr, *out = nullptr;
     Step after{};
     Error err;
-    if (!(err = reader(node.inputs[0], false, n, &in_a)).ok() || !(err = reader(node.inputs[1], false, n, &in_b)).ok() ||
+    if (!(err = reader(node.inputs[0], false, n,
+                       &in_a)).ok() || !(err = reader(node.inputs[1], false, n, &in_b)).ok() ||
         !(err = writer(node.outputs[0], false, n, &out, &after)).ok()) {
       return err;
     }
@@ -984,7 +1075,8 @@ void relayout(const Step& step) {
           for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) d[i3] = s[i3 * stride[3]];
         } else {
           for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) {
-            memcpy(dst + i3 * static_cast<int64_t>(element), src + (base + i3 * stride[3]) * static_cast<int64_t>(element), element);
+            memcpy(dst + i3 * static_cast<int64_t>(element),
+                   src + (base + i3 * stride[3]) * static_cast<int64_t>(element), element);
           }
         }
         dst += to.sizes[3] * static_cast<int64_t>(element);
@@ -1004,27 +1096,36 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
   const Graph& graph = *plan.graph;
   const uint32_t externals = graph.num_inputs + graph.num_outputs;
   if (args.size() != externals) {
-    return Error::make(ErrorCode::kInvalidArgument, "the call passes %zu values, the XNNPACK graph has %u inputs and %u outputs",
-                       args.size(), graph.num_inputs, graph.num_outputs);
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "the call passes %zu values, the XNNPACK graph has %u inputs and %u outputs", args.size(),
+                       static_cast<unsigned>(graph.num_inputs), static_cast<unsigned>(graph.num_outputs));
   }
   // XNNPACK reads a call's tensors in their memory order (dims as the dim order lists them), and
   // the exporter may give a scalar rank 1: a tensor fits its value when the dims larger than 1 agree.
   for (uint32_t e = 0; e < externals; ++e) {
     const GraphValue& value = graph.values[graph.external_values[e]];
-    if (!args[e]->is_tensor()) return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is not a tensor", e);
+    if (!args[e]->is_tensor()) {
+      return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is not a tensor", static_cast<unsigned>(e));
+    }
     Tensor& t = *args[e]->as_tensor;
-    if (t.dtype != Compiler::scalar_type(value.dtype) || (value.dtype != Datatype::kFp32 && value.dtype != Datatype::kQint8)) {
-      return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is a %s tensor, the XNNPACK graph has a %s one", e,
+    const bool handled = value.dtype == Datatype::kFp32 || value.dtype == Datatype::kQint8;
+    if (t.dtype != Compiler::scalar_type(value.dtype) || !handled) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "delegate value %u is a %s tensor, the XNNPACK graph has a %s one", static_cast<unsigned>(e),
                          scalar_type_name(t.dtype), datatype_name(value.dtype));
     }
     if (e >= graph.num_inputs && ((context.constant_args >> e) & 1)) {
-      return Error::make(ErrorCode::kInvalidArgument, "delegate output %u is the program's constant data", e - graph.num_inputs);
+      return Error::make(ErrorCode::kInvalidArgument, "delegate output %u is the program's constant data",
+                         static_cast<unsigned>(e - graph.num_inputs));
     }
     int64_t logical[kMaxDims];
     if (e >= graph.num_inputs && t.dim == value.rank) {
       for (int32_t j = 0; j < value.rank; ++j) logical[t.dim_order[j]] = value.dims[j];
       Error err = resize(t, logical, value.rank);
-      if (!err.ok()) return Error::make(err.code(), "delegate output %u: %s", e - graph.num_inputs, err.message());
+      if (!err.ok()) {
+        return Error::make(err.code(), "delegate output %u: %s", static_cast<unsigned>(e - graph.num_inputs),
+                           err.message());
+      }
       continue;
     }
     int32_t a = 0, b = 0;
@@ -1043,10 +1144,13 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
       format_shape(got, sizeof got, t.sizes, t.dim);
       format_shape(want, sizeof want, value.dims, value.rank);
       return Error::make(ErrorCode::kInvalidArgument,
-                         "delegate value %u has shape %s, its XNNPACK graph was built for %s (in memory order)", e, got, want);
+                         "delegate value %u has shape %s, its XNNPACK graph was built for %s (in memory order)",
+                         static_cast<unsigned>(e), got, want);
     }
   }
-  for (uint32_t b = 0; b < plan.num_bindings; ++b) plan.bindings[b].tensor->data = args[plan.bindings[b].external_id]->as_tensor->data;
+  for (uint32_t b = 0; b < plan.num_bindings; ++b) {
+    plan.bindings[b].tensor->data = args[plan.bindings[b].external_id]->as_tensor->data;
+  }
   for (uint32_t s = 0; s < plan.num_steps; ++s) {
     const Step& step = plan.steps[s];
     if (step.kernel == nullptr) {
@@ -1054,7 +1158,10 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
       continue;
     }
     Error err = invoke(*context.registry, context.trace, *step.kernel, nullptr, Args(step.args, step.num_args));
-    if (!err.ok()) return Error::make(err.code(), "XNNPACK node %u (%s): %s", step.node, step.kernel->op, err.message());
+    if (!err.ok()) {
+      return Error::make(err.code(), "XNNPACK node %u (%s): %s", static_cast<unsigned>(step.node), step.kernel->op,
+                         err.message());
+    }
   }
   return Error();
 }
