@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import config, git
+from bot.backends import BUNDLED_BACKENDS
 from bot.build import arch as arches
 from bot.build import bundle, cmake, lock, size
 from bot.build.runner import run_model
@@ -32,7 +33,7 @@ from bot.report.model import (
     TargetReport,
 )
 from bot.safety import safe_files, sandbox
-from bot.selection import codegen, depgraph, oplist, pte, regenerate, stale, trace
+from bot.selection import depgraph, oplist, pte, regenerate, stale, trace
 from bot.selection.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
 from bot.selection.oplist import SelectedOps
 
@@ -87,7 +88,7 @@ class Checkout:
         by_source: dict[str, list[str]] = {}
         for op, path in (*by_op.items(), *by_optimized_op.items()):
             by_source.setdefault(path.name, []).append(op)
-        for backend in codegen.BUNDLED_BACKENDS:  # a registered backend's own bytes, beside its node kinds
+        for backend in BUNDLED_BACKENDS:  # a registered backend's own bytes, beside its node kinds
             for src in sorted((root / cfg.runtime_source / "backends" / backend.namespace).glob("*.cpp")):
                 by_source.setdefault(src.name, []).append(size.backend_bucket(backend.backend_id))
         shown = {op: path.relative_to(bundle.root() if cfg.trusted(path) else root) for op, path in by_op.items()}

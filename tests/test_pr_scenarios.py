@@ -121,6 +121,47 @@ def test_d_nothing_changed(repo: Path) -> None:
     assert "No change" in comment.summary_line(rep, judged(rep))
 
 
+def test_f_a_new_delegated_model_is_selected_by_node_kind(repo: Path) -> None:
+    """A PR adds an XNNPACK-delegated program (ExecuTorch's partitioner) to cnn without regenerating: the
+    yaml lacks its node kinds, named like ops, and the program fails at load on the PR's runtime. Once
+    the yaml is regenerated, the runtime registers XnnpackBackend and the size report counts each node
+    kind, and the backend's own code, like ops."""
+    delegated = ZOO_DIR.parent / "delegated"
+    for src in delegated.glob("mobilenet_v2_xnn_f32.*"):
+        shutil.copy2(src, repo / "models" / "zoo" / src.name)
+    config = repo / ".selective-build.yml"
+    config.write_text(
+        config.read_text().replace("models/zoo/unet.pte]", "models/zoo/unet.pte, models/zoo/mobilenet_v2_xnn_f32.pte]")
+    )
+    commit_all(repo, "add a delegated mobilenet to cnn")
+
+    rep = run(repo)
+    cnn = target(rep, "cnn")
+    missing = {m.op for m in cnn.diff.missing}
+    assert {"xnnpack::conv2d.f32", "xnnpack::depthwise_conv2d.f32", "xnnpack::fully_connected.f32"} <= missing
+    # The PR's runtime, selected from the stale yaml, has no node kinds and so no XnnpackBackend; the
+    # regenerated yaml's node kinds bring the bundled backend in, so regenerating is the fix.
+    failure = next(f for f in cnn.load_failures if f.model == "models/zoo/mobilenet_v2_xnn_f32.pte")
+    assert "missing backend XnnpackBackend" in failure.message
+    assert failure.cannot_fix is None
+    text = comment.render(rep, judged(rep))
+    assert "xnnpack::conv2d.f32" in text and "python -m bot regenerate" in text
+
+    regenerated = subprocess.run(
+        [sys.executable, "-m", "bot", "regenerate", "--root", str(repo)], capture_output=True, text=True
+    )
+    assert regenerated.returncode == 0, regenerated.stderr
+    commit_all(repo, "regenerate")
+    rep = run(repo)
+    cnn = target(rep, "cnn")
+    assert not cnn.diff.stale and not cnn.load_failures
+    sizes = cnn.size("x86-64")
+    assert sizes and sizes.head and sizes.base
+    grown = {op: n - sizes.base.per_op.get(op, 0) for op, n in sizes.head.per_op.items()}
+    assert grown["(backend XnnpackBackend)"] > 0
+    assert grown["xnnpack::depthwise_conv2d.f32"] > 0
+
+
 def pr(repo: Path, base: str, report: Path) -> subprocess.CompletedProcess[str]:
     """`python -m bot pr` on seq alone, as a developer runs it: its terminal output, the report files."""
     proc = subprocess.run(

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from bot.backends import BUNDLED_BACKENDS
 from bot.fileio import write_text_atomic
 from bot.selection import oplist
 from bot.selection.kernel_library import KernelEntry, KernelLibraryError, find_definitions, load_libraries, prefer
@@ -25,20 +26,6 @@ def _split_symbol(kernel_name: str) -> tuple[str, str]:
     """`my_ops::kernels::fancy_gelu_out` -> (`my_ops::kernels`, `fancy_gelu_out`); any namespace, or none."""
     namespace, _, name = kernel_name.removeprefix("::").rpartition("::")
     return namespace, name
-
-
-@dataclass(frozen=True)
-class BundledBackend:
-    """A backend of the runtime (native/backends/<folder>): the namespace of its node kinds' ops, the
-    symbol of its `const sb::Backend`, and the id programs name it by."""
-
-    namespace: str
-    symbol: str
-    backend_id: str
-
-
-# A selection holding one of a bundled backend's node kinds registers that backend.
-BUNDLED_BACKENDS = (BundledBackend("xnnpack", "sb::xnnpack::backend", "XnnpackBackend"),)
 
 
 def selected_backends(entries: Iterable[KernelEntry], named: Iterable[str] = ()) -> list[str]:
