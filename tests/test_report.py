@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from bot.github import action
 from bot.report import comment, escape, terminal, verdict
-from bot.report.model import ArchSizes, PrReport, SelectionDiff, SizeReport, TargetReport
+from bot.report.model import ArchSizes, PrReport, SelectionDiff, SizeReport, TargetReport, cannot_fix
 from tests.judging import judged
 
 
@@ -158,27 +158,35 @@ def test_a_load_failure_that_only_lists_the_missing_ops_is_not_said_twice() -> N
 
 
 def test_a_load_failure_that_also_names_a_missing_backend_is_shown() -> None:
-    """The runtime's one line names missing ops and backends; no yaml brings a backend, so it is said."""
+    """The runtime's one line names missing ops and backends; no yaml brings a backend the runtime does not
+    bundle, so it is said."""
     from bot.report.model import LoadFailure, OpUse
 
-    model = "models/zoo/conv_cumsum.pte"
+    model = "models/zoo/demo_backend.pte"
     missing = (OpUse("aten::cumsum.out", (model,), ()),)
-    failure = LoadFailure(
-        model, "conv_cumsum.pte: missing operator aten::cumsum.out and backend XnnpackBackend (needed by conv_cumsum)"
-    )
+    line = "demo_backend.pte: missing operator aten::cumsum.out and backend BackendWithCompilerDemo"
+    failure = LoadFailure(model, f"{line} (needed by demo_backend)")
     target = TargetReport("app", "apps/app/selected_operators.yaml", True, SelectionDiff(missing), (), (failure,))
     rep = PrReport("main", "b" * 40, "a" * 40, (target,), ())
     markdown = comment.render(rep, judged(rep))
-    assert "XnnpackBackend" in markdown
+    assert "BackendWithCompilerDemo" in markdown
     # No yaml brings the backend: the model is listed apart with what does fix it; the missing op keeps
     # "run regenerate". The model fails whatever the yaml policy says.
     at_load = markdown[markdown.index("### Models failing at load whatever the yaml") :]
-    assert "**regenerating cannot fix this**: the runtime has no backend XnnpackBackend" in at_load
+    assert "**regenerating cannot fix this**: the runtime has no backend BackendWithCompilerDemo" in at_load
     assert "Fix: run `python -m bot regenerate` and commit the result." in markdown
-    assert "breaks <code>models/zoo/conv_cumsum.pte</code> at load unless" not in markdown
+    assert "breaks <code>models/zoo/demo_backend.pte</code> at load unless" not in markdown
     judged_off = judged(rep, verdict.Policy(fail_on_stale=False))
     assert [r.kind for r in judged_off.failures] == ["load"]
     assert judged_off.failures[0].message.startswith("1 model fails at load whatever the yaml, first ")
+
+
+def test_a_missing_bundled_backend_is_one_regenerating_fixes() -> None:
+    """XnnpackBackend ships with the runtime: a yaml regenerated for a delegated program selects its node
+    kinds, and so the backend. A runtime built from a yaml without them misses it; regenerating fixes that."""
+    message = "m.pte: missing operator aten::cumsum.out and backend XnnpackBackend (needed by m)"
+    assert cannot_fix(message) is None
+    assert cannot_fix("m.pte: missing backends XnnpackBackend, BackendWithCompilerDemo (needed by m)") is not None
 
 
 def test_the_action_shows_each_step_and_ends_with_timings(tmp_path, monkeypatch) -> None:
