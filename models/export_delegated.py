@@ -58,6 +58,7 @@ PROGRAMS: dict[str, tuple[str, str]] = {
     "transformer_xnn_qs8": ("transformer", "qs8"),
     "transformer_xnn_qd8": ("transformer", "qd8"),
     "mha_block_xnn_qd8": ("mha_block", "qd8"),
+    "transformer_xnn_8da4w": ("transformer", "8da4w"),
 }
 
 RECIPES = {
@@ -65,7 +66,9 @@ RECIPES = {
     "qs8": "PT2E static int8, per-channel weights",
     "qs8_pt": "PT2E static int8, per-tensor weights",
     "qd8": "PT2E dynamic int8 activations, per-channel weights",
+    "8da4w": "torchao 8da4w (export_llama's -qmode 8da4w): dynamic int8 activations, int4 weights per group of 32",
 }
+GROUP_SIZE = 32
 
 
 # --- export -----------------------------------------------------------------
@@ -94,11 +97,29 @@ def quantize(zoo_name: str, model: nn.Module, inputs: tuple[torch.Tensor, ...], 
         return convert_pt2e(prepared)
 
 
+def quantize_8da4w(model: nn.Module) -> nn.Module:
+    """The linears through torchao's Int8DynamicActivationIntxWeightConfig with int4 weights per group, as
+    ExecuTorch's export_llama quantizes for -qmode 8da4w (those whose width the group divides)."""
+    from torchao.quantization import Int8DynamicActivationIntxWeightConfig, quantize_
+    from torchao.quantization.granularity import PerGroup
+    from torchao.utils import unwrap_tensor_subclass
+
+    def linear(module: nn.Module, _fqn: str) -> bool:
+        # nn.MultiheadAttention reads its out_proj (a Linear subclass) weight directly: left in fp32.
+        return type(module) is nn.Linear and module.weight.shape[1] % GROUP_SIZE == 0
+
+    config = Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, weight_granularity=PerGroup(GROUP_SIZE))
+    quantize_(model, config, filter_fn=linear)
+    return unwrap_tensor_subclass(model)
+
+
 def program_bytes(name: str) -> tuple[bytes, tuple[torch.Tensor, ...]]:
     """The program's .pte bytes and the inputs its references run at."""
     zoo_name, recipe = PROGRAMS[name]
     model, inputs = build(zoo_name)
-    if recipe != "f32":
+    if recipe == "8da4w":
+        model = quantize_8da4w(model)
+    elif recipe != "f32":
         model = quantize(zoo_name, model, inputs, recipe)
     return to_delegated_pte(model, inputs), inputs
 

@@ -76,7 +76,7 @@ def test_program_holds_xnnpack_delegates(name: str) -> None:
         assert graph.nodes and graph.input_ids and graph.output_ids
     recipe = zoo.PROGRAMS[name][1]
     datatypes = {v.datatype for _, payload in payloads for v in zoo.read_xnn_payload(payload).values.values()}
-    wanted = {"f32": "fp32", "qs8": "qcint8", "qs8_pt": "qint8", "qd8": "qdint8"}[recipe]
+    wanted = {"f32": "fp32", "qs8": "qcint8", "qs8_pt": "qint8", "qd8": "qdint8", "8da4w": "qbint4"}[recipe]
     assert wanted in datatypes
 
 

@@ -101,4 +101,35 @@ Error fully_connected(Args args) {
   return Error();
 }
 
+Error dynamic_fully_connected(Args args) {
+  const Tensor& x = *args[0]->as_tensor;
+  const float* params = args[1]->as_tensor->data_as<float>();
+  const Tensor& w = *args[2]->as_tensor;
+  const float* bias = args[3]->is_none() ? nullptr : args[3]->as_tensor->data_as<float>();
+  const Tensor& scales = *args[4]->as_tensor;
+  const float lo = static_cast<float>(args[5]->as_double), hi = static_cast<float>(args[6]->as_double);
+  Tensor& y = *args[7]->as_tensor;
+  int16_t* row = args[8]->as_tensor->data_as<int16_t>();
+  const int64_t m = x.sizes[0], k = x.sizes[1], o = w.sizes[0];
+  const int64_t blocks = scales.dim == 2 ? scales.sizes[1] : 1, block = k / blocks;
+  const float* s = scales.data_as<float>();
+  for (int64_t r = 0; r < m; ++r) {
+    const int8_t* xr = x.data_as<int8_t>() + r * k;
+    const int32_t zero_point = static_cast<int32_t>(params[2 * r + 1]);
+    const float row_scale = params[2 * r];
+    for (int64_t i = 0; i < k; ++i) row[i] = static_cast<int16_t>(xr[i] - zero_point);
+    float* yr = y.data_as<float>() + r * o;
+    for (int64_t c = 0; c < o; ++c) {
+      const int8_t* wc = w.data_as<int8_t>() + c * k;
+      float v = 0.0f;
+      for (int64_t b = 0; b < blocks; ++b) {
+        v += static_cast<float>(dot(row + b * block, wc + b * block, block)) * (row_scale * s[c * blocks + b]);
+      }
+      if (bias != nullptr) v += bias[c];
+      yr[c] = v < lo ? lo : v > hi ? hi : v;
+    }
+  }
+  return Error();
+}
+
 }  // namespace sb::xnnpack_nodes::qs8

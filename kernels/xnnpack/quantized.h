@@ -88,6 +88,14 @@ Error conv(Args args);
 // min, output max, out [M, O], scratch (one widened row).
 Error fully_connected(Args args);
 
+// Dynamically quantized rows [M, K] (each with its scale and zero point, row_params [M, 2] from
+// convert.f32_qd8) by an int8 [O, K] filter (4-bit filters unpacked at init), fp32 out [M, O]:
+// integer dot products per filter scale block, then acc * row scale * block scale summed over the
+// blocks, plus bias, clamped. weight_scales is [O] (one block: per channel) or [O, K / G] (per group
+// of G). Arguments: input, row_params, weight, bias (fp32 or none), weight_scales, output min, output
+// max, out, scratch (one widened row).
+Error dynamic_fully_connected(Args args);
+
 // Element strides of `t` against the output's rank-`rank` shape: 0 where t
 // broadcasts (size 1), for a contiguous tensor of the same rank.
 inline void broadcast_strides(const Tensor& t, int32_t rank, int64_t* strides) {

@@ -422,6 +422,66 @@ class Compiler {
     return Error();
   }
 
+  // A 4-bit filter [O, I] (two values a byte, the first in the low nibble, each row padded to whole
+  // bytes, stored plus 8) as int8 values in [-8, 7], [O, I].
+  Error unpack_int4(uint32_t v, uint32_t node, int64_t outputs, int64_t inputs, bool transposed, Tensor** out) {
+    const GraphValue& value = graph_.values[v];
+    if (value.constant == nullptr || transposed) return unsupported(node, "its 4-bit filter is not a constant [O, I]");
+    const uint64_t row_bytes = static_cast<uint64_t>(inputs + 1) / 2;
+    if (value.constant_bytes < sat_mul(row_bytes, static_cast<uint64_t>(outputs))) {
+      return unsupported(node, "its 4-bit filter holds fewer bytes than its shape needs");
+    }
+    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(outputs), static_cast<uint64_t>(inputs)),
+                                             "unpacked XNNPACK weights");
+    if (!memory.ok()) return memory.error;
+    int8_t* dst = static_cast<int8_t*>(memory.value);
+    for (int64_t o = 0; o < outputs; ++o) {
+      const uint8_t* row = value.constant + static_cast<uint64_t>(o) * row_bytes;
+      for (int64_t k = 0; k < inputs; ++k) {
+        dst[o * inputs + k] = static_cast<int8_t>(((row[k / 2] >> (4 * (k % 2))) & 0xF) - 8);
+      }
+    }
+    Error err = alloc(out, 1);
+    if (!err.ok()) return err;
+    (*out)->dtype = ScalarType::kChar;
+    (*out)->dim = 2;
+    (*out)->sizes[0] = outputs;
+    (*out)->sizes[1] = inputs;
+    (*out)->data = dst;
+    return Error();
+  }
+
+  // A blockwise-quantized filter's scales (bf16 in a scale buffer, or fp32), as fp32 [O, I / G].
+  Error block_scales(uint32_t filter, uint32_t node, int64_t outputs, int64_t inputs, Tensor** out) {
+    const QuantParams& q = graph_.values[filter].quant;
+    if (q.kind != QuantKind::kPerChannelGroup || q.group_size <= 0 || inputs % q.group_size != 0 ||
+        q.num_scales != static_cast<uint64_t>(outputs * (inputs / q.group_size))) {
+      return unsupported(node, "its filter's block scales do not match its shape");
+    }
+    Result<void*> memory = context_.allocate(sat_mul(q.num_scales, 4), "XNNPACK block scales");
+    if (!memory.ok()) return memory.error;
+    float* dst = static_cast<float*>(memory.value);
+    for (uint32_t k = 0; k < q.num_scales; ++k) {
+      if (q.scales_bf16) {
+        const uint32_t bits = static_cast<uint32_t>(q.scales[2 * k] | (q.scales[2 * k + 1] << 8)) << 16;
+        memcpy(&dst[k], &bits, 4);
+      } else {
+        memcpy(&dst[k], q.scales + 4 * k, 4);
+      }
+      if (!(dst[k] > 0 && dst[k] < INFINITY)) {
+        return unsupported(node, "its filter has block scale %g", static_cast<double>(dst[k]));
+      }
+    }
+    Error err = alloc(out, 1);
+    if (!err.ok()) return err;
+    (*out)->dtype = ScalarType::kFloat;
+    (*out)->dim = 2;
+    (*out)->sizes[0] = outputs;
+    (*out)->sizes[1] = inputs / q.group_size;
+    (*out)->data = dst;
+    return Error();
+  }
+
   Error bias(uint32_t v, uint32_t node, Value** out) {
     if (v == kInvalidId) {
       *out = none();
@@ -815,14 +875,16 @@ class Compiler {
     }
     Tensor* weight = nullptr;
     const bool dynamic = graph_.values[node.inputs[0]].dtype == Datatype::kQdint8;
+    const bool four_bit = filter.dtype == Datatype::kQcint4 || filter.dtype == Datatype::kQbint4;
     const bool int8 = is_qs8(node.inputs[0]) || dynamic;
     // fp32 GEMMs take the filter [I, O]; int8 dot products take it [O, I].
     auto as_stored = [](int64_t k) { return k; };
     auto from_io = [&](int64_t k) { return (k % i) * o + k / i; };  // [O, I] from [I, O]
     auto from_oi = [&](int64_t k) { return (k % o) * i + k / o; };  // [I, O] from [O, I]
-    Error err = transposed != int8 ? pack(node.inputs[1], n, i * o, as_stored, &weight)
-                : int8             ? pack(node.inputs[1], n, i * o, from_io, &weight)
-                                   : pack(node.inputs[1], n, i * o, from_oi, &weight);
+    Error err = four_bit           ? unpack_int4(node.inputs[1], n, o, i, transposed, &weight)
+                : transposed != int8 ? pack(node.inputs[1], n, i * o, as_stored, &weight)
+                : int8               ? pack(node.inputs[1], n, i * o, from_io, &weight)
+                                     : pack(node.inputs[1], n, i * o, from_oi, &weight);
     if (!err.ok()) return err;
     weight->dim = 2;
     weight->sizes[0] = int8 ? o : i;
@@ -850,7 +912,10 @@ class Compiler {
       if (params == nullptr || params->sizes[0] != rows->sizes[0]) {
         return unsupported(n, "its dynamically quantized input does not come from a convert node");
       }
-      if (!(err = multipliers(node.inputs[1], n, o, transposed ? 1 : 0, 1.0f, 1.0f, &scales)).ok() ||
+      const bool blocks = filter.quant.kind == QuantKind::kPerChannelGroup;
+      if (!(err = blocks ? block_scales(node.inputs[1], n, o, i, &scales)
+                         : multipliers(node.inputs[1], n, o, transposed ? 1 : 0, 1.0f, 1.0f, &scales))
+               .ok() ||
           !(err = scratch(sat_mul(static_cast<uint64_t>(i), 2), &work)).ok()) {
         return err;
       }

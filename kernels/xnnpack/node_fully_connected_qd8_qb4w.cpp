@@ -1,0 +1,20 @@
+// xnnpack::fully_connected.qd8_qb4w(Tensor input, Tensor row_params, Tensor weight, Tensor? bias, Tensor block_scales, float output_min, float output_max, *, Tensor(a!) out, Tensor(b!) scratch)
+//
+// XNNPACK's dynamically quantized fully connected node: int8 rows [M, K] with their own scales and
+// zero points (row_params, from convert.f32_qd8) by a 4-bit filter with a scale per block of K (the 8da4w recipe; unpacked to int8 [O, K] and
+// its bf16 scales to fp32 [O, K / G] at init), fp32 out [M, O] (quantized.h,
+// dynamic_fully_connected).
+#include "node.h"
+#include "quantized.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+Error fully_connected_qd8_qb4w_impl(KernelContext& /*ctx*/, Args args) { return qs8::dynamic_fully_connected(args); }
+
+}  // namespace
+
+extern const KernelDef fully_connected_qd8_qb4w{"xnnpack::fully_connected.qd8_qb4w", "TTTtTdd|TT",
+                                                &fully_connected_qd8_qb4w_impl, {}};
+
+}  // namespace sb::xnnpack_nodes
