@@ -35,4 +35,15 @@ inline Error call_then_clamp(KernelContext& ctx, const char* op, Value* const* i
   return clamp_output(ctx, out, min, max);
 }
 
+// A convolution node (regular or depthwise: the plan packs their filters alike): input, weight, bias,
+// stride, padding, dilation, groups, output min, output max, out, through aten::convolution.out,
+// then the clamp.
+inline Error convolution_then_clamp(KernelContext& ctx, Args args) {
+  Value transposed = Value::from_bool(false);
+  static const int64_t kNoPadding[2] = {0, 0};
+  Value output_padding = Value::from_int_list(Span<const int64_t>(kNoPadding, 2));
+  Value* const inputs[] = {args[0], args[1], args[2], args[3], args[4], args[5], &transposed, &output_padding, args[6]};
+  return call_then_clamp(ctx, "aten::convolution.out", inputs, 9, args[9], *args[7], *args[8]);
+}
+
 }  // namespace sb::xnnpack_nodes

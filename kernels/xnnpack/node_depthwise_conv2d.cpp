@@ -10,11 +10,7 @@ namespace {
 constexpr const char* kCalls[] = {"aten::convolution.out", "aten::clamp.out"};
 
 Error depthwise_conv2d_f32_impl(KernelContext& ctx, Args args) {
-  Value transposed = Value::from_bool(false);
-  static const int64_t kNoPadding[2] = {0, 0};
-  Value output_padding = Value::from_int_list(Span<const int64_t>(kNoPadding, 2));
-  Value* const inputs[] = {args[0], args[1], args[2], args[3], args[4], args[5], &transposed, &output_padding, args[6]};
-  return call_then_clamp(ctx, "aten::convolution.out", inputs, 9, args[9], *args[7], *args[8]);
+  return convolution_then_clamp(ctx, args);
 }
 
 }  // namespace

@@ -508,6 +508,19 @@ class Compiler {
     return Error();
   }
 
+  // An int8 node's input and output quantization, and its output bounds in the output's steps.
+  struct Int8Io {
+    float si = 0, so = 0;
+    int32_t zi = 0, zo = 0;
+    int64_t lo = 0, hi = 0;
+  };
+  Error int8_io(uint32_t n, const GraphNode& node, uint32_t x, uint32_t y, Int8Io* q) {
+    Error err;
+    if (!(err = activation(x, n, &q->si, &q->zi)).ok() || !(err = activation(y, n, &q->so, &q->zo)).ok()) return err;
+    int8_bounds(node, q->so, q->zo, &q->lo, &q->hi);
+    return Error();
+  }
+
   // The node's output bounds (real numbers) in the output's int8 steps.
   static void int8_bounds(const GraphNode& node, float scale, int32_t zero_point, int64_t* lo, int64_t* hi) {
     auto step = [&](float bound, int64_t fallback) -> int64_t {
@@ -591,19 +604,13 @@ class Compiler {
           return err;
         }
         if (is_qs8(node.inputs[0])) {
-          float si = 0, so = 0;
-          int32_t zi = 0, zo = 0;
-          int64_t lo = 0, hi = 0;
-          if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(y, n, &so, &zo)).ok()) {
-            return err;
-          }
-          int8_bounds(node, so, zo, &lo, &hi);
+          Int8Io q;
+          if (!(err = int8_io(n, node, node.inputs[0], y, &q)).ok()) return err;
           const GraphValue& x = graph_.values[node.inputs[0]];
           const double plane = static_cast<double>(x.dims[1] * x.dims[2]);  // NHWC
           if (plane == 0) return unsupported(n, "pools an empty image");
-          Value* args[] = {tensor_value(in), double_value(static_cast<double>(si / so) / plane), int_value(zi),
-                           int_value(zo),
-                           int_value(lo), int_value(hi), tensor_value(out)};
+          Value* args[] = {tensor_value(in), double_value(static_cast<double>(q.si / q.so) / plane), int_value(q.zi),
+                           int_value(q.zo), int_value(q.lo), int_value(q.hi), tensor_value(out)};
           return call(n, args, 7, after);
         }
         Value* args[] = {tensor_value(in), min, max, tensor_value(out)};
@@ -621,19 +628,17 @@ class Compiler {
           return err;
         }
         if (is_qs8(node.inputs[0])) {
-          float s1 = 0, s2 = 0, so = 0;
-          int32_t z1 = 0, z2 = 0, zo = 0;
-          int64_t lo = 0, hi = 0;
-          if (!(err = activation(node.inputs[0], n, &s1,
-                                 &z1)).ok() || !(err = activation(node.inputs[1], n, &s2, &z2)).ok() ||
-              !(err = activation(y, n, &so, &zo)).ok()) {
+          Int8Io q;
+          float s2 = 0;
+          int32_t z2 = 0;
+          if (!(err = int8_io(n, node, node.inputs[0], y, &q)).ok() ||
+              !(err = activation(node.inputs[1], n, &s2, &z2)).ok()) {
             return err;
           }
-          int8_bounds(node, so, zo, &lo, &hi);
           const bool product = node.type == NodeType::kMultiply;
-          Value* args[] = {tensor_value(a), tensor_value(b), double_value(product ? s1 * s2 / so : s1 / so),
-                           double_value(product ? 0.0 : s2 / so), int_value(z1), int_value(z2), int_value(zo),
-                           int_value(lo), int_value(hi), tensor_value(out)};
+          Value* args[] = {tensor_value(a), tensor_value(b), double_value(product ? q.si * s2 / q.so : q.si / q.so),
+                           double_value(product ? 0.0 : s2 / q.so), int_value(q.zi), int_value(z2), int_value(q.zo),
+                           int_value(q.lo), int_value(q.hi), tensor_value(out)};
           return call(n, args, 10, after);
         }
         Value* args[] = {tensor_value(a), tensor_value(b), min, max, tensor_value(out)};
@@ -645,15 +650,10 @@ class Compiler {
           return err;
         }
         if (is_qs8(node.inputs[0])) {
-          float si = 0, so = 0;
-          int32_t zi = 0, zo = 0;
-          int64_t lo = 0, hi = 0;
-          if (!(err = activation(node.inputs[0], n, &si, &zi)).ok() || !(err = activation(y, n, &so, &zo)).ok()) {
-            return err;
-          }
-          if (si != so || zi != zo) return unsupported(n, "an int8 clamp that changes the quantization");
-          int8_bounds(node, so, zo, &lo, &hi);
-          Value* args[] = {tensor_value(in), int_value(lo), int_value(hi), tensor_value(out)};
+          Int8Io q;
+          if (!(err = int8_io(n, node, node.inputs[0], y, &q)).ok()) return err;
+          if (q.si != q.so || q.zi != q.zo) return unsupported(n, "an int8 clamp that changes the quantization");
+          Value* args[] = {tensor_value(in), int_value(q.lo), int_value(q.hi), tensor_value(out)};
           return call(n, args, 4, after);
         }
         Value* args[] = {tensor_value(in), min, max, tensor_value(out)};
@@ -833,25 +833,21 @@ class Compiler {
     }
     const int64_t stride[2] = {g[6], g[7]}, padding[2] = {g[0], g[3]}, dilation[2] = {g[8], g[9]};
     if (is_qs8(node.inputs[0])) {
-      float in_scale = 0, out_scale = 0;
-      int32_t in_zp = 0, out_zp = 0;
+      Int8Io q;
       Tensor *scales = nullptr, *work = nullptr;
-      int64_t lo = 0, hi = 0;
-      if (!(err = activation(node.inputs[0], n, &in_scale, &in_zp)).ok() ||
-          !(err = activation(node.outputs[0], n, &out_scale, &out_zp)).ok() ||
-          !(err = multipliers(node.inputs[1], n, out_channels, depthwise ? 3 : 0, in_scale, out_scale, &scales)).ok()) {
+      if (!(err = int8_io(n, node, node.inputs[0], node.outputs[0], &q)).ok() ||
+          !(err = multipliers(node.inputs[1], n, out_channels, depthwise ? 3 : 0, q.si, q.so, &scales)).ok()) {
         return err;
       }
-      int8_bounds(node, out_scale, out_zp, &lo, &hi);
       // One group's widened im2col panel, then a row of int32 accumulators.
       const GraphValue& y = graph_.values[node.outputs[0]];  // NHWC
       const uint64_t plane = static_cast<uint64_t>(y.dims[1] * y.dims[2]);
       const uint64_t panel = sat_mul(static_cast<uint64_t>(in_per_group * taps), plane);
       if (!(err = scratch(sat_add(sat_mul(panel + 1, 2), sat_mul(plane, 4)), &work)).ok()) return err;
-      Value* args[] = {tensor_value(in), tensor_value(weight), bias_value, int_list(stride, 2), int_list(padding, 2),
-                       int_list(dilation,
-                                2), int_value(groups), tensor_value(scales), int_value(in_zp), int_value(out_zp),
-                       int_value(lo), int_value(hi), tensor_value(out), tensor_value(work)};
+      Value* args[] = {tensor_value(in),    tensor_value(weight), bias_value,           int_list(stride, 2),
+                       int_list(padding, 2), int_list(dilation, 2), int_value(groups),   tensor_value(scales),
+                       int_value(q.zi),     int_value(q.zo),      int_value(q.lo),      int_value(q.hi),
+                       tensor_value(out),   tensor_value(work)};
       return call(n, args, 14, after);
     }
     Value* args[] = {tensor_value(in), tensor_value(weight), bias_value, int_list(stride, 2), int_list(padding, 2),
@@ -924,19 +920,15 @@ class Compiler {
       return call(n, args, 9, after);
     }
     if (int8) {
-      float in_scale = 0, out_scale = 0;
-      int32_t in_zp = 0, out_zp = 0;
+      Int8Io q;
       Tensor *scales = nullptr, *work = nullptr;
-      int64_t lo = 0, hi = 0;
-      if (!(err = activation(node.inputs[0], n, &in_scale, &in_zp)).ok() ||
-          !(err = activation(node.outputs[0], n, &out_scale, &out_zp)).ok() ||
-          !(err = multipliers(node.inputs[1], n, o, transposed ? 1 : 0, in_scale, out_scale, &scales)).ok() ||
+      if (!(err = int8_io(n, node, node.inputs[0], node.outputs[0], &q)).ok() ||
+          !(err = multipliers(node.inputs[1], n, o, transposed ? 1 : 0, q.si, q.so, &scales)).ok() ||
           !(err = scratch(sat_mul(static_cast<uint64_t>(i), 2), &work)).ok()) {
         return err;
       }
-      int8_bounds(node, out_scale, out_zp, &lo, &hi);
-      Value* args[] = {tensor_value(rows), tensor_value(weight), bias_value, tensor_value(scales), int_value(in_zp),
-                       int_value(out_zp), int_value(lo), int_value(hi), tensor_value(out_rows), tensor_value(work)};
+      Value* args[] = {tensor_value(rows), tensor_value(weight), bias_value, tensor_value(scales), int_value(q.zi),
+                       int_value(q.zo), int_value(q.lo), int_value(q.hi), tensor_value(out_rows), tensor_value(work)};
       return call(n, args, 10, after);
     }
     Value* args[] = {tensor_value(rows), tensor_value(weight), bias_value, min, max, tensor_value(out_rows)};
@@ -971,17 +963,11 @@ class Compiler {
       return call(n, args, 7, after);
     }
     if (is_qs8(node.inputs[0])) {
-      float si = 0, so = 0;
-      int32_t zi = 0, zo = 0;
-      int64_t lo = 0, hi = 0;
-      if (!(err = activation(node.inputs[0], n, &si,
-                             &zi)).ok() || !(err = activation(node.outputs[0], n, &so, &zo)).ok()) {
-        return err;
-      }
-      if (si != so || zi != zo) return unsupported(n, "an int8 max pooling that changes the quantization");
-      int8_bounds(node, so, zo, &lo, &hi);
+      Int8Io q;
+      if (!(err = int8_io(n, node, node.inputs[0], node.outputs[0], &q)).ok()) return err;
+      if (q.si != q.so || q.zi != q.zo) return unsupported(n, "an int8 max pooling that changes the quantization");
       Value* args[] = {tensor_value(in), int_list(kernel, 2), int_list(stride, 2), int_list(padding, 2),
-                       int_list(dilation, 2), int_value(lo), int_value(hi), tensor_value(out)};
+                       int_list(dilation, 2), int_value(q.lo), int_value(q.hi), tensor_value(out)};
       return call(n, args, 8, after);
     }
     // No indices: XNNPACK's node keeps none.
