@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.build import bundle
 from bot.selection import depgraph, oplist, pte, trace
 from bot.selection.kernel_library import load_libraries
 from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_inputs
 
-LIBRARY = load_libraries([REPO_ROOT / "kernels" / "portable" / "functions.yaml"])
+# The runtime's own libraries: the portable ops and the XNNPACK node kinds (nodes of the graph like any op).
+LIBRARY = load_libraries(bundle.runtime_libraries())
 
 
 def checkout(path: Path, edits: dict[str, tuple[str, str]] | None = None, extra: dict[str, str] | None = None) -> Path:
