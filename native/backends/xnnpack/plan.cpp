@@ -70,12 +70,9 @@ class Compiler {
     // Generous upper bounds: a node is at most a relayout per input, its
     // call and a relayout of its output; a tensor of the plan is bound at
     // most once per reader.
-    const uint64_t max_steps = sat_mul(graph_.num_nodes, kMaxNodeInputs + 2);
-    if (!(err = alloc(&plan_.steps, max_steps)).ok()) return err;
-    if (!(err = alloc(&plan_.bindings,
-                      sat_add(graph_.num_values, sat_mul(graph_.num_nodes, kMaxNodeInputs + 1)))).ok()) {
-      return err;
-    }
+    max_steps_ = sat_mul(graph_.num_nodes, kMaxNodeInputs + 2);
+    max_bindings_ = sat_add(graph_.num_values, sat_mul(graph_.num_nodes, kMaxNodeInputs + 1));
+    if (!(err = alloc(&plan_.steps, max_steps_)).ok() || !(err = alloc(&plan_.bindings, max_bindings_)).ok()) return err;
     for (uint32_t v = 0; v < graph_.num_values; ++v) {
       if (graph_.values[v].flags != 0 && !(err = define(v)).ok()) return err;
     }
@@ -252,7 +249,15 @@ class Compiler {
   }
 
   Error bind(Tensor* t, uint32_t external_id) {
+    if (plan_.num_bindings == max_bindings_) return unsupported(0, "binds more tensors than its plan holds");
     plan_.bindings[plan_.num_bindings++] = Binding{t, external_id};
+    return Error();
+  }
+
+  // The steps array holds the bound compile() gives it; a lowering past it is refused, not written.
+  Error add_step(const Step& step) {
+    if (plan_.num_steps == max_steps_) return unsupported(step.node, "needs more steps than its plan holds");
+    plan_.steps[plan_.num_steps++] = step;
     return Error();
   }
 
@@ -327,7 +332,7 @@ class Compiler {
       }
     }
     if (reader) {
-      plan_.steps[plan_.num_steps++] = step;
+      if (!(err = add_step(step)).ok()) return err;
     } else {
       *after = step;
       after->num_args = 1;  // marks a pending relayout
@@ -379,9 +384,8 @@ class Compiler {
     step.args = list;
     step.num_args = count;
     step.node = n;
-    plan_.steps[plan_.num_steps++] = step;
-    if (after.num_args == 1) plan_.steps[plan_.num_steps++] = after;
-    return Error();
+    if (!(err = add_step(step)).ok()) return err;
+    return after.num_args == 1 ? add_step(after) : Error();
   }
 
   Error writer(uint32_t v, bool channels_first, uint32_t node, Tensor** out, Step* after) {
@@ -1101,6 +1105,7 @@ class Compiler {
   uint32_t* bound_ = nullptr;  // the external id whose memory it is (its own, or one it aliases)
   Tensor** row_params_ = nullptr;  // a dynamically quantized (qd8) value's per-row scale and zero point
   Tensor* tensors_ = nullptr;
+  uint64_t max_steps_ = 0, max_bindings_ = 0;
   uint8_t* chunk_ = nullptr;
   uint64_t chunk_left_ = 0;
 };
