@@ -72,7 +72,9 @@ class Compiler {
     // most once per reader.
     max_steps_ = sat_mul(graph_.num_nodes, kMaxNodeInputs + 2);
     max_bindings_ = sat_add(graph_.num_values, sat_mul(graph_.num_nodes, kMaxNodeInputs + 1));
-    if (!(err = alloc(&plan_.steps, max_steps_)).ok() || !(err = alloc(&plan_.bindings, max_bindings_)).ok()) return err;
+    if (!(err = alloc(&plan_.steps, max_steps_)).ok() || !(err = alloc(&plan_.bindings, max_bindings_)).ok()) {
+      return err;
+    }
     for (uint32_t v = 0; v < graph_.num_values; ++v) {
       if (graph_.values[v].flags != 0 && !(err = define(v)).ok()) return err;
     }
