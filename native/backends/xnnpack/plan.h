@@ -1,7 +1,7 @@
 // An XNNPACK graph compiled, at init, into a flat list of steps over our
 // kernels: what execute() runs without allocating.
 //
-// Compiling decides three things once:
+// Compiling decides these once:
 //   - layouts: XNNPACK keeps images NHWC; our optimized convolution, pooling
 //     and mean kernels take NCHW. An image that a convolution or pooling node
 //     reads or writes is stored NCHW (and so are the element-wise values
@@ -9,9 +9,15 @@
 //     readers want the other layout is viewed in it when only size-1 dims
 //     move, and converted by a relayout step otherwise;
 //   - memory: every intermediate value gets its buffer here, in the method's
-//     budget; constants are read in place when aligned for their dtype;
-//   - weights: convolution filters (OHWI) are packed OIHW, fully connected
-//     filters ([O, I]) as [I, O], once.
+//     budget; reshapes, copies and the transposes the layouts already made
+//     share their input's memory; constants are read in place when aligned
+//     for their dtype; tensors over a delegate call's values are bound per
+//     call;
+//   - weights: fp32 convolution filters (OHWI) are packed OIHW and fully
+//     connected ones ([O, I]) [I, O]; int8 filters get their requantization
+//     multipliers, 4-bit ones are unpacked to int8 and their block scales to
+//     fp32; dynamically quantized rows get a [rows, 2] tensor of their scales
+//     and zero points, written by the convert node that quantizes them.
 // Each node becomes a call of its node kind's kernel ("xnnpack::conv2d.f32",
 // kernels/xnnpack), resolved in the build's registry: a build without it
 // fails at init with every missing node kind named in one line.
