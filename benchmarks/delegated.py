@@ -14,7 +14,6 @@ from pathlib import Path
 
 from benchmarks import etcpp, latency
 from bot.build import bundle, cmake
-from bot.errors import BotError
 from bot.selection import oplist, pte, xnnpack
 from bot.selection.kernel_library import load_libraries
 
@@ -120,18 +119,11 @@ def delegated_only_yaml(work: Path) -> tuple[Path, list[str]]:
 def measure_sizes(cpu: str | None, work: Path) -> list[AppSize]:
     rows = []
     only, chosen = delegated_only_yaml(work)
-    for name, path in ((f"all delegated: {', '.join(chosen)}", only), ("delegated-app (this repo's config)", APP_YAML)):
+    apps = ((f"all delegated: {', '.join(chosen)}", only), ("delegated-app (this repo's config)", APP_YAML))
+    for index, (name, path) in enumerate(apps):
         selection = oplist.load(path)
         models = len({m for op in selection.operators.values() for m in op.models()})
-        measured: dict[str, int | None] = {}
-        note = ""
-        for variant, flavour in latency.selective_flavours(path, cpu).items():
-            try:
-                build_dir = cmake.build(flavour, targets=(cmake.SIZE_PROBE,))
-                measured[variant] = latency._vm_bytes(build_dir / cmake.SIZE_PROBE, work / name / variant)[0]
-            except BotError as exc:
-                measured[variant] = None
-                note = etcpp.one_line(exc)
+        measured, note = latency.selective_sizes(path, cpu, work / f"app{index}")
         rows.append(AppSize(name, models, len(selection.operators), measured["portable"], measured["optimized"], note))
     return rows
 

@@ -405,17 +405,24 @@ def measure_sizes(names: Sequence[str], cpu: str | None, work: Path) -> list[Siz
             rows.append(SizeRow(name, 0, None, None, f"no {yaml_path.relative_to(cmake.REPO_ROOT)}"))
             continue
         n_ops = len(oplist.load(yaml_path).operators)
-        measured: dict[str, int | None] = {}
-        note = ""
-        for variant, flavour in selective_flavours(yaml_path, cpu).items():
-            try:
-                build_dir = cmake.build(flavour, targets=(cmake.SIZE_PROBE,))
-                measured[variant] = _vm_bytes(build_dir / cmake.SIZE_PROBE, work / name / variant)[0]
-            except BotError as exc:
-                measured[variant] = None
-                note = etcpp.one_line(exc)
+        measured, note = selective_sizes(yaml_path, cpu, work / name)
         rows.append(SizeRow(name, n_ops, measured["portable"], measured["optimized"], note))
     return rows
+
+
+def selective_sizes(yaml_path: Path, cpu: str | None, work: Path) -> tuple[dict[str, int | None], str]:
+    """The stripped VM bytes of the selection's portable and optimized runtimes (None for one whose build
+    failed), and the last failure's one-line reason."""
+    measured: dict[str, int | None] = {}
+    note = ""
+    for variant, flavour in selective_flavours(yaml_path, cpu).items():
+        try:
+            build_dir = cmake.build(flavour, targets=(cmake.SIZE_PROBE,))
+            measured[variant] = _vm_bytes(build_dir / cmake.SIZE_PROBE, work / variant)[0]
+        except BotError as exc:
+            measured[variant] = None
+            note = etcpp.one_line(exc)
+    return measured, note
 
 
 # ---------------------------------------------------------------- build flags, read from the builds
