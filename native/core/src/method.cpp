@@ -640,6 +640,21 @@ class Method::Loader {
   static constexpr uint64_t kBlockOverhead = sizeof(void*) + kAlignment - 1;
 #endif  // SB_DELEGATES
 
+  // A call's argument list (value indices, each in range) as the instruction's args, taken from
+  // *next_arg on: kernel and delegate calls alike.
+  Error read_args(uint32_t k, const fb::Vector& list, Instruction& out, Value*** next_arg) {
+    out.args = *next_arg;
+    out.num_args = list.length;
+    for (uint32_t a = 0; a < list.length; ++a) {
+      const int32_t idx = r_.element<int32_t>(list, a);
+      if (idx < 0 || static_cast<size_t>(idx) >= m_.num_values_) {
+        return invalid("instruction %u argument %u refers to a value out of range", k, a);
+      }
+      *(*next_arg)++ = &m_.values_[idx];
+    }
+    return Error();
+  }
+
   // The operator a KernelCall instruction calls, checked.
   Error kernel_of(uint32_t k, const fb::Table& args, const KernelDef** def) {
     const int32_t op_index = r_.scalar<int32_t>(args, schema::kernel_call::kOpIndex, 0);
@@ -704,16 +719,7 @@ class Method::Loader {
       switch (type) {
         case schema::kKernelCall: {
           if (!(err = kernel_of(k, args, &out.kernel)).ok()) return err;
-          const fb::Vector arg_list = r_.vector(args, schema::kernel_call::kArgs, 4);
-          out.args = next_arg;
-          out.num_args = arg_list.length;
-          for (uint32_t a = 0; a < arg_list.length; ++a) {
-            const int32_t idx = r_.element<int32_t>(arg_list, a);
-            if (idx < 0 || static_cast<size_t>(idx) >= m_.num_values_) {
-              return invalid("instruction %u argument %u refers to a value out of range", k, a);
-            }
-            *next_arg++ = &m_.values_[idx];
-          }
+          if (!(err = read_args(k, r_.vector(args, schema::kernel_call::kArgs, 4), out, &next_arg)).ok()) return err;
           if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
             return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", static_cast<unsigned>(k), err.message());
           }
@@ -734,16 +740,7 @@ class Method::Loader {
           }
           out.a = static_cast<uint32_t>(index);
 #if SB_DELEGATES
-          const fb::Vector arg_list = r_.vector(args, schema::delegate_call::kArgs, 4);
-          out.args = next_arg;
-          out.num_args = arg_list.length;
-          for (uint32_t a = 0; a < arg_list.length; ++a) {
-            const int32_t idx = r_.element<int32_t>(arg_list, a);
-            if (idx < 0 || static_cast<size_t>(idx) >= m_.num_values_) {
-              return invalid("instruction %u argument %u refers to a value out of range", k, a);
-            }
-            *next_arg++ = &m_.values_[idx];
-          }
+          if (!(err = read_args(k, r_.vector(args, schema::delegate_call::kArgs, 4), out, &next_arg)).ok()) return err;
 #endif
           break;
         }
