@@ -7,7 +7,8 @@ so only the first run exports. The cases walk every path of the kernels: tile ed
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
 bands read through row offsets and stored through the column map (stride 1; strides 2-4 in phases:
 rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps), im2col panels with
-padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide tiles, addmm's
+padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide tiles, dot
+products along K for products of a few columns (pointwise convolutions over tiny planes), addmm's
 beta/alpha/broadcasts, depthwise convolutions (optimized/microkernels/depthwise.h) and the ones handed to
 the portable kernel (1-D, transposed, double).
 """
@@ -126,6 +127,10 @@ CASES = [
     Case("conv_pointwise", conv(24, 8, 1), ((1, 24, 10, 10),)),
     Case("conv_pointwise_batch", conv(5, 7, 1, bias=False), ((3, 5, 6, 9),)),
     Case("conv_pointwise_s2", conv(16, 32, 1, stride=2, bias=False), ((1, 16, 16, 16),)),
+    # planes of at most half a vector: dot products along K (odd rows, K blocks, tails)
+    Case("conv_pointwise_tiny_plane", conv(96, 37, 1), ((1, 96, 2, 2),)),
+    Case("conv_pointwise_one_pixel", conv(40, 9, 1, bias=False), ((2, 40, 1, 1),)),
+    Case("conv_pointwise_tiny_deep_k", conv(1100, 5, 1), ((1, 1100, 1, 3),)),
     # handed to the portable kernel
     Case("conv_depthwise", conv(16, 16, 3, padding=1, groups=16), ((1, 16, 10, 10),)),
     Case("conv_channel_multiplier", conv(4, 8, 3, groups=4), ((1, 4, 9, 9),)),
@@ -134,6 +139,7 @@ CASES = [
     Case("conv_double", lambda: nn.Conv2d(3, 4, 3).double(), ((1, 3, 8, 8),), torch.float64),
     # mm / linear (addmm with a per-column bias fused) / bmm
     Case("mm_tiny", lambda: Fn(_mm), ((1, 16), (16, 16))),
+    Case("mm_few_columns", lambda: Fn(_mm), ((7, 600), (600, 3))),
     Case("mm_edges", lambda: Fn(_mm), ((3, 37), (37, 70))),
     Case("mm_rows_17", lambda: Fn(_mm), ((17, 300), (300, 33))),
     Case("mm_wide_n", lambda: Fn(_mm), ((8, 5), (5, 130))),

@@ -292,10 +292,88 @@ __attribute__((noinline)) void drive(int64_t m, int64_t n, int64_t k, const floa
 
 int64_t tile_vectors(int64_t m) { return m <= kSmallMR ? kSmallNV : kGemmNV; }
 
+// ---- few columns: dot products along K ----
+//
+// With n at most half a vector (pointwise convolutions over the tiny planes at the end of a CNN),
+// a tile would leave most lanes empty and spend one broadcast of A per FMA. Instead B's columns
+// are copied into rows (a K block at a time) and each element of C is the dot product of an A row
+// and a B column, with vectors along K: whole lanes, loads shared by several FMAs, and one
+// horizontal sum per element at the end.
+constexpr int64_t kDotMaxN = kLanes / 2;
+constexpr int kDotMR = 2;  // A rows per tile
+constexpr int kDotNC = 4;  // B columns per tile: 8 accumulators with their loads fit AVX2's 16 registers
+constexpr int64_t kDotKC = 512;  // K block: kDotMaxN columns of it take at most 16 KiB of stack
+
+template <int MR, int NC>
+void dot_tile(int64_t kc, const float* a, int64_t lda, const float* bt, int64_t ldbt, float* c, int64_t ldc,
+              bool first, const float* row_bias, const float* col_bias) {
+  VecF acc[MR][NC] = {};
+  int64_t p = 0;
+  for (; p + kLanes <= kc; p += kLanes) {
+    VecF av[MR];
+    for (int r = 0; r < MR; ++r) av[r] = load(a + r * lda + p);
+    for (int j = 0; j < NC; ++j) {
+      const VecF bv = load(bt + j * ldbt + p);
+      for (int r = 0; r < MR; ++r) acc[r][j] = gemm_fma(av[r], bv, acc[r][j]);
+    }
+  }
+  if (p < kc) {  // the rows' last partial vector; lanes past kc read as zero
+    VecF av[MR];
+    for (int r = 0; r < MR; ++r) av[r] = load_tail(a + r * lda + p, kc - p);
+    for (int j = 0; j < NC; ++j) {
+      const VecF bv = load_tail(bt + j * ldbt + p, kc - p);
+      for (int r = 0; r < MR; ++r) acc[r][j] = gemm_fma(av[r], bv, acc[r][j]);
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    for (int j = 0; j < NC; ++j) {
+      float& out = c[r * ldc + j];
+      const float sum = reduce_add(acc[r][j]);
+      out = first ? sum + (row_bias ? row_bias[r] : 0.0f) + (col_bias ? col_bias[j] : 0.0f) : out + sum;
+    }
+  }
+}
+
+using DotTileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, bool, const float*,
+                           const float*);
+constexpr DotTileFn kDotTiles[2][kDotNC] = {
+    {&dot_tile<1, 1>, &dot_tile<1, 2>, &dot_tile<1, 3>, &dot_tile<1, 4>},
+    {&dot_tile<2, 1>, &dot_tile<2, 2>, &dot_tile<2, 3>, &dot_tile<2, 4>},
+};
+
+__attribute__((noinline)) void gemm_few_columns(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                                const float* b, int64_t ldb, float* c, int64_t ldc, GemmBias bias) {
+  alignas(64) float bt[kDotMaxN * kDotKC];
+  for (int64_t k0 = 0; k0 < k; k0 += kDotKC) {
+    const int64_t kc = k - k0 < kDotKC ? k - k0 : kDotKC;
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t p = 0; p < kc; ++p) bt[j * kDotKC + p] = b[(k0 + p) * ldb + j];
+    }
+    const bool first = k0 == 0;
+    for (int64_t j = 0; j < n; j += kDotNC) {
+      const int64_t nc = n - j < kDotNC ? n - j : kDotNC;
+      const float* col_bias = bias.col ? bias.col + j : nullptr;
+      int64_t i = 0;
+      for (; i + kDotMR <= m; i += kDotMR) {
+        kDotTiles[1][nc - 1](kc, a + i * lda + k0, lda, bt + j * kDotKC, kDotKC, c + i * ldc + j, ldc, first,
+                             bias.row ? bias.row + i : nullptr, col_bias);
+      }
+      for (; i < m; ++i) {
+        kDotTiles[0][nc - 1](kc, a + i * lda + k0, lda, bt + j * kDotKC, kDotKC, c + i * ldc + j, ldc, first,
+                             bias.row ? bias.row + i : nullptr, col_bias);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, GemmBias bias) {
+  if (n > 0 && n <= kDotMaxN && k >= 2 * kLanes && m > 0) {
+    gemm_few_columns(m, n, k, a, lda, b, ldb, c, ldc, bias);
+    return;
+  }
   const DirectSource src{b, ldb};
   drive(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias, tile_vectors(m));
 }

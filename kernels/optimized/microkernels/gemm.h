@@ -13,6 +13,10 @@
 // packing). A is read in place. C is stored from the registers (masked on
 // the last tile), or through a column map (convolution's padded rows into
 // the output rows) by one shared out-of-line store.
+//
+// gemm_f32 with at most half a vector of columns (pointwise convolutions
+// over tiny planes) takes dot products along K instead: B's few columns
+// copied into rows, whole vectors of K.
 #pragma once
 
 #include <cstdint>

@@ -383,6 +383,10 @@ class Compiler {
     if (!err.ok()) return unsupported(n, "%s", err.message());
     Step step{};
     step.kernel = kernels_[n];
+    const KernelDef** callees = nullptr;
+    if (!(err = alloc(&callees, step.kernel->calls.size())).ok()) return err;
+    if (callees != nullptr) context_.registry().resolve_calls(*step.kernel, callees);
+    step.callees = callees;
     step.args = list;
     step.num_args = count;
     step.node = n;
@@ -1215,7 +1219,8 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
       relayout(step);
       continue;
     }
-    Error err = invoke(*context.registry, context.trace, *step.kernel, nullptr, Args(step.args, step.num_args));
+    Error err = invoke(*context.registry, context.trace, *step.kernel, nullptr, Args(step.args, step.num_args),
+                       step.callees);
     if (!err.ok()) {
       return Error::make(err.code(), "XNNPACK node %u (%s): %s", static_cast<unsigned>(step.node), step.kernel->op,
                          err.message());

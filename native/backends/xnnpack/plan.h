@@ -33,6 +33,7 @@ namespace sb::xnnpack {
 
 struct Step {
   const KernelDef* kernel;  // nullptr for a relayout
+  const KernelDef* const* callees;  // kernel->calls, resolved at init
   Value** args;
   uint32_t num_args;
   uint32_t node;  // the graph node it runs (for messages)

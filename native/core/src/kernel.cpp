@@ -1,5 +1,6 @@
 #include "sb/kernel.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -153,10 +154,19 @@ Error check_layout(const KernelDef& def, Args args, const Value* values) {
 }
 
 Error check_signature(const KernelDef& def, Args args, CallSite site) {
-  // One pass over the signature for its arity and returned kind.
+  // One pass over the signature (a kernel's dispatcher calls run this every time): the arity, the
+  // returned kind and the first argument of the wrong kind, reported in that order.
   size_t expected = 0;
+  size_t wrong = SIZE_MAX;
   const char* p = def.signature;
-  for (; *p && *p != '>'; ++p) expected += *p != '|';
+  for (; *p && *p != '>'; ++p) {
+    if (*p == '|') continue;
+    const bool present = expected < args.size();
+    if (wrong == SIZE_MAX && present && !tag_matches(*p, args[expected] ? args[expected]->tag : Tag::kNone)) {
+      wrong = expected;
+    }
+    ++expected;
+  }
   const char ret = *p == '>' ? p[1] : 'R';
   const size_t returned = site == CallSite::kProgram && ret != '\0' ? 1 : 0;
   if (args.size() != expected + returned) {
@@ -171,37 +181,31 @@ Error check_signature(const KernelDef& def, Args args, CallSite site) {
                          ret == 'R' ? "tensor or tensor list" : kind_name(ret));
     }
   }
-  size_t i = 0;
-  for (p = def.signature; *p && *p != '>'; ++p) {
-    const char kind = *p;
-    if (kind == '|') continue;
-    const Tag tag = args[i] ? args[i]->tag : Tag::kNone;
-    if (!tag_matches(kind, tag)) {
-      return Error::make(ErrorCode::kInvalidProgram, "%s argument %zu is a %s, expected a %s", def.op, i,
-                         tag_name(tag), kind_name(kind));
-    }
-    ++i;
+  if (wrong != SIZE_MAX) {
+    const Tag tag = args[wrong] ? args[wrong]->tag : Tag::kNone;
+    return Error::make(ErrorCode::kInvalidProgram, "%s argument %zu is a %s, expected a %s", def.op, wrong,
+                       tag_name(tag), kind_name(kind_at(def, wrong)));
   }
   return Error();
 }
 
 Error invoke(const OpRegistry& registry, TraceSink* trace, const KernelDef& def, const KernelDef* caller,
-             Args args) {
+             Args args, const KernelDef* const* callees) {
   if (trace != nullptr) trace->on_invoke(def, caller, args);
-  KernelContext ctx(registry, trace, def);
+  KernelContext ctx(registry, trace, def, callees);
   return def.fn(ctx, args);
 }
 
 Error KernelContext::call(const char* op, Args args) {
-  bool declared = false;
-  // Kernels pass the literal their calls list names: the linker merges equal
+  // Kernels pass the literal their calls list names: the compiler merges equal
   // literals, so the pointers usually match and strcmp is the fallback.
-  for (const char* callee : kernel_.calls) declared = declared || callee == op || strcmp(callee, op) == 0;
-  if (!declared) {
+  size_t index = 0;
+  while (index < kernel_.calls.size() && kernel_.calls[index] != op && strcmp(kernel_.calls[index], op) != 0) ++index;
+  if (index == kernel_.calls.size()) {
     return Error::make(ErrorCode::kInvalidArgument, "%s calls %s without declaring it in its calls list",
                        kernel_.op, op);
   }
-  const KernelDef* def = registry_.find(op);
+  const KernelDef* def = callees_ != nullptr ? callees_[index] : registry_.find(op);
   if (def == nullptr) {
     return Error::make(ErrorCode::kMissingOperator, "missing operator %s (needed by %s)", op, kernel_.op);
   }

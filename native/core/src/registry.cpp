@@ -86,6 +86,10 @@ const KernelDef* OpRegistry::find(const char* op) const {
   return find_prim_op(op);
 }
 
+void OpRegistry::resolve_calls(const KernelDef& def, const KernelDef** callees) const {
+  for (size_t i = 0; i < def.calls.size(); ++i) callees[i] = find(def.calls[i]);
+}
+
 const KernelDef* OpRegistry::find(const char* name, const char* overload) const {
   for (size_t i = 0; i < count_; ++i) {
     if (name_matches(defs_[i]->op, name, overload)) return defs_[i];

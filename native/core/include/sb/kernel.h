@@ -87,14 +87,17 @@ char returned_kind(const KernelDef& def);
 bool is_output(const KernelDef& def, size_t i);
 
 // Runs `def` on `args`; `caller` is the kernel that dispatched to it, or
-// nullptr for a call straight from the program.
+// nullptr for a call straight from the program. `callees`, when given, is
+// what OpRegistry::resolve_calls() found for `def.calls`, resolved once at
+// load so that the kernel's calls skip the search by name.
 Error invoke(const OpRegistry& registry, TraceSink* trace, const KernelDef& def,
-             const KernelDef* caller, Args args);
+             const KernelDef* caller, Args args, const KernelDef* const* callees = nullptr);
 
 class KernelContext {
  public:
-  KernelContext(const OpRegistry& registry, TraceSink* trace, const KernelDef& kernel)
-      : registry_(registry), trace_(trace), kernel_(kernel) {}
+  KernelContext(const OpRegistry& registry, TraceSink* trace, const KernelDef& kernel,
+                const KernelDef* const* callees = nullptr)
+      : registry_(registry), trace_(trace), kernel_(kernel), callees_(callees) {}
 
   // Calls another op by full name, as ATen composite kernels do. The op must
   // be listed in this kernel's `calls`.
@@ -106,6 +109,7 @@ class KernelContext {
   const OpRegistry& registry_;
   TraceSink* trace_;
   const KernelDef& kernel_;
+  const KernelDef* const* callees_;  // parallel to kernel_.calls, or nullptr
 };
 
 }  // namespace sb

@@ -79,6 +79,9 @@ class OpRegistry {
   const KernelDef* find(const char* op) const;
   const KernelDef* find(const char* name, const char* overload) const;  // "aten::add", "out"
 
+  // callees[i] = find(def.calls[i]) (nullptr when missing), for invoke():
+  // a kernel's calls resolved once, at load.
+  void resolve_calls(const KernelDef& def, const KernelDef** callees) const;
   size_t size() const { return count_; }
   const KernelDef& at(size_t i) const { return *defs_[i]; }
 
