@@ -28,6 +28,7 @@
 #include "graph.h"
 #include "sb/backend.h"
 #include "sb/kernel.h"
+#include "shapes.h"
 
 namespace sb::xnnpack {
 
@@ -55,12 +56,14 @@ struct Plan {
   uint32_t num_steps;
   Binding* bindings;
   uint32_t num_bindings;
+  ShapeState shapes;  // the sizes its tensors have now, and how they follow a call's input shapes
 };
 
 Error compile_plan(BackendInitContext& context, const Graph& graph, Plan* plan);
 
 // Runs the plan on the delegate call's values (inputs, then outputs, by
-// external id): checks their dtypes and shapes, binds them, runs each step.
+// external id): checks their dtypes and shapes (inputs may shrink within the
+// planned bounds: shapes.h), binds them, resizes the outputs, runs each step.
 Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args args);
 
 }  // namespace sb::xnnpack
