@@ -150,7 +150,10 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       }
       if (inferred >= 0 && known != 0 && total % known == 0) out[inferred] = static_cast<int64_t>(total / known);
       if ((inferred >= 0 && (known == 0 || total % known != 0)) || (inferred < 0 && known != total)) {
-        return node_error(graph, n, "cannot reshape %llu elements", static_cast<unsigned long long>(total));
+        char shape[64];
+        format_shape(shape, sizeof shape, node.list[0], rank);
+        return node_error(graph, n, "cannot reshape %llu elements to %s (a 0 takes what the others leave)",
+                          static_cast<unsigned long long>(total), shape);
       }
       return Error();
     }
@@ -315,8 +318,8 @@ Error reshape_plan(const Plan& plan, Args args) {
       format_shape(got, sizeof got, t.sizes, t.dim);
       format_shape(bound, sizeof bound, value.dims, value.rank);
       return Error::make(ErrorCode::kInvalidArgument,
-                         "delegate input %u has shape %s, beyond the bound %s its XNNPACK graph was built for "
-                         "(in memory order; each dim at least 1, the rank kept)",
+                         "delegate input %u has shape %s, its XNNPACK graph takes at most %s (in memory order, "
+                         "no dim empty)",
                          static_cast<unsigned>(e), got, bound);
     }
     for (int32_t j = 0; j < value.rank; ++j) {
