@@ -29,13 +29,15 @@ uint64_t product(const int64_t* dims, int32_t from, int32_t to) {
   return n;
 }
 
-// One spatial dim of a convolution or pooling output, as XNNPACK computes it.
-bool window(int64_t size, int64_t padding, int64_t kernel, int64_t stride, int64_t dilation, int64_t* out) {
-  if (stride <= 0 || kernel <= 0) return false;
-  const int64_t effective = (kernel - 1) * (dilation > 0 ? dilation : 1) + 1;
-  const int64_t padded = size + padding;
+// One spatial dim of a convolution or pooling output, as XNNPACK computes it. The geometry is the
+// payload's (u32 fields): the dilated window saturates rather than wrap.
+bool window(int64_t size, uint32_t padding_before, uint32_t padding_after, uint32_t kernel, uint32_t stride,
+            uint32_t dilation, int64_t* out) {
+  if (stride == 0 || kernel == 0 || size < 0) return false;
+  const uint64_t effective = sat_add(sat_mul(kernel - 1, dilation > 0 ? dilation : 1), 1);
+  const uint64_t padded = static_cast<uint64_t>(size) + padding_before + padding_after;
   if (padded < effective) return false;
-  *out = (padded - effective) / stride + 1;
+  *out = static_cast<int64_t>((padded - effective) / stride + 1);
   return true;
 }
 
@@ -100,8 +102,8 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
         return node_error(graph, n, "takes %lld channels, its filter %lld", static_cast<long long>(in[3]),
                           static_cast<long long>(x.dims[3]));
       }
-      if (!window(in[1], int64_t{g[0]} + g[2], g[4], g[6], dilated ? g[8] : 1, &out[1]) ||
-          !window(in[2], int64_t{g[1]} + g[3], g[5], g[7], dilated ? g[9] : 1, &out[2])) {
+      if (!window(in[1], g[0], g[2], g[4], g[6], dilated ? g[8] : 1, &out[1]) ||
+          !window(in[2], g[1], g[3], g[5], g[7], dilated ? g[9] : 1, &out[2])) {
         return node_error(graph, n, "a %lldx%lld image is smaller than its window", static_cast<long long>(in[1]),
                           static_cast<long long>(in[2]));
       }
@@ -125,7 +127,8 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       if (rank == x.rank) {
         for (int32_t d = 0; d + 1 < rank; ++d) out[d] = in[d];
       } else if (rank == 2) {
-        out[0] = static_cast<int64_t>(product(in, 0, x.rank - 1));
+        const uint64_t rows = product(in, 0, x.rank - 1);
+        out[0] = rows > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(rows);
       } else {
         return node_error(graph, n, "maps rank %d to rank %d", static_cast<int>(x.rank), rank);
       }
