@@ -66,7 +66,7 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
   const GraphValue& y = graph.values[node.outputs[0]];
   const GraphValue& x = graph.values[node.inputs[0]];
   const int64_t* in = dims[node.inputs[0]].d;
-  const int32_t rank = y.rank;
+  const int rank = static_cast<int>(y.rank);  // an int for messages: int32_t is long on some targets
   const uint32_t* g = node.geometry;
   if (node.num_outputs != 1) return node_error(graph, n, "has no shape rule for a change of input shapes");
   if (is_unary(node.type)) {
@@ -137,7 +137,8 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
     }
     case NodeType::kStaticReshape: {
       // XNNPACK's new shape: fixed dims, and at most one 0 that takes what the others leave.
-      if (node.list_size != rank) return node_error(graph, n, "reshapes to %d dims of %d", node.list_size, rank);
+      if (node.list_size != rank) return node_error(graph, n, "reshapes to %d dims of %d",
+                                                  static_cast<int>(node.list_size), rank);
       const uint64_t total = product(in, 0, x.rank);
       uint64_t known = 1;
       int32_t inferred = -1;
