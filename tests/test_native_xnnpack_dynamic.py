@@ -175,3 +175,16 @@ def test_every_size_runs_clean_under_sanitizers(
         proc = run(sanitized, exported[name], [path], tmp_path / f"out{k}")
         assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
         assert proc.returncode == (1 if shape == program.past_bound else 0), proc.stderr[-3000:]
+
+
+def test_refusals_run_clean_under_sanitizers(exported: dict[str, Path], sanitized: Path, tmp_path: Path) -> None:
+    """A reshape that cannot divide, and an input past its delegate's bound, stop cleanly."""
+    raised = tmp_path / "raised.pte"
+    raised.write_bytes(ddp.with_input_bound(exported["cnn_f32"].read_bytes(), 0, PROGRAMS["cnn_f32"].past_bound[0]))
+    cases = [(exported["pairs_f32"], (2, 5, 8)), (raised, PROGRAMS["cnn_f32"].past_bound)]
+    for k, (model, shape) in enumerate(cases):
+        path = tmp_path / f"in{k}.npy"
+        np.save(path, make_input(shape, seed=k))
+        proc = run(sanitized, model, [path], tmp_path / f"out{k}")
+        assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
+        assert "XnnpackBackend" in error_line(proc)

@@ -137,8 +137,9 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
     }
     case NodeType::kStaticReshape: {
       // XNNPACK's new shape: fixed dims, and at most one 0 that takes what the others leave.
-      if (node.list_size != rank) return node_error(graph, n, "reshapes to %d dims of %d",
-                                                  static_cast<int>(node.list_size), rank);
+      if (node.list_size != rank) {
+        return node_error(graph, n, "reshapes to %d dims of %d", static_cast<int>(node.list_size), rank);
+      }
       const uint64_t total = product(in, 0, x.rank);
       uint64_t known = 1;
       int32_t inferred = -1;
