@@ -9,7 +9,8 @@
 //     readers want the other layout is viewed in it when only size-1 dims
 //     move, and converted by a relayout step otherwise;
 //   - memory: every intermediate value gets its buffer here, in the method's
-//     budget; reshapes, copies and the transposes the layouts already made
+//     budget, at its dims' upper bounds (a call may bring smaller inputs:
+//     shapes.h); reshapes, copies and the transposes the layouts already made
 //     share their input's memory; constants are read in place when aligned
 //     for their dtype; tensors over a delegate call's values are bound per
 //     call;

@@ -22,7 +22,7 @@ Error node_error(const Graph& graph, uint32_t n, const char* format, ...) {
                      kind != nullptr ? kind : "?", message);
 }
 
-// Elements of dims[0..rank), saturating (bounded dims keep it far from saturation, hostile ones do not).
+// The product of dims[from..to), saturating: bounded dims stay far from saturation, a hostile payload's need not.
 uint64_t product(const int64_t* dims, int32_t from, int32_t to) {
   uint64_t n = 1;
   for (int32_t d = from; d < to; ++d) n = sat_mul(n, static_cast<uint64_t>(dims[d]));
