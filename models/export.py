@@ -371,13 +371,13 @@ def to_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...], dynamic_shapes: o
     return to_edge(exported).to_executorch().buffer
 
 
-def to_delegated_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...]) -> bytes:
+def to_delegated_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...], dynamic_shapes: object = None) -> bytes:
     """The same export, lowered to the XNNPACK backend (a program with DelegateCalls)."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
     with torch.no_grad():
-        exported = torch.export.export(model, inputs)
+        exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
     return to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()]).to_executorch().buffer
 
 

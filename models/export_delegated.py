@@ -14,6 +14,10 @@ with ExecuTorch's own exporters, the way users ship them:
 - `_xnn_qd8`: dynamic quantization (int8 activations quantized at run time,
   per-channel int8 weights) of a linear-heavy model.
 
+A dynamic zoo model (`models.export.DYNAMIC`) is exported with its dims
+dynamic (ExecuTorch writes their upper bounds into the XNNPACK graph), and its
+references run at the smaller shape its zoo example runs at.
+
 `to_executorch()` keeps ExecutorchBackendConfig's defaults (delegate payloads
 in segments). For every program this writes `<name>.pte`, `<name>.input<i>.npy`
 and `<name>.expected<i>.npy` (ExecuTorch's runtime with its XNNPACK backend on
@@ -37,7 +41,7 @@ from torch import nn
 from bot.selection import pte as pte_reader
 from bot.selection.pte import FlatReader
 from bot.selection.xnnpack import BACKEND_ID, XnnGraph, read_xnn_payload
-from models.export import all_models, build, reference_outputs, to_delegated_pte
+from models.export import DYNAMIC, all_models, build, reference_outputs, run_inputs, to_delegated_pte
 
 DELEGATED_DIR = Path(__file__).resolve().parent / "delegated"
 CALIBRATION_SEEDS = (101, 102, 103, 104)
@@ -59,6 +63,7 @@ PROGRAMS: dict[str, tuple[str, str]] = {
     "transformer_xnn_qd8": ("transformer", "qd8"),
     "mha_block_xnn_qd8": ("mha_block", "qd8"),
     "transformer_xnn_8da4w": ("transformer", "8da4w"),
+    "cnn_dynamic_batch_xnn_f32": ("cnn_dynamic_batch", "f32"),
 }
 
 RECIPES = {
@@ -114,13 +119,16 @@ def quantize_8da4w(model: nn.Module) -> nn.Module:
 
 
 def program_bytes(name: str) -> tuple[bytes, tuple[torch.Tensor, ...]]:
-    """The program's .pte bytes and the inputs its references run at."""
+    """The program's .pte bytes and the inputs its references run at: a dynamic model's (its dims
+    exported dynamic, XNNPACK's graph at their bounds) run at a shape other than the traced one."""
     zoo_name, recipe = PROGRAMS[name]
     model, inputs = build(zoo_name)
     if recipe == "8da4w":
         model = quantize_8da4w(model)
     elif recipe != "f32":
         model = quantize(zoo_name, model, inputs, recipe)
+    if zoo_name in DYNAMIC:
+        return to_delegated_pte(model, inputs, DYNAMIC[zoo_name][0]()), run_inputs(zoo_name)
     return to_delegated_pte(model, inputs), inputs
 
 

@@ -1,12 +1,18 @@
 // Proves that Method::execute does not touch the heap: malloc and friends
 // are interposed and counted while execute() runs.
 //
-//   execute_alloc_test M.pte[=in0.npy,in1.npy] [M2.pte ...]
+//   execute_alloc_test [--output-dir D] M.pte[=in0.npy,in1.npy[;in0.npy,...]] [M2.pte ...]
 //
 // With input files, the inputs are set from them first (a dynamic model's may
 // have any shape within its bounds: kernels then resize their outputs), and
-// set_input is counted too. Prints one line per model and exits non-zero if
-// any execute (or set_input) allocated.
+// set_input is counted too. Input sets separated by ';' run in turn on the
+// same loaded method, so a dynamic model changes shape between executes (a
+// delegate re-derives its shapes then). With --output-dir, run r of the i-th
+// model writes its tensor outputs to D/model<i>.run<r>.output<k>.npy. Prints
+// one line per model and exits non-zero if any execute (or set_input)
+// allocated.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -77,20 +83,29 @@ int main(int argc, char** argv) {
     return 2;
   }
   int failures = 0;
-  for (int i = 1; i < argc; ++i) {
+  std::string output_dir;
+  int first = 1;
+  if (argc > 2 && std::string(argv[1]) == "--output-dir") {
+    output_dir = argv[2];
+    mkdir(output_dir.c_str(), 0755);  // may exist already; write_npy reports real failures
+    first = 3;
+  }
+  for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
     const size_t eq = arg.find('=');
     const std::string model = arg.substr(0, eq);
-    std::vector<sb::runner::NpyArray> inputs;
+    // runs[r]: the inputs of the r-th execute (one run without inputs when none are given).
+    std::vector<std::vector<sb::runner::NpyArray>> runs(1);
     for (size_t at = eq; at != std::string::npos && at < arg.size();) {
-      const size_t comma = arg.find(',', at + 1);
-      inputs.emplace_back();
-      const std::string path = arg.substr(at + 1, comma == std::string::npos ? std::string::npos : comma - at - 1);
-      if (!(err = sb::runner::read_npy(path, &inputs.back())).ok()) {
+      const size_t next = arg.find_first_of(",;", at + 1);
+      if (arg[at] == ';') runs.emplace_back();
+      runs.back().emplace_back();
+      const std::string path = arg.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+      if (!(err = sb::runner::read_npy(path, &runs.back().back())).ok()) {
         fprintf(stderr, "error: %s\n", err.message());
         return 2;
       }
-      at = comma;
+      at = next;
     }
     std::vector<uint8_t> file;
     if (!read_file(model.c_str(), &file)) {
@@ -104,13 +119,26 @@ int main(int argc, char** argv) {
       return 2;
     }
     g_allocations = 0;
-    g_counting = true;
-    for (size_t k = 0; k < inputs.size() && err.ok(); ++k) err = method.set_input(k, inputs[k].tensor);
-    if (err.ok()) err = method.execute();
-    g_counting = false;
-    if (!err.ok()) {
-      fprintf(stderr, "error: %s\n", err.message());
-      return 2;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const std::vector<sb::runner::NpyArray>& inputs = runs[r];
+      g_counting = true;
+      for (size_t k = 0; k < inputs.size() && err.ok(); ++k) err = method.set_input(k, inputs[k].tensor);
+      if (err.ok()) err = method.execute();
+      g_counting = false;
+      if (!err.ok()) {
+        fprintf(stderr, "error: %s\n", err.message());
+        return 2;
+      }
+      for (size_t k = 0; k < method.num_outputs() && !output_dir.empty(); ++k) {
+        const sb::Value& out = method.output(k);
+        if (!out.is_tensor() || !out.as_tensor->is_default_dim_order()) continue;
+        const std::string path = output_dir + "/model" + std::to_string(i - first) + ".run" + std::to_string(r) +
+                                 ".output" + std::to_string(k) + ".npy";
+        if (!(err = sb::runner::write_npy(path, *out.as_tensor)).ok()) {
+          fprintf(stderr, "error: %s\n", err.message());
+          return 2;
+        }
+      }
     }
     printf("%s allocations_during_execute=%zu\n", model.c_str(), g_allocations);
     failures += g_allocations != 0;

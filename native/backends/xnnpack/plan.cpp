@@ -56,7 +56,7 @@ class Compiler {
       : context_(context), graph_(graph), plan_(*plan) {}
 
   Error compile() {
-    plan_ = Plan{&graph_, nullptr, 0, nullptr, 0};
+    plan_ = Plan{&graph_, nullptr, 0, nullptr, 0, ShapeState{}};
     Error err;
     if (!(err = resolve_kernels()).ok()) return err;
     if (!(err = alloc(&channels_first_, graph_.num_values)).ok()) return err;
@@ -86,7 +86,7 @@ class Compiler {
         return unsupported(0, "no node writes output %u", static_cast<unsigned>(e));
       }
     }
-    return Error();
+    return track_values();
   }
 
  private:
@@ -116,6 +116,55 @@ class Compiler {
     return Error();
   }
   static constexpr uint64_t kChunk = 64 * 1024;
+
+  // ---- dynamic shapes (shapes.h) ------------------------------------------------------------------
+  // Registers a tensor whose sizes follow value v's dims, so a call with other input shapes resizes it.
+  Error track(Tensor* t, uint32_t v, ShapeForm form, const uint8_t* order = kIdentity, int32_t rank = 0) {
+    if (graph_.values[v].constant != nullptr) return Error();  // a constant's shape never changes
+    ShapedTensor* s = nullptr;
+    Error err = alloc(&s, 1);
+    if (!err.ok()) return err;
+    s->tensor = t;
+    s->value = v;
+    s->form = form;
+    s->rank = rank;
+    for (int32_t k = 0; k < rank; ++k) s->order[k] = order[k];
+    s->next = plan_.shapes.tensors;
+    plan_.shapes.tensors = s;
+    return Error();
+  }
+
+  // A kernel argument of `numerator` over value v's plane size (NHWC H * W).
+  Error track_plane(Value* scalar, uint32_t v, double numerator) {
+    if (scalar == nullptr) return Error::make(ErrorCode::kMemoryBudget, "memory budget exhausted by the XNNPACK plan");
+    ShapedScalar* s = nullptr;
+    Error err = alloc(&s, 1);
+    if (!err.ok()) return err;
+    s->scalar = scalar;
+    s->value = v;
+    s->numerator = numerator;
+    s->next = plan_.shapes.scalars;
+    plan_.shapes.scalars = s;
+    return Error();
+  }
+
+  // Every value's own tensor follows its dims; the state starts at the planned dims.
+  Error track_values() {
+    Error err;
+    if (!(err = alloc(&plan_.shapes.dims, graph_.num_values)).ok() ||
+        !(err = alloc(&plan_.shapes.consistent, 1)).ok()) {
+      return err;
+    }
+    *plan_.shapes.consistent = true;
+    for (uint32_t v = 0; v < graph_.num_values; ++v) {
+      const GraphValue& value = graph_.values[v];
+      for (int32_t d = 0; d < value.rank; ++d) plan_.shapes.dims[v].d[d] = value.dims[d];
+      if (ready_[v] && !(err = track(&tensors_[v], v, ShapeForm::kPresented, storage_order(v), value.rank)).ok()) {
+        return err;
+      }
+    }
+    return Error();
+  }
 
   // ---- kernels ------------------------------------------------------------------------------------
   // Every node's kind, found in the registry; the ones the build lacks are
@@ -295,6 +344,7 @@ class Compiler {
     t->dtype = tensors_[v].dtype;
     t->dim = rank;
     for (int32_t k = 0; k < rank; ++k) t->sizes[k] = dims[order[k]];
+    if (!(err = track(t, v, ShapeForm::kPresented, order, rank)).ok()) return err;
     int32_t a = 0, b = 0;
     bool same = true;
     while (same) {
@@ -621,6 +671,7 @@ class Compiler {
           if (plane == 0) return unsupported(n, "pools an empty image");
           Value* args[] = {tensor_value(in), double_value(static_cast<double>(q.si / q.so) / plane), int_value(q.zi),
                            int_value(q.zo), int_value(q.lo), int_value(q.hi), tensor_value(out)};
+          if (!(err = track_plane(args[1], node.inputs[0], static_cast<double>(q.si / q.so))).ok()) return err;
           return call(n, args, 7, after);
         }
         Value* args[] = {tensor_value(in), min, max, tensor_value(out)};
@@ -795,6 +846,7 @@ class Compiler {
     params->sizes[1] = 2;
     params->data = memory.value;
     row_params_[y] = params;
+    if (!(err = track(params, y, ShapeForm::kRowParams)).ok()) return err;
     Value* args[] = {tensor_value(in), tensor_value(out), tensor_value(params)};
     return call(n, args, 3, after);
   }
@@ -911,7 +963,11 @@ class Compiler {
     rows->sizes[0] = out_rows->sizes[0] = static_cast<int64_t>(x.numel() / static_cast<uint64_t>(i));
     rows->sizes[1] = i;
     out_rows->sizes[1] = o;
-    if (!(err = bind_like(rows, node.inputs[0])).ok() || !(err = bind_like(out_rows, node.outputs[0])).ok()) return err;
+    if (!(err = bind_like(rows, node.inputs[0])).ok() || !(err = bind_like(out_rows, node.outputs[0])).ok() ||
+        !(err = track(rows, node.inputs[0], ShapeForm::kRows)).ok() ||
+        !(err = track(out_rows, node.outputs[0], ShapeForm::kRows)).ok()) {
+      return err;
+    }
     if (dynamic) {
       Tensor *scales = nullptr, *work = nullptr;
       Tensor* params = row_params_[node.inputs[0]];
@@ -1095,7 +1151,9 @@ class Compiler {
       views[i]->sizes[0] = batch;
       views[i]->sizes[1] = v.dims[v.rank - 2];
       views[i]->sizes[2] = v.dims[v.rank - 1];
-      if (!(err = bind_like(views[i], ids[i])).ok()) return err;
+      if (!(err = bind_like(views[i], ids[i])).ok() || !(err = track(views[i], ids[i], ShapeForm::kMatrices)).ok()) {
+        return err;
+      }
     }
     Value* args[] = {tensor_value(views[0]), tensor_value(views[1]), tensor_value(views[2])};
     return call(n, args, 3, after);
@@ -1162,8 +1220,6 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
                        "the call passes %zu values, the XNNPACK graph has %u inputs and %u outputs", args.size(),
                        static_cast<unsigned>(graph.num_inputs), static_cast<unsigned>(graph.num_outputs));
   }
-  // XNNPACK reads a call's tensors in their memory order (dims as the dim order lists them), and
-  // the exporter may give a scalar rank 1: a tensor fits its value when the dims larger than 1 agree.
   for (uint32_t e = 0; e < externals; ++e) {
     const GraphValue& value = graph.values[graph.external_values[e]];
     if (!args[e]->is_tensor()) {
@@ -1180,9 +1236,21 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
       return Error::make(ErrorCode::kInvalidArgument, "delegate output %u is the program's constant data",
                          static_cast<unsigned>(e - graph.num_inputs));
     }
+  }
+  // The inputs' shapes (XNNPACK reads a call's tensors in their memory order): every value's dims
+  // follow them, within their bounds.
+  Error shaped = reshape_plan(plan, args);
+  if (!shaped.ok()) return shaped;
+  // Outputs take the shapes the plan derived, as ExecuTorch resizes them; the exporter may give a
+  // scalar rank 1: an output of another rank fits its value when the dims larger than 1 agree.
+  for (uint32_t e = graph.num_inputs; e < externals; ++e) {
+    const uint32_t v = graph.external_values[e];
+    const GraphValue& value = graph.values[v];
+    const int64_t* dims = plan.shapes.dims[v].d;
+    Tensor& t = *args[e]->as_tensor;
     int64_t logical[kMaxDims];
-    if (e >= graph.num_inputs && t.dim == value.rank) {
-      for (int32_t j = 0; j < value.rank; ++j) logical[t.dim_order[j]] = value.dims[j];
+    if (t.dim == value.rank) {
+      for (int32_t j = 0; j < value.rank; ++j) logical[t.dim_order[j]] = dims[j];
       Error err = resize(t, logical, value.rank);
       if (!err.ok()) {
         return Error::make(err.code(), "delegate output %u: %s", static_cast<unsigned>(e - graph.num_inputs),
@@ -1194,17 +1262,17 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
     bool fits = true;
     while (fits) {
       while (a < t.dim && t.sizes[t.dim_order[a]] == 1) ++a;
-      while (b < value.rank && value.dims[b] == 1) ++b;
+      while (b < value.rank && dims[b] == 1) ++b;
       if (a == t.dim || b == value.rank) {
         fits = a == t.dim && b == value.rank;
         break;
       }
-      fits = t.sizes[t.dim_order[a++]] == value.dims[b++];
+      fits = t.sizes[t.dim_order[a++]] == dims[b++];
     }
     if (!fits) {
       char got[64], want[64];
       format_shape(got, sizeof got, t.sizes, t.dim);
-      format_shape(want, sizeof want, value.dims, value.rank);
+      format_shape(want, sizeof want, dims, value.rank);
       return Error::make(ErrorCode::kInvalidArgument,
                          "delegate value %u has shape %s, its XNNPACK graph was built for %s (in memory order)",
                          static_cast<unsigned>(e), got, want);

@@ -9,7 +9,8 @@
 //     readers want the other layout is viewed in it when only size-1 dims
 //     move, and converted by a relayout step otherwise;
 //   - memory: every intermediate value gets its buffer here, in the method's
-//     budget; reshapes, copies and the transposes the layouts already made
+//     budget, at its dims' upper bounds (a call may bring smaller inputs:
+//     shapes.h); reshapes, copies and the transposes the layouts already made
 //     share their input's memory; constants are read in place when aligned
 //     for their dtype; tensors over a delegate call's values are bound per
 //     call;
@@ -28,6 +29,7 @@
 #include "graph.h"
 #include "sb/backend.h"
 #include "sb/kernel.h"
+#include "shapes.h"
 
 namespace sb::xnnpack {
 
@@ -56,12 +58,14 @@ struct Plan {
   uint32_t num_steps;
   Binding* bindings;
   uint32_t num_bindings;
+  ShapeState shapes;  // the sizes its tensors have now, and how they follow a call's input shapes
 };
 
 Error compile_plan(BackendInitContext& context, const Graph& graph, Plan* plan);
 
 // Runs the plan on the delegate call's values (inputs, then outputs, by
-// external id): checks their dtypes and shapes, binds them, runs each step.
+// external id): checks their dtypes and shapes (inputs may shrink within the
+// planned bounds: shapes.h), binds them, resizes the outputs, runs each step.
 Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args args);
 
 }  // namespace sb::xnnpack
