@@ -22,7 +22,7 @@ APP_YAML = cmake.REPO_ROOT / "apps" / "delegated" / "selected_operators.yaml"
 OPLIST_DIR = cmake.REPO_ROOT / "models" / "oplist"
 GATE = 1.5  # this speed gate: ours within 1.5x of ExecuTorch+XNNPACK on the same program, per CNN
 SIZE_FRACTION = 20  # an all-delegated app's selective runtime under 1/20 of libexecutorch_backend_xnnpack.so
-CNNS = ("mobilenet_v2", "resnet", "squeezenet", "tv_mobilenet_v3")
+CNNS = ("cnn_dynamic_batch", "mobilenet_v2", "resnet", "squeezenet", "tv_mobilenet_v3")
 
 
 def numbered(name: str, kind: str) -> list[Path]:
