@@ -1,0 +1,247 @@
+// The qs8 GEMM micro-kernels (qs8_gemm.h): a portable version, and on x86-64 an AVX512-VNNI one
+// (vpdpbusd) compiled for that target alone and chosen at run time when the CPU has it.
+#include "xnnpack/microkernels/qs8_gemm.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "xnnpack/microkernels/qs8_requantize.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SB_QS8_X86_VARIANTS 1
+#include <immintrin.h>
+#endif
+
+namespace sb::xnnpack_nodes::qs8 {
+namespace {
+
+inline int32_t step_dot(const uint8_t* x, const int8_t* w) {
+  return static_cast<int32_t>(x[0]) * w[0] + static_cast<int32_t>(x[1]) * w[1] + static_cast<int32_t>(x[2]) * w[2] +
+         static_cast<int32_t>(x[3]) * w[3];
+}
+
+}  // namespace
+
+void positions_scalar(const uint8_t* x, const int32_t* step_offsets, int64_t steps, int64_t positions,
+                      const int8_t* filter, int64_t rows, const int32_t* bias, const Requantized& y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int8_t* out = y.out + r * y.channel_stride;
+    for (int64_t q = 0; q < positions; ++q) {
+      int32_t acc = bias[r];
+      for (int64_t s = 0; s < steps; ++s) {
+        acc += step_dot(x + step_offsets[s] + q * kStepDepth, filter + (s * kChannelBlock + r) * kStepDepth);
+      }
+      out[q * y.position_stride] = requantize(acc, y.multipliers[r], y.zero_point, y.qmin, y.qmax);
+    }
+  }
+}
+
+void channels_scalar(const uint8_t* x, int64_t x_position_stride, const int32_t* step_offsets, int64_t steps,
+                     int64_t positions, const int8_t* filter, int64_t channels, const int32_t* bias,
+                     const Requantized& y) {
+  for (int64_t q = 0; q < positions; ++q) {
+    const uint8_t* xq = x + q * x_position_stride;
+    for (int64_t c = 0; c < channels; ++c) {
+      const int8_t* block = filter + c / kChannelBlock * steps * kChannelBlock * kStepDepth;
+      const int64_t lane = c % kChannelBlock;
+      int32_t acc = bias[c];
+      for (int64_t s = 0; s < steps; ++s) {
+        acc += step_dot(xq + step_offsets[s], block + (s * kChannelBlock + lane) * kStepDepth);
+      }
+      y.out[q * y.position_stride + c * y.channel_stride] =
+          requantize(acc, y.multipliers[c], y.zero_point, y.qmin, y.qmax);
+    }
+  }
+}
+
+#if defined(SB_QS8_X86_VARIANTS)
+namespace {
+
+#define SB_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+// acc * multiplier clamped to [qmin - zp, qmax - zp], rounded to nearest even (cvtps2dq under the
+// default rounding mode, as nearbyint), plus zp: the scalar rule lane by lane.
+// (The zero-masking forms: GCC 12 warns of the unmasked ones' undefined pass-through operand.)
+SB_AVX512VNNI inline __m128i requantize16(__m512i acc, __m512 multiplier, __m512 lo, __m512 hi, __m512i zero_point) {
+  const __mmask16 all = 0xFFFF;
+  __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), multiplier);
+  v = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, v, lo), hi);
+  return _mm512_maskz_cvtepi32_epi8(all, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), zero_point));
+}
+
+SB_AVX512VNNI inline __m512i broadcast_step(const void* p) {
+  int32_t v;
+  memcpy(&v, p, 4);
+  return _mm512_set1_epi32(v);
+}
+
+SB_AVX512VNNI inline __mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+// Eight filter rows by 32 positions: 16 accumulators, each step two activation loads and eight
+// broadcast filter steps.
+SB_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* step_offsets, int64_t steps,
+                                        int64_t positions, const int8_t* filter, int64_t rows, const int32_t* bias,
+                                        const Requantized& y) {
+  constexpr int kRows = 8;
+  const float lo_bound = static_cast<float>(y.qmin - y.zero_point), hi_bound = static_cast<float>(y.qmax - y.zero_point);
+  const __m512 lo = _mm512_set1_ps(lo_bound), hi = _mm512_set1_ps(hi_bound);
+  const __m512i zero_point = _mm512_set1_epi32(y.zero_point);
+  for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    const int8_t* half = filter + r0 * kStepDepth;
+    const int64_t live_rows = rows - r0 < kRows ? rows - r0 : kRows;
+    for (int64_t q0 = 0; q0 < positions; q0 += kPositionTile) {
+      __m512i acc[kRows][2];
+      for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm512_set1_epi32(bias[r0 + r]);
+      const uint8_t* xq = x + q0 * kStepDepth;
+      for (int64_t s = 0; s < steps; ++s) {
+        const uint8_t* xs = xq + step_offsets[s];
+        const __m512i x0 = _mm512_loadu_si512(xs), x1 = _mm512_loadu_si512(xs + 64);
+        const int8_t* ws = half + s * kChannelBlock * kStepDepth;
+        for (int r = 0; r < kRows; ++r) {
+          const __m512i w = broadcast_step(ws + r * kStepDepth);
+          acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], x0, w);
+          acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x1, w);
+        }
+      }
+      for (int64_t r = 0; r < live_rows; ++r) {
+        const __m512 m = _mm512_set1_ps(y.multipliers[r0 + r]);
+        int8_t* out = y.out + (r0 + r) * y.channel_stride + q0;
+        for (int t = 0; t < 2; ++t) {
+          const int64_t left = positions - q0 - 16 * t;
+          if (left <= 0) break;
+          _mm_mask_storeu_epi8(out + 16 * t, first_lanes(left), requantize16(acc[r][t], m, lo, hi, zero_point));
+        }
+      }
+    }
+  }
+}
+
+// One position by 16 output channels a block; four partial sums so four vpdpbusd are in flight.
+SB_AVX512VNNI void channels_avx512vnni(const uint8_t* x, int64_t x_position_stride, const int32_t* step_offsets,
+                                       int64_t steps, int64_t positions, const int8_t* filter, int64_t channels,
+                                       const int32_t* bias, const Requantized& y) {
+  const float lo_bound = static_cast<float>(y.qmin - y.zero_point), hi_bound = static_cast<float>(y.qmax - y.zero_point);
+  const __m512 lo = _mm512_set1_ps(lo_bound), hi = _mm512_set1_ps(hi_bound);
+  const __m512i zero_point = _mm512_set1_epi32(y.zero_point);
+  const int64_t block_bytes = steps * kChannelBlock * kStepDepth;
+  for (int64_t q = 0; q < positions; ++q) {
+    const uint8_t* xq = x + q * x_position_stride;
+    for (int64_t c0 = 0; c0 < channels; c0 += kChannelBlock) {
+      const int8_t* w = filter + c0 / kChannelBlock * block_bytes;
+      __m512i a0 = _mm512_loadu_si512(bias + c0), a1 = _mm512_setzero_si512(), a2 = a1, a3 = a1;
+      int64_t s = 0;
+      for (; s + 4 <= steps; s += 4) {
+        a0 = _mm512_dpbusd_epi32(a0, broadcast_step(xq + step_offsets[s]), _mm512_loadu_si512(w + s * 64));
+        a1 = _mm512_dpbusd_epi32(a1, broadcast_step(xq + step_offsets[s + 1]), _mm512_loadu_si512(w + s * 64 + 64));
+        a2 = _mm512_dpbusd_epi32(a2, broadcast_step(xq + step_offsets[s + 2]), _mm512_loadu_si512(w + s * 64 + 128));
+        a3 = _mm512_dpbusd_epi32(a3, broadcast_step(xq + step_offsets[s + 3]), _mm512_loadu_si512(w + s * 64 + 192));
+      }
+      for (; s < steps; ++s) {
+        a0 = _mm512_dpbusd_epi32(a0, broadcast_step(xq + step_offsets[s]), _mm512_loadu_si512(w + s * 64));
+      }
+      const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+      const int64_t live = channels - c0 < kChannelBlock ? channels - c0 : kChannelBlock;
+      const __mmask16 mask = first_lanes(live);
+      const __m512 m = _mm512_maskz_loadu_ps(mask, y.multipliers + c0);
+      const __m128i v = requantize16(acc, m, lo, hi, zero_point);
+      int8_t* out = y.out + q * y.position_stride + c0 * y.channel_stride;
+      if (y.channel_stride == 1) {
+        _mm_mask_storeu_epi8(out, mask, v);
+      } else {
+        alignas(16) int8_t lanes[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(lanes), v);
+        for (int64_t c = 0; c < live; ++c) out[c * y.channel_stride] = lanes[c];
+      }
+    }
+  }
+}
+
+#undef SB_AVX512VNNI
+
+}  // namespace
+#endif
+
+const GemmKernels& gemm_kernels() {
+#if defined(SB_QS8_X86_VARIANTS)
+  static const GemmKernels chosen = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl")) {
+      return GemmKernels{&positions_avx512vnni, &channels_avx512vnni};
+    }
+    return GemmKernels{&positions_scalar, &channels_scalar};
+  }();
+  return chosen;
+#else
+  static constexpr GemmKernels kPortable{&positions_scalar, &channels_scalar};
+  return kPortable;
+#endif
+}
+
+// ---- activations ---------------------------------------------------------------------------------------
+
+void pack_image(const int8_t* x, const ConvShape& s, int32_t zero_point, int8_t* pad_row, uint8_t* image) {
+  memset(pad_row, static_cast<int8_t>(zero_point), static_cast<size_t>(s.w));
+  const uint8_t pad = static_cast<uint8_t>(zero_point ^ 0x80);
+  const int64_t hq = s.phase_h(), wq = s.phase_w(), quads = round_up(s.channels, kStepDepth) / kStepDepth;
+  for (int64_t quad = 0; quad < quads; ++quad) {
+    for (int64_t pr = 0; pr < s.sh; ++pr) {
+      for (int64_t pc = 0; pc < s.sw; ++pc) {
+        // Columns j of this phase read input column j * sw + pc - pw: [first, last) are inside.
+        int64_t first = (s.pw - pc + s.sw - 1) / s.sw;
+        first = first < 0 ? 0 : first > wq ? wq : first;
+        int64_t last = (s.w + s.pw - pc + s.sw - 1) / s.sw;
+        last = last < first ? first : last > wq ? wq : last;
+        for (int64_t i = 0; i < hq; ++i, image += wq * kStepDepth) {
+          const int64_t row = i * s.sh + pr - s.ph;
+          const int8_t* lanes[kStepDepth];
+          for (int64_t l = 0; l < kStepDepth; ++l) {
+            const int64_t c = quad * kStepDepth + l;
+            lanes[l] = c < s.channels && row >= 0 && row < s.h ? x + (c * s.h + row) * s.w : pad_row;
+          }
+          for (int64_t j = 0; j < first * kStepDepth; ++j) image[j] = pad;
+          const int64_t origin = pc - s.pw;  // input column of phase column 0
+          const int8_t *l0 = lanes[0], *l1 = lanes[1], *l2 = lanes[2], *l3 = lanes[3];
+          if (s.sw == 1) {
+            for (int64_t j = first; j < last; ++j) {
+              image[4 * j] = static_cast<uint8_t>(l0[j + origin] ^ 0x80);
+              image[4 * j + 1] = static_cast<uint8_t>(l1[j + origin] ^ 0x80);
+              image[4 * j + 2] = static_cast<uint8_t>(l2[j + origin] ^ 0x80);
+              image[4 * j + 3] = static_cast<uint8_t>(l3[j + origin] ^ 0x80);
+            }
+          } else {
+            for (int64_t j = first; j < last; ++j) {
+              const int64_t col = j * s.sw + origin;
+              image[4 * j] = static_cast<uint8_t>(l0[col] ^ 0x80);
+              image[4 * j + 1] = static_cast<uint8_t>(l1[col] ^ 0x80);
+              image[4 * j + 2] = static_cast<uint8_t>(l2[col] ^ 0x80);
+              image[4 * j + 3] = static_cast<uint8_t>(l3[col] ^ 0x80);
+            }
+          }
+          for (int64_t j = last * kStepDepth; j < wq * kStepDepth; ++j) image[j] = pad;
+        }
+      }
+    }
+  }
+  // The tail a tile reads past the last plane: defined bytes, whose results are discarded.
+  memset(image, pad, static_cast<size_t>((wq + kPositionTile) * kStepDepth));
+}
+
+void conv_step_offsets(const ConvShape& s, int32_t* step_offsets) {
+  const int64_t quads = round_up(s.channels, kStepDepth) / kStepDepth, wq = s.phase_w();
+  const int64_t plane = s.phase_plane();
+  for (int64_t quad = 0; quad < quads; ++quad) {
+    for (int64_t ky = 0; ky < s.kh; ++ky) {
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        const int64_t pr = ky * s.dh % s.sh, pc = kx * s.dw % s.sw;
+        const int64_t phase = (quad * s.sh + pr) * s.sw + pc;
+        const int64_t at = phase * plane + ky * s.dh / s.sh * wq + kx * s.dw / s.sw;
+        *step_offsets++ = static_cast<int32_t>(at * kStepDepth);
+      }
+    }
+  }
+}
+
+}  // namespace sb::xnnpack_nodes::qs8
