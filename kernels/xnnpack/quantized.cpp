@@ -3,8 +3,7 @@
 // micro-kernels of microkernels/.
 #include "quantized.h"
 
-#include "xnnpack/microkernels/qs8_dwconv.h"
-#include "xnnpack/microkernels/qs8_gemm.h"
+#include "xnnpack/microkernels/qs8_config.h"
 
 namespace sb::xnnpack_nodes::qs8 {
 namespace {
@@ -63,7 +62,7 @@ Error conv(Args args) {
   int8_t* grid_out = reinterpret_cast<int8_t*>(image + s.image_bytes());
   int8_t* pad_row = grid_out + (wq == s.ow ? 0 : padded_og * grid_stride);
   conv_step_offsets(s, step_offsets);
-  const GemmKernels& kernels = gemm_kernels();
+  const MicroKernels& kernels = micro_kernels();
   const int32_t* bias = a.bias.as_tensor->data_as<int32_t>();
   for (int64_t b = 0; b < a.x.sizes[0]; ++b) {
     for (int64_t g = 0; g < a.groups; ++g) {
@@ -103,17 +102,21 @@ Error conv(Args args) {
 Error depthwise_conv(Args args) {
   const ConvArgs a = read_conv_args(args);
   const ConvShape& s = a.shape;
-  const int32_t* bias = a.bias.is_none() ? nullptr : a.bias.as_tensor->data_as<int32_t>();
-  const int64_t in_channels = a.x.sizes[1], multiplier = a.out_channels / in_channels;
-  const int64_t taps = s.kh * s.kw, plane = s.h * s.w, n = s.oh * s.ow;
-  const DepthwiseKernel kernel = depthwise_kernel();
-  int32_t* scratch = a.scratch.data_as<int32_t>();
+  const int64_t in_channels = a.x.sizes[1];
+  const DepthwiseKernel kernel = micro_kernels().depthwise;
   for (int64_t b = 0; b < a.x.sizes[0]; ++b) {
-    for (int64_t o = 0; o < a.out_channels; ++o) {
-      kernel(a.x.data_as<int8_t>() + (b * in_channels + o / multiplier) * plane, s, a.w.data_as<int8_t>() + o * taps,
-             bias != nullptr ? bias[o] : 0, a.in_zp, a.multipliers[o], a.out_zp, a.qmin, a.qmax, scratch,
-             a.y.data_as<int8_t>() + (b * a.out_channels + o) * n);
-    }
+    const DepthwiseImage image{a.x.data_as<int8_t>() + b * in_channels * s.h * s.w,
+                               in_channels,
+                               a.out_channels,
+                               a.w.data_as<int8_t>(),
+                               a.bias.is_none() ? nullptr : a.bias.as_tensor->data_as<int32_t>(),
+                               a.multipliers,
+                               a.in_zp,
+                               a.out_zp,
+                               a.qmin,
+                               a.qmax,
+                               a.y.data_as<int8_t>() + b * a.out_channels * s.oh * s.ow};
+    kernel(image, s, a.scratch.data_as<int32_t>());
   }
   return Error();
 }
@@ -132,7 +135,7 @@ Error fully_connected(Args args) {
   int32_t* step_offsets = args[9]->as_tensor->data_as<int32_t>();
   uint8_t* rows = reinterpret_cast<uint8_t*>(step_offsets + steps);
   for (int64_t s = 0; s < steps; ++s) step_offsets[s] = static_cast<int32_t>(s * kStepDepth);
-  const GemmKernels& kernels = gemm_kernels();
+  const MicroKernels& kernels = micro_kernels();
   for (int64_t r0 = 0; r0 < m; r0 += kFullyConnectedRowChunk) {
     const int64_t count = m - r0 < kFullyConnectedRowChunk ? m - r0 : kFullyConnectedRowChunk;
     for (int64_t r = 0; r < count; ++r) {

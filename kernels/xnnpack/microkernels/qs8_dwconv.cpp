@@ -1,91 +1,183 @@
-// The qs8 depthwise micro-kernel (qs8_dwconv.h). Its loops are plain C++ that the compiler
-// vectorises; on x86-64 the same body is also compiled for AVX-512 and chosen at run time.
+// The qs8 depthwise micro-kernel (qs8_dwconv.h): a portable version, and on x86-64 an AVX512-VNNI
+// one (vpdpwssd) compiled for that target alone and chosen at run time (qs8_config.cpp).
 #include "xnnpack/microkernels/qs8_dwconv.h"
 
+#include <cstring>
+
+#include "xnnpack/microkernels/qs8_config.h"
 #include "xnnpack/microkernels/qs8_requantize.h"
+
+#if defined(SB_QS8_X86_VARIANTS)
+#include <immintrin.h>
+#endif
 
 namespace sb::xnnpack_nodes::qs8 {
 namespace {
 
-__attribute__((always_inline)) inline void depthwise_body(const int8_t* x_plane, const ConvShape& s,
-                                                          const int8_t* weights, int32_t bias, int32_t input_zero_point,
-                                                          float multiplier, int32_t output_zero_point, int32_t qmin,
-                                                          int32_t qmax, int32_t* scratch, int8_t* out) {
-  const int64_t hq = s.phase_h(), wq = s.phase_w(), taps = s.kh * s.kw, grid = s.grid_positions();
-  int32_t* tap_offsets = scratch;
-  int32_t* plane = tap_offsets + taps;
-  int32_t* acc = plane + s.sh * s.sw * s.phase_plane() + wq + 64;
+void tap_offsets(const ConvShape& s, int32_t* offsets) {
+  const int64_t wq = s.phase_w(), plane = s.phase_plane();
   for (int64_t ky = 0; ky < s.kh; ++ky) {
     for (int64_t kx = 0; kx < s.kw; ++kx) {
       const int64_t phase = ky * s.dh % s.sh * s.sw + kx * s.dw % s.sw;
-      tap_offsets[ky * s.kw + kx] =
-          static_cast<int32_t>(phase * s.phase_plane() + ky * s.dh / s.sh * wq + kx * s.dw / s.sw);
+      offsets[ky * s.kw + kx] = static_cast<int32_t>(phase * plane + ky * s.dh / s.sh * wq + kx * s.dw / s.sw);
     }
   }
+}
+
+// Phase columns [first, last) of phase column `pc` that fall inside the input row.
+void inside_columns(const ConvShape& s, int64_t pc, int64_t* first, int64_t* last) {
+  const int64_t wq = s.phase_w();
+  int64_t f = (s.pw - pc + s.sw - 1) / s.sw;
+  f = f < 0 ? 0 : f > wq ? wq : f;
+  int64_t l = (s.w + s.pw - pc + s.sw - 1) / s.sw;
+  *first = f;
+  *last = l < f ? f : l > wq ? wq : l;
+}
+
+// The phase-split plane of one input channel; `widen` copies the inside columns of a row.
+template <typename Widen>
+void fill_plane(const int8_t* x_plane, const ConvShape& s, int32_t* plane, Widen widen) {
+  const int64_t hq = s.phase_h(), wq = s.phase_w();
   int32_t* dst = plane;
   for (int64_t pr = 0; pr < s.sh; ++pr) {
     for (int64_t pc = 0; pc < s.sw; ++pc) {
-      int64_t first = (s.pw - pc + s.sw - 1) / s.sw;
-      first = first < 0 ? 0 : first > wq ? wq : first;
-      int64_t last = (s.w + s.pw - pc + s.sw - 1) / s.sw;
-      last = last < first ? first : last > wq ? wq : last;
-      const int64_t origin = pc - s.pw;
+      int64_t first = 0, last = 0;
+      inside_columns(s, pc, &first, &last);
       for (int64_t i = 0; i < hq; ++i, dst += wq) {
         const int64_t row = i * s.sh + pr - s.ph;
         if (row < 0 || row >= s.h) {
-          for (int64_t j = 0; j < wq; ++j) dst[j] = 0;
+          memset(dst, 0, static_cast<size_t>(wq) * 4);
           continue;
         }
-        const int8_t* src = x_plane + row * s.w;
-        for (int64_t j = 0; j < first; ++j) dst[j] = 0;
-        for (int64_t j = first; j < last; ++j) dst[j] = src[j * s.sw + origin] - input_zero_point;
-        for (int64_t j = last; j < wq; ++j) dst[j] = 0;
+        memset(dst, 0, static_cast<size_t>(first) * 4);
+        widen(x_plane + row * s.w, pc - s.pw, first, last, dst);
+        memset(dst + last, 0, static_cast<size_t>(wq - last) * 4);
       }
     }
   }
-  for (int64_t j = 0; j < wq + 64; ++j) dst[j] = 0;
-  for (int64_t q = 0; q < grid; ++q) acc[q] = bias;
-  for (int64_t t = 0; t < taps; ++t) {
-    const int32_t w = weights[t];
-    const int32_t* src = plane + tap_offsets[t];
-    for (int64_t q = 0; q < grid; ++q) acc[q] += w * src[q];
-  }
-  for (int64_t oy = 0; oy < s.oh; ++oy) {
-    const int32_t* row = acc + oy * wq;
-    int8_t* y = out + oy * s.ow;
-    for (int64_t ox = 0; ox < s.ow; ++ox) {
-      y[ox] = requantize(row[ox], multiplier, output_zero_point, qmin, qmax);
+  memset(dst, 0, static_cast<size_t>(wq + 64) * 4);  // what the last vectors read past the grid
+}
+
+}  // namespace
+
+void depthwise_scalar(const DepthwiseImage& image, const ConvShape& s, int32_t* scratch) {
+  const int64_t wq = s.phase_w(), taps = s.kh * s.kw, grid = s.grid_positions();
+  const int64_t multiplier = image.out_channels / image.in_channels;
+  int32_t* offsets = scratch;
+  int32_t* plane = offsets + taps;
+  int32_t* acc = plane + s.sh * s.sw * s.phase_plane() + wq + 64;
+  tap_offsets(s, offsets);
+  const int32_t zx = image.input_zero_point;
+  for (int64_t o = 0; o < image.out_channels; ++o) {
+    if (o % multiplier == 0) {
+      fill_plane(image.x + o / multiplier * s.h * s.w, s, plane,
+                 [&](const int8_t* src, int64_t origin, int64_t first, int64_t last, int32_t* dst) {
+                   for (int64_t j = first; j < last; ++j) dst[j] = src[j * s.sw + origin] - zx;
+                 });
+    }
+    const int32_t bias = image.bias != nullptr ? image.bias[o] : 0;
+    for (int64_t q = 0; q < grid; ++q) acc[q] = bias;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int32_t w = image.weights[o * taps + t];
+      const int32_t* src = plane + offsets[t];
+      for (int64_t q = 0; q < grid; ++q) acc[q] += w * src[q];
+    }
+    int8_t* y = image.out + o * s.oh * s.ow;
+    for (int64_t oy = 0; oy < s.oh; ++oy) {
+      for (int64_t ox = 0; ox < s.ow; ++ox) {
+        y[oy * s.ow + ox] = requantize(acc[oy * wq + ox], image.multipliers[o], image.output_zero_point, image.qmin,
+                                       image.qmax);
+      }
     }
   }
 }
 
-void depthwise_portable(const int8_t* x_plane, const ConvShape& s, const int8_t* weights, int32_t bias,
-                        int32_t input_zero_point, float multiplier, int32_t output_zero_point, int32_t qmin,
-                        int32_t qmax, int32_t* scratch, int8_t* out) {
-  depthwise_body(x_plane, s, weights, bias, input_zero_point, multiplier, output_zero_point, qmin, qmax, scratch, out);
+#if defined(SB_QS8_X86_VARIANTS)
+namespace {
+
+SB_QS8_AVX512VNNI inline __mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void depthwise_avx512(
-    const int8_t* x_plane, const ConvShape& s, const int8_t* weights, int32_t bias, int32_t input_zero_point,
-    float multiplier, int32_t output_zero_point, int32_t qmin, int32_t qmax, int32_t* scratch, int8_t* out) {
-  depthwise_body(x_plane, s, weights, bias, input_zero_point, multiplier, output_zero_point, qmin, qmax, scratch, out);
+// Phase columns [first, last) of one input row, widened to int32 minus the zero point, 16 at a time;
+// the stride-2 phases keep the even int16 of a widened run of 32 bytes. (The zero-masking forms of
+// the intrinsics: GCC 12 warns of the unmasked ones' undefined pass-through operand.)
+SB_QS8_AVX512VNNI void widen_row(const int8_t* src, int64_t sw, int64_t origin, int64_t first, int64_t last,
+                                 int32_t zp, int32_t* dst) {
+  const __m512i zero_point = _mm512_set1_epi32(zp);
+  if (sw == 1) {
+    for (int64_t j = first; j < last; j += 16) {
+      const __mmask16 m = first_lanes(last - j);
+      const __m512i v = _mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, src + j + origin));
+      _mm512_mask_storeu_epi32(dst + j, m, _mm512_sub_epi32(v, zero_point));
+    }
+  } else if (sw == 2) {
+    for (int64_t j = first; j < last; j += 16) {
+      const int64_t n = last - j;
+      // Bytes 2j + origin .. 2(j + n - 1) + origin: never past the row's last column read.
+      const __mmask32 bytes = n >= 16 ? 0x7FFFFFFFu : static_cast<__mmask32>((1u << (2 * n - 1)) - 1u);
+      const __m512i pairs = _mm512_maskz_cvtepi8_epi16(~__mmask32{0}, _mm256_maskz_loadu_epi8(bytes, src + 2 * j + origin));
+      const __m512i even = _mm512_maskz_srai_epi32(0xFFFF, _mm512_maskz_slli_epi32(0xFFFF, pairs, 16), 16);
+      _mm512_mask_storeu_epi32(dst + j, first_lanes(n), _mm512_sub_epi32(even, zero_point));
+    }
+  } else {
+    for (int64_t j = first; j < last; ++j) dst[j] = src[j * sw + origin] - zp;
+  }
 }
-#endif
 
 }  // namespace
 
-DepthwiseKernel depthwise_kernel() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const DepthwiseKernel chosen = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? &depthwise_avx512
-                                                                                   : &depthwise_portable;
-  }();
-  return chosen;
-#else
-  return &depthwise_portable;
-#endif
+// The taps accumulate in registers, 32 grid positions at a time: vpdpwssd of the int32 plane (its
+// high int16 times 0) by (w, 0) pairs adds x * w exactly.
+SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const ConvShape& s, int32_t* scratch) {
+  const int64_t wq = s.phase_w(), taps = s.kh * s.kw, grid = s.grid_positions();
+  const int64_t ow = s.ow, oh = s.oh, multiplier = image.out_channels / image.in_channels;
+  int32_t* offsets = scratch;
+  int32_t* plane = offsets + taps;
+  int8_t* grid_out = reinterpret_cast<int8_t*>(plane + s.sh * s.sw * s.phase_plane() + wq + 64);
+  tap_offsets(s, offsets);
+  const bool direct = wq == ow;
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(image.qmin - image.output_zero_point));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(image.qmax - image.output_zero_point));
+  const __m512i out_zp = _mm512_set1_epi32(image.output_zero_point);
+  const __mmask16 all = 0xFFFF;
+  const int32_t zx = image.input_zero_point;
+  for (int64_t o = 0; o < image.out_channels; ++o) {
+    if (o % multiplier == 0) {
+      fill_plane(image.x + o / multiplier * s.h * s.w, s, plane,
+                 [&](const int8_t* src, int64_t origin, int64_t first, int64_t last, int32_t* dst) {
+                   widen_row(src, s.sw, origin, first, last, zx, dst);
+                 });
+    }
+    const int8_t* weights = image.weights + o * taps;
+    int8_t* y = direct ? image.out + o * oh * ow : grid_out;
+    const __m512 m = _mm512_set1_ps(image.multipliers[o]);
+    const __m512i bias = _mm512_set1_epi32(image.bias != nullptr ? image.bias[o] : 0);
+    for (int64_t q0 = 0; q0 < grid; q0 += 32) {
+      __m512i a0 = bias, a1 = bias;
+      const int32_t* base = plane + q0;
+      for (int64_t t = 0; t < taps; ++t) {
+        const int32_t* src = base + offsets[t];
+        const __m512i w = _mm512_set1_epi32(weights[t] & 0xFFFF);
+        a0 = _mm512_dpwssd_epi32(a0, _mm512_loadu_si512(src), w);
+        a1 = _mm512_dpwssd_epi32(a1, _mm512_loadu_si512(src + 16), w);
+      }
+      const __m512i acc[2] = {a0, a1};
+      for (int h = 0; h < 2; ++h) {
+        const int64_t left = grid - q0 - 16 * h;
+        if (left <= 0) break;
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[h]), m);
+        v = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, v, lo), hi);
+        const __m128i q = _mm512_maskz_cvtepi32_epi8(all, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), out_zp));
+        _mm_mask_storeu_epi8(y + q0 + 16 * h, first_lanes(left), q);
+      }
+    }
+    if (!direct) {
+      int8_t* out = image.out + o * oh * ow;
+      for (int64_t oy = 0; oy < oh; ++oy) memcpy(out + oy * ow, grid_out + oy * wq, static_cast<size_t>(ow));
+    }
+  }
 }
+#endif
 
 }  // namespace sb::xnnpack_nodes::qs8

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "xnnpack/microkernels/qs8_config.h"
 #include "xnnpack/microkernels/qs8_requantize.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SB_QS8_X86_VARIANTS 1
+#if defined(SB_QS8_X86_VARIANTS)
 #include <immintrin.h>
 #endif
 
@@ -57,31 +57,31 @@ void channels_scalar(const uint8_t* x, int64_t x_position_stride, const int32_t*
 #if defined(SB_QS8_X86_VARIANTS)
 namespace {
 
-#define SB_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-
 // acc * multiplier clamped to [qmin - zp, qmax - zp], rounded to nearest even (cvtps2dq under the
 // default rounding mode, as nearbyint), plus zp: the scalar rule lane by lane.
 // (The zero-masking forms: GCC 12 warns of the unmasked ones' undefined pass-through operand.)
-SB_AVX512VNNI inline __m128i requantize16(__m512i acc, __m512 multiplier, __m512 lo, __m512 hi, __m512i zero_point) {
+SB_QS8_AVX512VNNI inline __m128i requantize16(__m512i acc, __m512 multiplier, __m512 lo, __m512 hi, __m512i zero_point) {
   const __mmask16 all = 0xFFFF;
   __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), multiplier);
   v = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, v, lo), hi);
   return _mm512_maskz_cvtepi32_epi8(all, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), zero_point));
 }
 
-SB_AVX512VNNI inline __m512i broadcast_step(const void* p) {
+SB_QS8_AVX512VNNI inline __m512i broadcast_step(const void* p) {
   int32_t v;
   memcpy(&v, p, 4);
   return _mm512_set1_epi32(v);
 }
 
-SB_AVX512VNNI inline __mmask16 first_lanes(int64_t n) {
+SB_QS8_AVX512VNNI inline __mmask16 first_lanes(int64_t n) {
   return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
 }
 
+}  // namespace
+
 // Eight filter rows by 32 positions: 16 accumulators, each step two activation loads and eight
 // broadcast filter steps.
-SB_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* step_offsets, int64_t steps,
+SB_QS8_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* step_offsets, int64_t steps,
                                         int64_t positions, const int8_t* filter, int64_t rows, const int32_t* bias,
                                         const Requantized& y) {
   constexpr int kRows = 8;
@@ -119,7 +119,7 @@ SB_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* step_of
 }
 
 // One position by 16 output channels a block; four partial sums so four vpdpbusd are in flight.
-SB_AVX512VNNI void channels_avx512vnni(const uint8_t* x, int64_t x_position_stride, const int32_t* step_offsets,
+SB_QS8_AVX512VNNI void channels_avx512vnni(const uint8_t* x, int64_t x_position_stride, const int32_t* step_offsets,
                                        int64_t steps, int64_t positions, const int8_t* filter, int64_t channels,
                                        const int32_t* bias, const Requantized& y) {
   const float lo_bound = static_cast<float>(y.qmin - y.zero_point), hi_bound = static_cast<float>(y.qmax - y.zero_point);
@@ -157,28 +157,7 @@ SB_AVX512VNNI void channels_avx512vnni(const uint8_t* x, int64_t x_position_stri
     }
   }
 }
-
-#undef SB_AVX512VNNI
-
-}  // namespace
 #endif
-
-const GemmKernels& gemm_kernels() {
-#if defined(SB_QS8_X86_VARIANTS)
-  static const GemmKernels chosen = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl")) {
-      return GemmKernels{&positions_avx512vnni, &channels_avx512vnni};
-    }
-    return GemmKernels{&positions_scalar, &channels_scalar};
-  }();
-  return chosen;
-#else
-  static constexpr GemmKernels kPortable{&positions_scalar, &channels_scalar};
-  return kPortable;
-#endif
-}
 
 // ---- activations ---------------------------------------------------------------------------------------
 

@@ -53,15 +53,6 @@ using ChannelsKernel = void (*)(const uint8_t* x, int64_t x_position_stride, con
                                 int64_t steps, int64_t positions, const int8_t* filter, int64_t channels,
                                 const int32_t* bias, const Requantized& y);
 
-struct GemmKernels {
-  PositionsKernel positions;
-  ChannelsKernel channels;
-};
-
-// The kernels this CPU runs best, chosen on the first call from what the CPU reports (AVX512-VNNI on
-// x86-64), the portable ones elsewhere. Every variant gives the same bytes.
-const GemmKernels& gemm_kernels();
-
 // The portable kernels (also the reference the others are tested against).
 void positions_scalar(const uint8_t* x, const int32_t* step_offsets, int64_t steps, int64_t positions,
                       const int8_t* filter, int64_t rows, const int32_t* bias, const Requantized& y);
