@@ -34,7 +34,8 @@ void inside_columns(const ConvShape& s, int64_t pc, int64_t* first, int64_t* las
   *last = l < f ? f : l > wq ? wq : l;
 }
 
-// The phase-split plane of one input channel; `widen` copies the inside columns of a row.
+// The phase-split planes of one input channel: only the positions inside the input are written,
+// the padding around them keeping the zeros clear_plane put there for every channel of the call.
 template <typename Widen>
 void fill_plane(const int8_t* x_plane, const ConvShape& s, int32_t* plane, Widen widen) {
   const int64_t hq = s.phase_h(), wq = s.phase_w();
@@ -45,17 +46,15 @@ void fill_plane(const int8_t* x_plane, const ConvShape& s, int32_t* plane, Widen
       inside_columns(s, pc, &first, &last);
       for (int64_t i = 0; i < hq; ++i, dst += wq) {
         const int64_t row = i * s.sh + pr - s.ph;
-        if (row < 0 || row >= s.h) {
-          memset(dst, 0, static_cast<size_t>(wq) * 4);
-          continue;
-        }
-        memset(dst, 0, static_cast<size_t>(first) * 4);
-        widen(x_plane + row * s.w, pc - s.pw, first, last, dst);
-        memset(dst + last, 0, static_cast<size_t>(wq - last) * 4);
+        if (row >= 0 && row < s.h) widen(x_plane + row * s.w, pc - s.pw, first, last, dst);
       }
     }
   }
-  memset(dst, 0, static_cast<size_t>(wq + 64) * 4);  // what the last vectors read past the grid
+}
+
+// Zeros the planes and the tail the last vectors read past the grid.
+void clear_plane(const ConvShape& s, int32_t* plane) {
+  memset(plane, 0, static_cast<size_t>(s.sh * s.sw * s.phase_plane() + s.phase_w() + 64) * 4);
 }
 
 }  // namespace
@@ -67,6 +66,7 @@ void depthwise_scalar(const DepthwiseImage& image, const ConvShape& s, int32_t* 
   int32_t* plane = offsets + taps;
   int32_t* acc = plane + s.sh * s.sw * s.phase_plane() + wq + 64;
   tap_offsets(s, offsets);
+  clear_plane(s, plane);
   const int32_t zx = image.input_zero_point;
   for (int64_t o = 0; o < image.out_channels; ++o) {
     if (o % multiplier == 0) {
@@ -102,7 +102,7 @@ SB_QS8_AVX512VNNI inline __mmask16 first_lanes(int64_t n) {
 // Phase columns [first, last) of one input row, widened to int32 minus the zero point, 16 at a time;
 // the stride-2 phases keep the even int16 of a widened run of 32 bytes. (The zero-masking forms of
 // the intrinsics: GCC 12 warns of the unmasked ones' undefined pass-through operand.)
-SB_QS8_AVX512VNNI void widen_row(const int8_t* src, int64_t sw, int64_t origin, int64_t first, int64_t last,
+SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void widen_row(const int8_t* src, int64_t sw, int64_t origin, int64_t first, int64_t last,
                                  int32_t zp, int32_t* dst) {
   const __m512i zero_point = _mm512_set1_epi32(zp);
   if (sw == 1) {
@@ -130,12 +130,13 @@ SB_QS8_AVX512VNNI void widen_row(const int8_t* src, int64_t sw, int64_t origin, 
 // The taps accumulate in registers, 32 grid positions at a time: vpdpwssd of the int32 plane (its
 // high int16 times 0) by (w, 0) pairs adds x * w exactly.
 SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const ConvShape& s, int32_t* scratch) {
-  const int64_t wq = s.phase_w(), taps = s.kh * s.kw, grid = s.grid_positions();
+  const int64_t hq = s.phase_h(), wq = s.phase_w(), taps = s.kh * s.kw, grid = s.grid_positions();
   const int64_t ow = s.ow, oh = s.oh, multiplier = image.out_channels / image.in_channels;
   int32_t* offsets = scratch;
   int32_t* plane = offsets + taps;
   int8_t* grid_out = reinterpret_cast<int8_t*>(plane + s.sh * s.sw * s.phase_plane() + wq + 64);
   tap_offsets(s, offsets);
+  clear_plane(s, plane);
   const bool direct = wq == ow;
   const __m512 lo = _mm512_set1_ps(static_cast<float>(image.qmin - image.output_zero_point));
   const __m512 hi = _mm512_set1_ps(static_cast<float>(image.qmax - image.output_zero_point));
@@ -144,10 +145,19 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
   const int32_t zx = image.input_zero_point;
   for (int64_t o = 0; o < image.out_channels; ++o) {
     if (o % multiplier == 0) {
-      fill_plane(image.x + o / multiplier * s.h * s.w, s, plane,
-                 [&](const int8_t* src, int64_t origin, int64_t first, int64_t last, int32_t* dst) {
-                   widen_row(src, s.sw, origin, first, last, zx, dst);
-                 });
+      // fill_plane, with the vector widening (a lambda would not carry this function's target).
+      const int8_t* x_plane = image.x + o / multiplier * s.h * s.w;
+      int32_t* dst = plane;
+      for (int64_t pr = 0; pr < s.sh; ++pr) {
+        for (int64_t pc = 0; pc < s.sw; ++pc) {
+          int64_t first = 0, last = 0;
+          inside_columns(s, pc, &first, &last);
+          for (int64_t i = 0; i < hq; ++i, dst += wq) {
+            const int64_t row = i * s.sh + pr - s.ph;
+            if (row >= 0 && row < s.h) widen_row(x_plane + row * s.w, s.sw, pc - s.pw, first, last, zx, dst);
+          }
+        }
+      }
     }
     const int8_t* weights = image.weights + o * taps;
     int8_t* y = direct ? image.out + o * oh * ow : grid_out;
