@@ -64,7 +64,7 @@ void depthwise_scalar(const DepthwiseImage& image, const ConvShape& s, int32_t* 
   const int64_t multiplier = image.out_channels / image.in_channels;
   int32_t* offsets = scratch;
   int32_t* plane = offsets + taps;
-  int32_t* acc = plane + s.sh * s.sw * s.phase_plane() + wq + 64;
+  uint32_t* acc = reinterpret_cast<uint32_t*>(plane + s.sh * s.sw * s.phase_plane() + wq + 64);
   tap_offsets(s, offsets);
   clear_plane(s, plane);
   const int32_t zx = image.input_zero_point;
@@ -75,17 +75,18 @@ void depthwise_scalar(const DepthwiseImage& image, const ConvShape& s, int32_t* 
                    for (int64_t j = first; j < last; ++j) dst[j] = src[j * s.sw + origin] - zx;
                  });
     }
-    const int32_t bias = image.bias != nullptr ? image.bias[o] : 0;
+    // Wrapping int32 sums (unsigned here), as the vector kernels' adds.
+    const uint32_t bias = image.bias != nullptr ? static_cast<uint32_t>(image.bias[o]) : 0;
     for (int64_t q = 0; q < grid; ++q) acc[q] = bias;
     for (int64_t t = 0; t < taps; ++t) {
       const int32_t w = image.weights[o * taps + t];
       const int32_t* src = plane + offsets[t];
-      for (int64_t q = 0; q < grid; ++q) acc[q] += w * src[q];
+      for (int64_t q = 0; q < grid; ++q) acc[q] += static_cast<uint32_t>(w * src[q]);
     }
     int8_t* y = image.out + o * s.oh * s.ow;
     for (int64_t oy = 0; oy < s.oh; ++oy) {
       for (int64_t ox = 0; ox < s.ow; ++ox) {
-        y[oy * s.ow + ox] = requantize(acc[oy * wq + ox], image.multipliers[o], image.output_zero_point, image.qmin,
+        y[oy * s.ow + ox] = requantize(static_cast<int32_t>(acc[oy * wq + ox]), image.multipliers[o], image.output_zero_point, image.qmin,
                                        image.qmax);
       }
     }
@@ -135,6 +136,8 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
   int32_t* offsets = scratch;
   int32_t* plane = offsets + taps;
   int8_t* grid_out = reinterpret_cast<int8_t*>(plane + s.sh * s.sw * s.phase_plane() + wq + 64);
+  // Each tap's weight as the int16 pair (w, 0) vpdpwssd multiplies a plane's int32 by.
+  int32_t* tap_pairs = reinterpret_cast<int32_t*>(grid_out + round_up(grid, 4) + 64);
   tap_offsets(s, offsets);
   clear_plane(s, plane);
   const bool direct = wq == ow;
@@ -163,14 +166,21 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
     int8_t* y = direct ? image.out + o * oh * ow : grid_out;
     const __m512 m = _mm512_set1_ps(image.multipliers[o]);
     const __m512i bias = _mm512_set1_epi32(image.bias != nullptr ? image.bias[o] : 0);
+    for (int64_t t = 0; t < taps; ++t) tap_pairs[t] = weights[t] & 0xFFFF;
     for (int64_t q0 = 0; q0 < grid; q0 += 32) {
       __m512i a0 = bias, a1 = bias;
       const int32_t* base = plane + q0;
-      for (int64_t t = 0; t < taps; ++t) {
-        const int32_t* src = base + offsets[t];
-        const __m512i w = _mm512_set1_epi32(weights[t] & 0xFFFF);
-        a0 = _mm512_dpwssd_epi32(a0, _mm512_loadu_si512(src), w);
-        a1 = _mm512_dpwssd_epi32(a1, _mm512_loadu_si512(src + 16), w);
+      if (grid - q0 > 16) {
+        for (int64_t t = 0; t < taps; ++t) {
+          const int32_t* src = base + offsets[t];
+          const __m512i w = _mm512_set1_epi32(tap_pairs[t]);
+          a0 = _mm512_dpwssd_epi32(a0, _mm512_loadu_si512(src), w);
+          a1 = _mm512_dpwssd_epi32(a1, _mm512_loadu_si512(src + 16), w);
+        }
+      } else {  // a small plane's grid: one vector
+        for (int64_t t = 0; t < taps; ++t) {
+          a0 = _mm512_dpwssd_epi32(a0, _mm512_loadu_si512(base + offsets[t]), _mm512_set1_epi32(tap_pairs[t]));
+        }
       }
       const __m512i acc[2] = {a0, a1};
       for (int h = 0; h < 2; ++h) {

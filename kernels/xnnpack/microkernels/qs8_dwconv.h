@@ -15,9 +15,9 @@
 namespace sb::xnnpack_nodes::qs8 {
 
 // The int32 scratch of a depthwise call: tap offsets, the phase-split plane (with a tail a vector
-// may read past its last position), the output grid.
+// may read past its last position), the output grid (int32 or int8), the taps' weights.
 inline int64_t depthwise_scratch_words(const ConvShape& s) {
-  return s.kh * s.kw + s.sh * s.sw * s.phase_plane() + s.phase_w() + 64 + s.grid_positions() + 64;
+  return s.kh * s.kw + s.sh * s.sw * s.phase_plane() + s.phase_w() + 64 + s.grid_positions() + 64 + s.kh * s.kw;
 }
 
 // One image: output channel o reads input channel o / (out_channels / in_channels).

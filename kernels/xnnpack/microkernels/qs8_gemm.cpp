@@ -27,11 +27,13 @@ void positions_scalar(const uint8_t* x, const int32_t* step_offsets, int64_t ste
   for (int64_t r = 0; r < rows; ++r) {
     int8_t* out = y.out + r * y.channel_stride;
     for (int64_t q = 0; q < positions; ++q) {
-      int32_t acc = bias[r];
+      uint32_t acc = static_cast<uint32_t>(bias[r]);  // wrapping, as the vector kernels' adds
       for (int64_t s = 0; s < steps; ++s) {
-        acc += step_dot(x + step_offsets[s] + q * kStepDepth, filter + (s * kChannelBlock + r) * kStepDepth);
+        acc += static_cast<uint32_t>(
+            step_dot(x + step_offsets[s] + q * kStepDepth, filter + (s * kChannelBlock + r) * kStepDepth));
       }
-      out[q * y.position_stride] = requantize(acc, y.multipliers[r], y.zero_point, y.qmin, y.qmax);
+      out[q * y.position_stride] =
+          requantize(static_cast<int32_t>(acc), y.multipliers[r], y.zero_point, y.qmin, y.qmax);
     }
   }
 }
@@ -44,12 +46,12 @@ void channels_scalar(const uint8_t* x, int64_t x_position_stride, const int32_t*
     for (int64_t c = 0; c < channels; ++c) {
       const int8_t* block = filter + c / kChannelBlock * steps * kChannelBlock * kStepDepth;
       const int64_t lane = c % kChannelBlock;
-      int32_t acc = bias[c];
+      uint32_t acc = static_cast<uint32_t>(bias[c]);  // wrapping, as the vector kernels' adds
       for (int64_t s = 0; s < steps; ++s) {
-        acc += step_dot(xq + step_offsets[s], block + (s * kChannelBlock + lane) * kStepDepth);
+        acc += static_cast<uint32_t>(step_dot(xq + step_offsets[s], block + (s * kChannelBlock + lane) * kStepDepth));
       }
       y.out[q * y.position_stride + c * y.channel_stride] =
-          requantize(acc, y.multipliers[c], y.zero_point, y.qmin, y.qmax);
+          requantize(static_cast<int32_t>(acc), y.multipliers[c], y.zero_point, y.qmin, y.qmax);
     }
   }
 }

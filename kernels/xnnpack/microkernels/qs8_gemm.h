@@ -78,17 +78,18 @@ inline void pack_filter(const int8_t* oihw, int64_t groups, int64_t outputs, int
   for (int64_t g = 0; g < groups; ++g) {
     int8_t* group_filter = packed + g * packed_filter_bytes(outputs, inputs, taps);
     for (int64_t o = 0; o < padded_outputs; ++o) {
-      int32_t sum = 0;
+      uint32_t sum = 0;  // int32 arithmetic wraps, here as in the kernels' vector adds
       for (int64_t s = 0; s < steps; ++s) {
         const int64_t quad = s / taps, tap = s % taps;
         for (int64_t j = 0; j < kStepDepth; ++j) {
           const int64_t c = quad * kStepDepth + j;
           const int8_t v = o < outputs && c < inputs ? oihw[((g * outputs + o) * inputs + c) * taps + tap] : 0;
           group_filter[((o / kChannelBlock * steps + s) * kChannelBlock + o % kChannelBlock) * kStepDepth + j] = v;
-          sum += v;
+          sum += static_cast<uint32_t>(v);
         }
       }
-      bias[g * padded_outputs + o] -= (input_zero_point + 128) * sum;
+      int32_t& b = bias[g * padded_outputs + o];
+      b = static_cast<int32_t>(static_cast<uint32_t>(b) - static_cast<uint32_t>(input_zero_point + 128) * sum);
     }
   }
 }

@@ -928,6 +928,9 @@ class Compiler {
         }
       } else {
         const int64_t per_group = out_channels / groups;
+        if (static_cast<double>(per_group + qs8::kChannelBlock) * static_cast<double>(shape.grid_positions()) > 1e9) {
+          return unsupported(n, "an int8 convolution too large for its micro-kernels");
+        }
         if (!(err = int8_gemm_filter(n, node, weight, groups, per_group, in_per_group, taps, q.zi, &bias_value)).ok() ||
             !(err = scratch(static_cast<uint64_t>(qs8::conv_scratch_bytes(shape, per_group)), &work)).ok()) {
           return err;
@@ -1216,6 +1219,9 @@ void relayout(const Step& step) {
           const float* s = reinterpret_cast<const float*>(src) + base;
           float* d = reinterpret_cast<float*>(dst);
           for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) d[i3] = s[i3 * stride[3]];
+        } else if (element == 1) {  // int8 images: a byte copy, not a memcpy call per element
+          const uint8_t* s = src + base;
+          for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) dst[i3] = s[i3 * stride[3]];
         } else {
           for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) {
             memcpy(dst + i3 * static_cast<int64_t>(element),
