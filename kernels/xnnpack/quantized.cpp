@@ -53,14 +53,13 @@ Error conv(Args args) {
   if (a.bias.is_none()) return Error::make(ErrorCode::kInvalidArgument, "xnnpack qs8 convolution: no folded bias");
   const ConvShape& s = a.shape;
   const int64_t og = a.out_channels / a.groups, n = s.oh * s.ow, steps = s.steps(), wq = s.phase_w();
-  const int64_t grid = s.grid_positions(), grid_stride = round_up(grid, kPositionTile);
+  const int64_t grid = s.grid_positions();
   const int64_t filter_bytes = packed_filter_bytes(og, s.channels, s.kh * s.kw);
   const int64_t padded_og = round_up(og, kChannelBlock);
   uint8_t* scratch = a.scratch.data_as<uint8_t>();
   int32_t* step_offsets = reinterpret_cast<int32_t*>(scratch);
   uint8_t* image = scratch + steps * 4;
-  int8_t* grid_out = reinterpret_cast<int8_t*>(image + s.image_bytes());
-  int8_t* pad_row = grid_out + (wq == s.ow ? 0 : padded_og * grid_stride);
+  int8_t* pad_row = reinterpret_cast<int8_t*>(image + s.image_bytes());
   conv_step_offsets(s, step_offsets);
   const MicroKernels& kernels = micro_kernels();
   const int32_t* bias = a.bias.as_tensor->data_as<int32_t>();
@@ -78,21 +77,12 @@ Error conv(Args args) {
         }
         continue;
       }
-      // Output rows as wide as the grid's go straight out; otherwise through the grid, then cut.
-      const bool direct = wq == s.ow;
-      int8_t* dst = direct ? out : grid_out;
-      const int64_t stride = direct ? n : grid_stride;
       for (int64_t c0 = 0; c0 < og; c0 += kChannelBlock) {
+        Requantized y{out + c0 * n, 1, n, multipliers + c0, a.out_zp, a.qmin, a.qmax};
+        y.grid_width = wq;  // the grid's columns past ow are dropped
+        y.out_width = s.ow;
         kernels.positions(image, step_offsets, steps, grid, filter + c0 * steps * kStepDepth,
-                          og - c0 < kChannelBlock ? og - c0 : kChannelBlock, group_bias + c0,
-                          Requantized{dst + c0 * stride, 1, stride, multipliers + c0, a.out_zp, a.qmin, a.qmax});
-      }
-      if (!direct) {
-        for (int64_t c = 0; c < og; ++c) {
-          for (int64_t oy = 0; oy < s.oh; ++oy) {
-            memcpy(out + c * n + oy * s.ow, grid_out + c * grid_stride + oy * wq, static_cast<size_t>(s.ow));
-          }
-        }
+                          og - c0 < kChannelBlock ? og - c0 : kChannelBlock, group_bias + c0, y);
       }
     }
   }

@@ -8,7 +8,7 @@
 #include "xnnpack/microkernels/qs8_requantize.h"
 
 #if defined(SB_QS8_X86_VARIANTS)
-#include <immintrin.h>
+#include "xnnpack/microkernels/qs8_avx512.h"
 #endif
 
 namespace sb::xnnpack_nodes::qs8 {
@@ -96,13 +96,10 @@ void depthwise_scalar(const DepthwiseImage& image, const ConvShape& s, int32_t* 
 #if defined(SB_QS8_X86_VARIANTS)
 namespace {
 
-SB_QS8_AVX512VNNI inline __mmask16 first_lanes(int64_t n) {
-  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
-}
+using avx512::first_lanes;
 
 // Phase columns [first, last) of one input row, widened to int32 minus the zero point, 16 at a time;
-// the stride-2 phases keep the even int16 of a widened run of 32 bytes. (The zero-masking forms of
-// the intrinsics: GCC 12 warns of the unmasked ones' undefined pass-through operand.)
+// the stride-2 phases keep the even int16 of a widened run of 32 bytes.
 SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void widen_row(const int8_t* src, int64_t sw, int64_t origin, int64_t first, int64_t last,
                                  int32_t zp, int32_t* dst) {
   const __m512i zero_point = _mm512_set1_epi32(zp);
@@ -135,16 +132,12 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
   const int64_t ow = s.ow, oh = s.oh, multiplier = image.out_channels / image.in_channels;
   int32_t* offsets = scratch;
   int32_t* plane = offsets + taps;
-  int8_t* grid_out = reinterpret_cast<int8_t*>(plane + s.sh * s.sw * s.phase_plane() + wq + 64);
   // Each tap's weight as the int16 pair (w, 0) vpdpwssd multiplies a plane's int32 by.
-  int32_t* tap_pairs = reinterpret_cast<int32_t*>(grid_out + round_up(grid, 4) + 64);
+  int32_t* tap_pairs = plane + s.sh * s.sw * s.phase_plane() + wq + 64;
   tap_offsets(s, offsets);
   clear_plane(s, plane);
-  const bool direct = wq == ow;
-  const __m512 lo = _mm512_set1_ps(static_cast<float>(image.qmin - image.output_zero_point));
-  const __m512 hi = _mm512_set1_ps(static_cast<float>(image.qmax - image.output_zero_point));
-  const __m512i out_zp = _mm512_set1_epi32(image.output_zero_point);
-  const __mmask16 all = 0xFFFF;
+  const avx512::Requantizer requantizer =
+      avx512::requantizer(image.output_zero_point, image.qmin, image.qmax);
   const int32_t zx = image.input_zero_point;
   for (int64_t o = 0; o < image.out_channels; ++o) {
     if (o % multiplier == 0) {
@@ -163,7 +156,7 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
       }
     }
     const int8_t* weights = image.weights + o * taps;
-    int8_t* y = direct ? image.out + o * oh * ow : grid_out;
+    int8_t* y = image.out + o * oh * ow;
     const __m512 m = _mm512_set1_ps(image.multipliers[o]);
     const __m512i bias = _mm512_set1_epi32(image.bias != nullptr ? image.bias[o] : 0);
     for (int64_t t = 0; t < taps; ++t) tap_pairs[t] = weights[t] & 0xFFFF;
@@ -186,15 +179,10 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
       for (int h = 0; h < 2; ++h) {
         const int64_t left = grid - q0 - 16 * h;
         if (left <= 0) break;
-        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[h]), m);
-        v = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, v, lo), hi);
-        const __m128i q = _mm512_maskz_cvtepi32_epi8(all, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), out_zp));
-        _mm_mask_storeu_epi8(y + q0 + 16 * h, first_lanes(left), q);
+        avx512::GridStores stores;
+        avx512::plan_grid_stores(q0 + 16 * h, left < 16 ? left : 16, wq, ow, &stores);
+        avx512::store_grid(y, avx512::requantize16(acc[h], m, requantizer), stores);
       }
-    }
-    if (!direct) {
-      int8_t* out = image.out + o * oh * ow;
-      for (int64_t oy = 0; oy < oh; ++oy) memcpy(out + oy * ow, grid_out + oy * wq, static_cast<size_t>(ow));
     }
   }
 }

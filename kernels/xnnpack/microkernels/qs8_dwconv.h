@@ -15,9 +15,10 @@
 namespace sb::xnnpack_nodes::qs8 {
 
 // The int32 scratch of a depthwise call: tap offsets, the phase-split plane (with a tail a vector
-// may read past its last position), the output grid (int32 or int8), the taps' weights.
+// may read past its last position), then the portable kernel's accumulators of the grid or the
+// vector kernel's tap weights.
 inline int64_t depthwise_scratch_words(const ConvShape& s) {
-  return s.kh * s.kw + s.sh * s.sw * s.phase_plane() + s.phase_w() + 64 + s.grid_positions() + 64 + s.kh * s.kw;
+  return s.kh * s.kw + s.sh * s.sw * s.phase_plane() + s.phase_w() + 64 + s.grid_positions() + s.kh * s.kw;
 }
 
 // One image: output channel o reads input channel o / (out_channels / in_channels).

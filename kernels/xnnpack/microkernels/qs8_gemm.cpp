@@ -9,7 +9,7 @@
 #include "xnnpack/microkernels/qs8_requantize.h"
 
 #if defined(SB_QS8_X86_VARIANTS)
-#include <immintrin.h>
+#include "xnnpack/microkernels/qs8_avx512.h"
 #endif
 
 namespace sb::xnnpack_nodes::qs8 {
@@ -27,13 +27,14 @@ void positions_scalar(const uint8_t* x, const int32_t* step_offsets, int64_t ste
   for (int64_t r = 0; r < rows; ++r) {
     int8_t* out = y.out + r * y.channel_stride;
     for (int64_t q = 0; q < positions; ++q) {
+      const int64_t oy = q / y.grid_width, ox = q - oy * y.grid_width;
+      if (ox >= y.out_width) continue;
       uint32_t acc = static_cast<uint32_t>(bias[r]);  // wrapping, as the vector kernels' adds
       for (int64_t s = 0; s < steps; ++s) {
         acc += static_cast<uint32_t>(
             step_dot(x + step_offsets[s] + q * kStepDepth, filter + (s * kChannelBlock + r) * kStepDepth));
       }
-      out[q * y.position_stride] =
-          requantize(static_cast<int32_t>(acc), y.multipliers[r], y.zero_point, y.qmin, y.qmax);
+      out[oy * y.out_width + ox] = requantize(static_cast<int32_t>(acc), y.multipliers[r], y.zero_point, y.qmin, y.qmax);
     }
   }
 }
@@ -57,29 +58,9 @@ void channels_scalar(const uint8_t* x, int64_t x_position_stride, const int32_t*
 }
 
 #if defined(SB_QS8_X86_VARIANTS)
-namespace {
-
-// acc * multiplier clamped to [qmin - zp, qmax - zp], rounded to nearest even (cvtps2dq under the
-// default rounding mode, as nearbyint), plus zp: the scalar rule lane by lane.
-// (The zero-masking forms: GCC 12 warns of the unmasked ones' undefined pass-through operand.)
-SB_QS8_AVX512VNNI inline __m128i requantize16(__m512i acc, __m512 multiplier, __m512 lo, __m512 hi, __m512i zero_point) {
-  const __mmask16 all = 0xFFFF;
-  __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), multiplier);
-  v = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, v, lo), hi);
-  return _mm512_maskz_cvtepi32_epi8(all, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), zero_point));
-}
-
-SB_QS8_AVX512VNNI inline __m512i broadcast_step(const void* p) {
-  int32_t v;
-  memcpy(&v, p, 4);
-  return _mm512_set1_epi32(v);
-}
-
-SB_QS8_AVX512VNNI inline __mmask16 first_lanes(int64_t n) {
-  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
-}
-
-}  // namespace
+using avx512::broadcast_step;
+using avx512::first_lanes;
+using avx512::requantize16;
 
 // Eight filter rows by 32 positions: 16 accumulators, each step two activation loads and eight
 // broadcast filter steps.
@@ -87,9 +68,7 @@ SB_QS8_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* ste
                                         int64_t positions, const int8_t* filter, int64_t rows, const int32_t* bias,
                                         const Requantized& y) {
   constexpr int kRows = 8;
-  const float lo_bound = static_cast<float>(y.qmin - y.zero_point), hi_bound = static_cast<float>(y.qmax - y.zero_point);
-  const __m512 lo = _mm512_set1_ps(lo_bound), hi = _mm512_set1_ps(hi_bound);
-  const __m512i zero_point = _mm512_set1_epi32(y.zero_point);
+  const avx512::Requantizer requantizer = avx512::requantizer(y.zero_point, y.qmin, y.qmax);
   for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
     const int8_t* half = filter + r0 * kStepDepth;
     const int64_t live_rows = rows - r0 < kRows ? rows - r0 : kRows;
@@ -107,14 +86,16 @@ SB_QS8_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* ste
           acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x1, w);
         }
       }
+      avx512::GridStores stores[2];
+      const int halves = positions - q0 > 16 ? 2 : 1;
+      for (int t = 0; t < halves; ++t) {
+        const int64_t left = positions - q0 - 16 * t;
+        avx512::plan_grid_stores(q0 + 16 * t, left < 16 ? left : 16, y.grid_width, y.out_width, &stores[t]);
+      }
       for (int64_t r = 0; r < live_rows; ++r) {
         const __m512 m = _mm512_set1_ps(y.multipliers[r0 + r]);
-        int8_t* out = y.out + (r0 + r) * y.channel_stride + q0;
-        for (int t = 0; t < 2; ++t) {
-          const int64_t left = positions - q0 - 16 * t;
-          if (left <= 0) break;
-          _mm_mask_storeu_epi8(out + 16 * t, first_lanes(left), requantize16(acc[r][t], m, lo, hi, zero_point));
-        }
+        int8_t* out = y.out + (r0 + r) * y.channel_stride;
+        for (int t = 0; t < halves; ++t) avx512::store_grid(out, requantize16(acc[r][t], m, requantizer), stores[t]);
       }
     }
   }
@@ -124,9 +105,7 @@ SB_QS8_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* ste
 SB_QS8_AVX512VNNI void channels_avx512vnni(const uint8_t* x, int64_t x_position_stride, const int32_t* step_offsets,
                                        int64_t steps, int64_t positions, const int8_t* filter, int64_t channels,
                                        const int32_t* bias, const Requantized& y) {
-  const float lo_bound = static_cast<float>(y.qmin - y.zero_point), hi_bound = static_cast<float>(y.qmax - y.zero_point);
-  const __m512 lo = _mm512_set1_ps(lo_bound), hi = _mm512_set1_ps(hi_bound);
-  const __m512i zero_point = _mm512_set1_epi32(y.zero_point);
+  const avx512::Requantizer requantizer = avx512::requantizer(y.zero_point, y.qmin, y.qmax);
   const int64_t block_bytes = steps * kChannelBlock * kStepDepth;
   for (int64_t q = 0; q < positions; ++q) {
     const uint8_t* xq = x + q * x_position_stride;
@@ -147,7 +126,7 @@ SB_QS8_AVX512VNNI void channels_avx512vnni(const uint8_t* x, int64_t x_position_
       const int64_t live = channels - c0 < kChannelBlock ? channels - c0 : kChannelBlock;
       const __mmask16 mask = first_lanes(live);
       const __m512 m = _mm512_maskz_loadu_ps(mask, y.multipliers + c0);
-      const __m128i v = requantize16(acc, m, lo, hi, zero_point);
+      const __m128i v = requantize16(acc, m, requantizer);
       int8_t* out = y.out + q * y.position_stride + c0 * y.channel_stride;
       if (y.channel_stride == 1) {
         _mm_mask_storeu_epi8(out, mask, v);

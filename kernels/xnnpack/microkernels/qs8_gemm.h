@@ -35,13 +35,16 @@ inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 // Where a kernel's int8 results go and how they are requantized (XNNPACK's fp32 rule).
 struct Requantized {
   int8_t* out;
-  int64_t position_stride, channel_stride;  // in bytes of out
+  int64_t position_stride, channel_stride;  // in bytes of out (the channels kernel)
   const float* multipliers;                  // one per output channel of the call
   int32_t zero_point, qmin, qmax;
+  // The positions kernel's grid: position q is (q / grid_width, q % grid_width), stored at
+  // out[channel * channel_stride + row * out_width + column] when column < out_width.
+  int64_t grid_width = 1, out_width = 1;
 };
 
-// out[r][q] for r < rows (<= 16) and q < positions: lanes over positions, for images whose planes
-// fill vectors. x + step_offsets[s] + 4 * q is step s of position q; bytes are read up to position
+// out[r][q] for r < rows (<= 16) and q < positions (of y's grid): lanes over positions, for images
+// whose planes fill vectors. x + step_offsets[s] + 4 * q is step s of position q; bytes are read up to position
 // round_up(positions, kPositionTile). filter is one packed block [steps][16][4], bias its 16 int32.
 using PositionsKernel = void (*)(const uint8_t* x, const int32_t* step_offsets, int64_t steps, int64_t positions,
                                  const int8_t* filter, int64_t rows, const int32_t* bias, const Requantized& y);
@@ -125,13 +128,8 @@ struct ConvShape {
   int64_t grid_positions() const { return oh * phase_w(); }
 };
 
-// Scratch of one group's convolution: step offsets, packed activations, the output grid (when its
-// rows are wider than the output's) and a row of padding.
-inline int64_t conv_scratch_bytes(const ConvShape& s, int64_t outputs) {
-  const int64_t grid = s.phase_w() == s.ow ? 0 : round_up(outputs, kChannelBlock) *
-                                                     round_up(s.grid_positions(), kPositionTile);
-  return s.steps() * 4 + s.image_bytes() + grid + s.w + 64;
-}
+// Scratch of one group's convolution: step offsets, packed activations and a row of padding.
+inline int64_t conv_scratch_bytes(const ConvShape& s) { return s.steps() * 4 + s.image_bytes() + s.w + 64; }
 
 // Packs the `s.channels` planes at x (int8, NCHW) as the kernels read them, padding taps and channels
 // past the last with `zero_point` (all as x ^ 0x80); pad_row is scratch of s.w bytes.

@@ -928,11 +928,8 @@ class Compiler {
         }
       } else {
         const int64_t per_group = out_channels / groups;
-        if (static_cast<double>(per_group + qs8::kChannelBlock) * static_cast<double>(shape.grid_positions()) > 1e9) {
-          return unsupported(n, "an int8 convolution too large for its micro-kernels");
-        }
         if (!(err = int8_gemm_filter(n, node, weight, groups, per_group, in_per_group, taps, q.zi, &bias_value)).ok() ||
-            !(err = scratch(static_cast<uint64_t>(qs8::conv_scratch_bytes(shape, per_group)), &work)).ok()) {
+            !(err = scratch(static_cast<uint64_t>(qs8::conv_scratch_bytes(shape)), &work)).ok()) {
           return err;
         }
       }
