@@ -7,6 +7,7 @@
 
 #include "xnnpack/microkernels/qs8_dwconv.h"
 #include "xnnpack/microkernels/qs8_gemm.h"
+#include "xnnpack/microkernels/qs8_maxpool.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SB_QS8_X86_VARIANTS 1
@@ -19,6 +20,7 @@ struct MicroKernels {
   PositionsKernel positions;
   ChannelsKernel channels;
   DepthwiseKernel depthwise;
+  MaxPoolRowKernel max_pool_row;
 };
 
 // The micro-kernels chosen for this CPU (on the first call).
@@ -31,6 +33,7 @@ void channels_avx512vnni(const uint8_t* x, int64_t x_position_stride, const int3
                          int64_t positions, const int8_t* filter, int64_t channels, const int32_t* bias,
                          const Requantized& y);
 void depthwise_avx512vnni(const DepthwiseImage& image, const ConvShape& s, int32_t* scratch);
+void max_pool_row_avx512(const int8_t* x, const PoolGeometry& g, int64_t oy, int8_t* y);
 #endif
 
 }  // namespace sb::xnnpack_nodes::qs8
