@@ -15,13 +15,16 @@ const MicroKernels& micro_kernels() {
     const char* portable = getenv("SB_XNNPACK_PORTABLE");
     if ((portable == nullptr || portable[0] != '1') && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni")) {
-      return MicroKernels{&positions_avx512vnni, &channels_avx512vnni, &depthwise_avx512vnni, &max_pool_row_avx512};
+      return MicroKernels{&positions_avx512vnni, &channels_avx512vnni, &depthwise_avx512vnni, &max_pool_row_avx512,
+                          &interleave_row_avx512};
     }
-    return MicroKernels{&positions_scalar, &channels_scalar, &depthwise_scalar, &max_pool_row_scalar};
+    return MicroKernels{&positions_scalar, &channels_scalar, &depthwise_scalar, &max_pool_row_scalar,
+                        &interleave_row_scalar};
   }();
   return chosen;
 #else
-  static constexpr MicroKernels kPortable{&positions_scalar, &channels_scalar, &depthwise_scalar, &max_pool_row_scalar};
+  static constexpr MicroKernels kPortable{&positions_scalar, &channels_scalar, &depthwise_scalar,
+                                          &max_pool_row_scalar, &interleave_row_scalar};
   return kPortable;
 #endif
 }

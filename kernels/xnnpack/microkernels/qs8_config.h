@@ -21,6 +21,7 @@ struct MicroKernels {
   ChannelsKernel channels;
   DepthwiseKernel depthwise;
   MaxPoolRowKernel max_pool_row;
+  InterleaveRowKernel interleave_row;
 };
 
 // The micro-kernels chosen for this CPU (on the first call).
@@ -34,6 +35,8 @@ void channels_avx512vnni(const uint8_t* x, int64_t x_position_stride, const int3
                          const Requantized& y);
 void depthwise_avx512vnni(const DepthwiseImage& image, const ConvShape& s, int32_t* scratch);
 void max_pool_row_avx512(const int8_t* x, const PoolGeometry& g, int64_t oy, int8_t* y);
+void interleave_row_avx512(const int8_t* const* lanes, int64_t origin, int64_t sw, int64_t first, int64_t last,
+                           uint8_t* image);
 #endif
 
 }  // namespace sb::xnnpack_nodes::qs8

@@ -142,8 +142,56 @@ SB_QS8_AVX512VNNI void channels_avx512vnni(const uint8_t* x, int64_t x_position_
 
 // ---- activations ---------------------------------------------------------------------------------------
 
+void interleave_row_scalar(const int8_t* const* lanes, int64_t origin, int64_t sw, int64_t first, int64_t last,
+                           uint8_t* image) {
+  const int8_t *l0 = lanes[0], *l1 = lanes[1], *l2 = lanes[2], *l3 = lanes[3];
+  for (int64_t j = first; j < last; ++j) {
+    const int64_t col = j * sw + origin;
+    image[4 * j] = static_cast<uint8_t>(l0[col] ^ 0x80);
+    image[4 * j + 1] = static_cast<uint8_t>(l1[col] ^ 0x80);
+    image[4 * j + 2] = static_cast<uint8_t>(l2[col] ^ 0x80);
+    image[4 * j + 3] = static_cast<uint8_t>(l3[col] ^ 0x80);
+  }
+}
+
+#if defined(SB_QS8_X86_VARIANTS)
+// 16 positions at a time: four masked row loads (stride 2: the even bytes of 32, by vpmovwb),
+// flipped, interleaved by bytes then words, one masked 64-byte store.
+SB_QS8_AVX512VNNI void interleave_row_avx512(const int8_t* const* lanes, int64_t origin, int64_t sw, int64_t first,
+                                             int64_t last, uint8_t* image) {
+  if (sw > 2) {
+    interleave_row_scalar(lanes, origin, sw, first, last, image);
+    return;
+  }
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
+  for (int64_t j = first; j < last; j += 16) {
+    const int64_t n = last - j < 16 ? last - j : 16;
+    __m128i r[4];
+    for (int l = 0; l < 4; ++l) {
+      if (sw == 1) {
+        r[l] = _mm_maskz_loadu_epi8(first_lanes(n), lanes[l] + j + origin);
+      } else {
+        // Bytes 2j + origin .. 2(j + n - 1) + origin: never past the row's last column read.
+        const __mmask32 bytes = n >= 16 ? 0x7FFFFFFFu : static_cast<__mmask32>((1u << (2 * n - 1)) - 1u);
+        r[l] = _mm256_maskz_cvtepi16_epi8(0xFFFF, _mm256_maskz_loadu_epi8(bytes, lanes[l] + 2 * j + origin));
+      }
+      r[l] = _mm_xor_si128(r[l], flip);
+    }
+    const __m128i lo01 = _mm_unpacklo_epi8(r[0], r[1]), hi01 = _mm_unpackhi_epi8(r[0], r[1]);
+    const __m128i lo23 = _mm_unpacklo_epi8(r[2], r[3]), hi23 = _mm_unpackhi_epi8(r[2], r[3]);
+    __m512i all = _mm512_inserti32x4(_mm512_setzero_si512(), _mm_unpacklo_epi16(lo01, lo23), 0);
+    all = _mm512_inserti32x4(all, _mm_unpackhi_epi16(lo01, lo23), 1);
+    all = _mm512_inserti32x4(all, _mm_unpacklo_epi16(hi01, hi23), 2);
+    all = _mm512_inserti32x4(all, _mm_unpackhi_epi16(hi01, hi23), 3);
+    const __mmask64 bytes = n >= 16 ? ~__mmask64{0} : (__mmask64{1} << (4 * n)) - 1;
+    _mm512_mask_storeu_epi8(image + 4 * j, bytes, all);
+  }
+}
+#endif
+
 void pack_image(const int8_t* x, const ConvShape& s, int32_t zero_point, int8_t* pad_row, uint8_t* image) {
   memset(pad_row, static_cast<int8_t>(zero_point), static_cast<size_t>(s.w));
+  const InterleaveRowKernel interleave_row = micro_kernels().interleave_row;
   const uint8_t pad = static_cast<uint8_t>(zero_point ^ 0x80);
   const int64_t hq = s.phase_h(), wq = s.phase_w(), quads = round_up(s.channels, kStepDepth) / kStepDepth;
   for (int64_t quad = 0; quad < quads; ++quad) {
@@ -162,42 +210,7 @@ void pack_image(const int8_t* x, const ConvShape& s, int32_t zero_point, int8_t*
             lanes[l] = c < s.channels && row >= 0 && row < s.h ? x + (c * s.h + row) * s.w : pad_row;
           }
           for (int64_t j = 0; j < first * kStepDepth; ++j) image[j] = pad;
-          const int64_t origin = pc - s.pw;  // input column of phase column 0
-          const int8_t *l0 = lanes[0], *l1 = lanes[1], *l2 = lanes[2], *l3 = lanes[3];
-          if (s.sw == 1) {
-            int64_t j = first;
-#if defined(SB_QS8_X86_VARIANTS)
-            // Four rows of 16 bytes into 16 positions of 4 (SSE2, every x86-64 has it).
-            const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
-            for (; j + 16 <= last; j += 16) {
-              const __m128i r0 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(l0 + j + origin)), flip);
-              const __m128i r1 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(l1 + j + origin)), flip);
-              const __m128i r2 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(l2 + j + origin)), flip);
-              const __m128i r3 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(l3 + j + origin)), flip);
-              const __m128i lo01 = _mm_unpacklo_epi8(r0, r1), hi01 = _mm_unpackhi_epi8(r0, r1);
-              const __m128i lo23 = _mm_unpacklo_epi8(r2, r3), hi23 = _mm_unpackhi_epi8(r2, r3);
-              __m128i* dst = reinterpret_cast<__m128i*>(image + 4 * j);
-              _mm_storeu_si128(dst, _mm_unpacklo_epi16(lo01, lo23));
-              _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(lo01, lo23));
-              _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(hi01, hi23));
-              _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(hi01, hi23));
-            }
-#endif
-            for (; j < last; ++j) {
-              image[4 * j] = static_cast<uint8_t>(l0[j + origin] ^ 0x80);
-              image[4 * j + 1] = static_cast<uint8_t>(l1[j + origin] ^ 0x80);
-              image[4 * j + 2] = static_cast<uint8_t>(l2[j + origin] ^ 0x80);
-              image[4 * j + 3] = static_cast<uint8_t>(l3[j + origin] ^ 0x80);
-            }
-          } else {
-            for (int64_t j = first; j < last; ++j) {
-              const int64_t col = j * s.sw + origin;
-              image[4 * j] = static_cast<uint8_t>(l0[col] ^ 0x80);
-              image[4 * j + 1] = static_cast<uint8_t>(l1[col] ^ 0x80);
-              image[4 * j + 2] = static_cast<uint8_t>(l2[col] ^ 0x80);
-              image[4 * j + 3] = static_cast<uint8_t>(l3[col] ^ 0x80);
-            }
-          }
+          interleave_row(lanes, pc - s.pw, s.sw, first, last, image);
           for (int64_t j = last * kStepDepth; j < wq * kStepDepth; ++j) image[j] = pad;
         }
       }

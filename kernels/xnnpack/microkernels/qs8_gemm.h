@@ -131,6 +131,13 @@ struct ConvShape {
 // Scratch of one group's convolution: step offsets, packed activations and a row of padding.
 inline int64_t conv_scratch_bytes(const ConvShape& s) { return s.steps() * 4 + s.image_bytes() + s.w + 64; }
 
+// Columns [first, last) of one row of the packed activations: position j's 4 bytes from lanes[l]
+// [j * sw + origin] ^ 0x80, l < 4.
+using InterleaveRowKernel = void (*)(const int8_t* const* lanes, int64_t origin, int64_t sw, int64_t first,
+                                     int64_t last, uint8_t* image);
+void interleave_row_scalar(const int8_t* const* lanes, int64_t origin, int64_t sw, int64_t first, int64_t last,
+                           uint8_t* image);
+
 // Packs the `s.channels` planes at x (int8, NCHW) as the kernels read them, padding taps and channels
 // past the last with `zero_point` (all as x ^ 0x80); pad_row is scratch of s.w bytes.
 void pack_image(const int8_t* x, const ConvShape& s, int32_t zero_point, int8_t* pad_row, uint8_t* image);
