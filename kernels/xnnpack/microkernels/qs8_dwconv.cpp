@@ -79,7 +79,7 @@ void depthwise_scalar(const DepthwiseImage& image, const ConvShape& s, int32_t* 
     const uint32_t bias = image.bias != nullptr ? static_cast<uint32_t>(image.bias[o]) : 0;
     for (int64_t q = 0; q < grid; ++q) acc[q] = bias;
     for (int64_t t = 0; t < taps; ++t) {
-      const int32_t w = image.weights[o * taps + t];
+      const int32_t w = image.weights[t * image.out_channels + o];
       const int32_t* src = plane + offsets[t];
       for (int64_t q = 0; q < grid; ++q) acc[q] += static_cast<uint32_t>(w * src[q]);
     }
@@ -127,7 +127,59 @@ SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void widen_row(const int
 
 // The taps accumulate in registers, 32 grid positions at a time: vpdpwssd of the int32 plane (its
 // high int16 times 0) by (w, 0) pairs adds x * w exactly.
+namespace {
+
+// Lanes over 16 channels: each output position sums its in-bound taps only, from the image
+// transposed to [position][channel] (x - zero point as int32, whose high int16 vpdpwssd multiplies
+// by 0).
+SB_QS8_AVX512VNNI void depthwise_channels_avx512vnni(const DepthwiseImage& image, const ConvShape& s,
+                                                     int32_t* transposed) {
+  const int64_t channels = image.out_channels, plane = s.h * s.w, n = s.oh * s.ow;
+  for (int64_t c = 0; c < channels; ++c) {
+    const int8_t* x = image.x + c * plane;
+    for (int64_t p = 0; p < plane; ++p) transposed[p * channels + c] = x[p] - image.input_zero_point;
+  }
+  const avx512::Requantizer requantizer = avx512::requantizer(image.output_zero_point, image.qmin, image.qmax);
+  const __m512i low_halves = _mm512_set1_epi32(0xFFFF);
+  alignas(16) int8_t lanes[16];
+  for (int64_t oy = 0; oy < s.oh; ++oy) {
+    for (int64_t ox = 0; ox < s.ow; ++ox) {
+      for (int64_t c0 = 0; c0 < channels; c0 += 16) {
+        const __mmask16 live = avx512::first_lanes(channels - c0);
+        __m512i acc = image.bias != nullptr ? _mm512_maskz_loadu_epi32(live, image.bias + c0) : _mm512_setzero_si512();
+        for (int64_t ky = 0; ky < s.kh; ++ky) {
+          const int64_t iy = oy * s.sh - s.ph + ky * s.dh;
+          if (iy < 0 || iy >= s.h) continue;
+          for (int64_t kx = 0; kx < s.kw; ++kx) {
+            const int64_t ix = ox * s.sw - s.pw + kx * s.dw;
+            if (ix < 0 || ix >= s.w) continue;
+            const __m512i w = _mm512_and_si512(
+                _mm512_maskz_cvtepi8_epi32(live, _mm_maskz_loadu_epi8(live, image.weights + (ky * s.kw + kx) * channels + c0)),
+                low_halves);
+            acc = _mm512_dpwssd_epi32(acc, _mm512_maskz_loadu_epi32(live, transposed + (iy * s.w + ix) * channels + c0), w);
+          }
+        }
+        const __m512 m = _mm512_maskz_loadu_ps(live, image.multipliers + c0);
+        const __m128i q = avx512::requantize16(acc, m, requantizer);
+        int8_t* y = image.out + c0 * n + oy * s.ow + ox;
+        if (n == 1) {
+          _mm_mask_storeu_epi8(y, live, q);
+        } else {
+          _mm_store_si128(reinterpret_cast<__m128i*>(lanes), q);
+          for (int64_t c = 0; c < 16 && c0 + c < channels; ++c) y[c * n] = lanes[c];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const ConvShape& s, int32_t* scratch) {
+  if (depthwise_by_channels(s) && image.out_channels == image.in_channels) {
+    depthwise_channels_avx512vnni(image, s, scratch + depthwise_scratch_words(s, 0));
+    return;
+  }
   const int64_t hq = s.phase_h(), wq = s.phase_w(), taps = s.kh * s.kw, grid = s.grid_positions();
   const int64_t ow = s.ow, oh = s.oh, multiplier = image.out_channels / image.in_channels;
   int32_t* offsets = scratch;
@@ -155,11 +207,11 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
         }
       }
     }
-    const int8_t* weights = image.weights + o * taps;
+
     int8_t* y = image.out + o * oh * ow;
     const __m512 m = _mm512_set1_ps(image.multipliers[o]);
     const __m512i bias = _mm512_set1_epi32(image.bias != nullptr ? image.bias[o] : 0);
-    for (int64_t t = 0; t < taps; ++t) tap_pairs[t] = weights[t] & 0xFFFF;
+    for (int64_t t = 0; t < taps; ++t) tap_pairs[t] = image.weights[t * image.out_channels + o] & 0xFFFF;
     for (int64_t q0 = 0; q0 < grid; q0 += 32) {
       __m512i a0 = bias, a1 = bias;
       const int32_t* base = plane + q0;

@@ -889,8 +889,11 @@ class Compiler {
     }
     Tensor* weight = nullptr;
     const int64_t taps = kh * kw;
+    // An int8 depthwise filter stays as XNNPACK has it, [kh * kw][O]: its kernels read each tap's channels.
+    const bool int8_depthwise = depthwise && is_qs8(node.inputs[0]);
     Error err = depthwise ? pack(node.inputs[1], n, out_channels * taps,
-                                 [&](int64_t i) { return (i % taps) * out_channels + i / taps; }, &weight)
+                                 [&](int64_t i) { return int8_depthwise ? i : (i % taps) * out_channels + i / taps; },
+                                 &weight)
                           : pack(node.inputs[1], n, out_channels * in_per_group * taps,
                                  [&](int64_t i) {
                                    const int64_t o = i / (in_per_group * taps), c = (i / taps) % in_per_group;
@@ -923,7 +926,7 @@ class Compiler {
       if (!(err = int8_conv_shape(n, node, in_per_group, &shape)).ok()) return err;
       if (depthwise) {
         // The micro-kernel's int32 words: tap offsets, one phase-split plane, the output grid.
-        if (!(err = scratch(sat_mul(static_cast<uint64_t>(qs8::depthwise_scratch_words(shape)), 4), &work)).ok()) {
+        if (!(err = scratch(sat_mul(static_cast<uint64_t>(qs8::depthwise_scratch_words(shape, out_channels)), 4), &work)).ok()) {
           return err;
         }
       } else {
