@@ -173,6 +173,36 @@ SB_QS8_AVX512VNNI void depthwise_channels_avx512vnni(const DepthwiseImage& image
   }
 }
 
+// acc[v] = bias + the taps over grid positions 16v .. 16v + 15 from base, v < kVectors. Each vector
+// keeps two partial sums (even and odd taps) so that twice as many vpdpwssd are in flight.
+template <int kVectors>
+SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void accumulate_taps(const int32_t* base,
+                                                                             const int32_t* offsets,
+                                                                             const int32_t* tap_pairs, int64_t taps,
+                                                                             __m512i bias, __m512i* acc) {
+  __m512i even[kVectors], odd[kVectors];
+  for (int v = 0; v < kVectors; ++v) {
+    even[v] = bias;
+    odd[v] = _mm512_setzero_si512();
+  }
+  int64_t t = 0;
+  for (; t + 2 <= taps; t += 2) {
+    const int32_t* s0 = base + offsets[t];
+    const int32_t* s1 = base + offsets[t + 1];
+    const __m512i w0 = _mm512_set1_epi32(tap_pairs[t]), w1 = _mm512_set1_epi32(tap_pairs[t + 1]);
+    for (int v = 0; v < kVectors; ++v) {
+      even[v] = _mm512_dpwssd_epi32(even[v], _mm512_loadu_si512(s0 + 16 * v), w0);
+      odd[v] = _mm512_dpwssd_epi32(odd[v], _mm512_loadu_si512(s1 + 16 * v), w1);
+    }
+  }
+  if (t < taps) {
+    const int32_t* s0 = base + offsets[t];
+    const __m512i w0 = _mm512_set1_epi32(tap_pairs[t]);
+    for (int v = 0; v < kVectors; ++v) even[v] = _mm512_dpwssd_epi32(even[v], _mm512_loadu_si512(s0 + 16 * v), w0);
+  }
+  for (int v = 0; v < kVectors; ++v) acc[v] = _mm512_add_epi32(even[v], odd[v]);
+}
+
 }  // namespace
 
 SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const ConvShape& s, int32_t* scratch) {
@@ -212,28 +242,22 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
     const __m512 m = _mm512_set1_ps(image.multipliers[o]);
     const __m512i bias = _mm512_set1_epi32(image.bias != nullptr ? image.bias[o] : 0);
     for (int64_t t = 0; t < taps; ++t) tap_pairs[t] = image.weights[t * image.out_channels + o] & 0xFFFF;
-    for (int64_t q0 = 0; q0 < grid; q0 += 32) {
-      __m512i a0 = bias, a1 = bias;
+    for (int64_t q0 = 0; q0 < grid; q0 += 64) {
+      const int64_t left = grid - q0;
+      __m512i acc[4];
       const int32_t* base = plane + q0;
-      if (grid - q0 > 16) {
-        for (int64_t t = 0; t < taps; ++t) {
-          const int32_t* src = base + offsets[t];
-          const __m512i w = _mm512_set1_epi32(tap_pairs[t]);
-          a0 = _mm512_dpwssd_epi32(a0, _mm512_loadu_si512(src), w);
-          a1 = _mm512_dpwssd_epi32(a1, _mm512_loadu_si512(src + 16), w);
-        }
-      } else {  // a small plane's grid: one vector
-        for (int64_t t = 0; t < taps; ++t) {
-          a0 = _mm512_dpwssd_epi32(a0, _mm512_loadu_si512(base + offsets[t]), _mm512_set1_epi32(tap_pairs[t]));
-        }
+      if (left > 32) {
+        accumulate_taps<4>(base, offsets, tap_pairs, taps, bias, acc);
+      } else if (left > 16) {
+        accumulate_taps<2>(base, offsets, tap_pairs, taps, bias, acc);
+      } else {
+        accumulate_taps<1>(base, offsets, tap_pairs, taps, bias, acc);
       }
-      const __m512i acc[2] = {a0, a1};
-      for (int h = 0; h < 2; ++h) {
-        const int64_t left = grid - q0 - 16 * h;
-        if (left <= 0) break;
+      for (int v = 0; v < 4 && 16 * v < left; ++v) {
+        const int64_t lanes = left - 16 * v < 16 ? left - 16 * v : 16;
         avx512::GridStores stores;
-        avx512::plan_grid_stores(q0 + 16 * h, left < 16 ? left : 16, wq, ow, &stores);
-        avx512::store_grid(y, avx512::requantize16(acc[h], m, requantizer), stores);
+        avx512::plan_grid_stores(q0 + 16 * v, lanes, wq, ow, &stores);
+        avx512::store_grid(y, avx512::requantize16(acc[v], m, requantizer), stores);
       }
     }
   }
