@@ -9,6 +9,7 @@ output. A selective runtime whose yaml lacks a node kind fails at load in one li
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from dataclasses import replace
@@ -79,6 +80,26 @@ def test_int8_programs_match_within_one_step(name: str, runner: Path, tmp_path: 
         got = np.load(tmp_path / f"output{i}.npy")
         assert got.shape == want.shape
         assert np.abs(got.astype(np.float64) - want).max() <= step * 1.001, name
+
+
+@pytest.mark.parametrize("name", STATIC_INT8)
+def test_int8_portable_kernels_give_the_vector_kernels_bytes(name: str, runner: Path, tmp_path: Path) -> None:
+    """The int8 micro-kernels' portable variants (what Arm targets run; SB_XNNPACK_PORTABLE=1 forces them on
+    x86-64) give the bytes the CPU's vector variants give."""
+    pte, inputs = DELEGATED / f"{name}.pte", numbered(name, "input")
+    (tmp_path / "vector").mkdir()
+    (tmp_path / "portable").mkdir()
+    assert run(runner, pte, inputs, tmp_path / "vector").returncode == 0
+    args = [str(runner), "--model", str(pte), "--output-dir", str(tmp_path / "portable")]
+    for path in inputs:
+        args += ["--input", str(path)]
+    env = {**os.environ, "SB_XNNPACK_PORTABLE": "1"}
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    for i in range(len(numbered(name, "expected"))):
+        vector = np.load(tmp_path / "vector" / f"output{i}.npy")
+        portable = np.load(tmp_path / "portable" / f"output{i}.npy")
+        assert vector.tobytes() == portable.tobytes(), name
 
 
 def test_a_yaml_without_a_node_kind_fails_at_load_in_one_line(tmp_path: Path) -> None:
