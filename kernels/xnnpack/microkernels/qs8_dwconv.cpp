@@ -221,6 +221,13 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
   const avx512::Requantizer requantizer =
       avx512::requantizer(image.output_zero_point, image.qmin, image.qmax);
   const int32_t zx = image.input_zero_point;
+  // Every channel stores its grid alike: the first vectors' stores worked out once.
+  constexpr int64_t kPlannedVectors = 32;
+  avx512::GridStores planned[kPlannedVectors];
+  for (int64_t vector = 0; vector < kPlannedVectors && 16 * vector < grid; ++vector) {
+    const int64_t lanes = grid - 16 * vector < 16 ? grid - 16 * vector : 16;
+    avx512::plan_grid_stores(16 * vector, lanes, wq, ow, &planned[vector]);
+  }
   for (int64_t o = 0; o < image.out_channels; ++o) {
     if (o % multiplier == 0) {
       // fill_plane, with the vector widening (a lambda would not carry this function's target).
@@ -254,10 +261,15 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
         accumulate_taps<1>(base, offsets, tap_pairs, taps, bias, acc);
       }
       for (int v = 0; v < 4 && 16 * v < left; ++v) {
-        const int64_t lanes = left - 16 * v < 16 ? left - 16 * v : 16;
-        avx512::GridStores stores;
-        avx512::plan_grid_stores(q0 + 16 * v, lanes, wq, ow, &stores);
-        avx512::store_grid(y, avx512::requantize16(acc[v], m, requantizer), stores);
+        const int64_t vector = q0 / 16 + v;
+        const __m128i q = avx512::requantize16(acc[v], m, requantizer);
+        if (vector < kPlannedVectors) {
+          avx512::store_grid(y, q, planned[vector]);
+        } else {
+          avx512::GridStores stores;
+          avx512::plan_grid_stores(16 * vector, left - 16 * v < 16 ? left - 16 * v : 16, wq, ow, &stores);
+          avx512::store_grid(y, q, stores);
+        }
       }
     }
   }
