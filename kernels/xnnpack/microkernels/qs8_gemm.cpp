@@ -15,10 +15,9 @@
 namespace sb::xnnpack_nodes::qs8 {
 namespace {
 
-inline int32_t step_dot(const uint8_t* x, const int8_t* w) {
-  return static_cast<int32_t>(x[0]) * w[0] + static_cast<int32_t>(x[1]) * w[1] + static_cast<int32_t>(x[2]) * w[2] +
-         static_cast<int32_t>(x[3]) * w[3];
-}
+// The portable kernels' tile: accumulators a compiler keeps in vector registers (int32 sums wrap,
+// here unsigned, as the vector kernels' adds do), their inner loops running over the tile's lanes.
+constexpr int64_t kPortableTile = 32;
 
 }  // namespace
 
@@ -26,15 +25,31 @@ void positions_scalar(const uint8_t* x, const int32_t* step_offsets, int64_t ste
                       const int8_t* filter, int64_t rows, const int32_t* bias, const Requantized& y) {
   for (int64_t r = 0; r < rows; ++r) {
     int8_t* out = y.out + r * y.channel_stride;
-    for (int64_t q = 0; q < positions; ++q) {
-      const int64_t oy = q / y.grid_width, ox = q - oy * y.grid_width;
-      if (ox >= y.out_width) continue;
-      uint32_t acc = static_cast<uint32_t>(bias[r]);  // wrapping, as the vector kernels' adds
+    for (int64_t q0 = 0; q0 < positions; q0 += kPortableTile) {
+      // The whole tile, positions past the last included: the packed activations hold them.
+      uint32_t acc[kPortableTile];
+      for (int64_t l = 0; l < kPortableTile; ++l) acc[l] = static_cast<uint32_t>(bias[r]);
       for (int64_t s = 0; s < steps; ++s) {
-        acc += static_cast<uint32_t>(
-            step_dot(x + step_offsets[s] + q * kStepDepth, filter + (s * kChannelBlock + r) * kStepDepth));
+        const uint8_t* xs = x + step_offsets[s] + q0 * kStepDepth;
+        const int8_t* w = filter + (s * kChannelBlock + r) * kStepDepth;
+        const uint32_t w0 = static_cast<uint32_t>(w[0]), w1 = static_cast<uint32_t>(w[1]);
+        const uint32_t w2 = static_cast<uint32_t>(w[2]), w3 = static_cast<uint32_t>(w[3]);
+        // Each position's 4 bytes as one word (whole-word loads vectorise where byte gathers do not).
+        uint32_t words[kPortableTile];
+        memcpy(words, xs, sizeof words);
+        for (int64_t l = 0; l < kPortableTile; ++l) {
+          const uint32_t v = words[l];
+          acc[l] += (v & 0xFF) * w0 + (v >> 8 & 0xFF) * w1 + (v >> 16 & 0xFF) * w2 + (v >> 24) * w3;
+        }
       }
-      out[oy * y.out_width + ox] = requantize(static_cast<int32_t>(acc), y.multipliers[r], y.zero_point, y.qmin, y.qmax);
+      const int64_t count = positions - q0 < kPortableTile ? positions - q0 : kPortableTile;
+      for (int64_t l = 0; l < count; ++l) {
+        const int64_t q = q0 + l, oy = q / y.grid_width, ox = q - oy * y.grid_width;
+        if (ox < y.out_width) {
+          out[oy * y.out_width + ox] =
+              requantize(static_cast<int32_t>(acc[l]), y.multipliers[r], y.zero_point, y.qmin, y.qmax);
+        }
+      }
     }
   }
 }
@@ -44,15 +59,23 @@ void channels_scalar(const uint8_t* x, int64_t x_position_stride, const int32_t*
                      const Requantized& y) {
   for (int64_t q = 0; q < positions; ++q) {
     const uint8_t* xq = x + q * x_position_stride;
-    for (int64_t c = 0; c < channels; ++c) {
-      const int8_t* block = filter + c / kChannelBlock * steps * kChannelBlock * kStepDepth;
-      const int64_t lane = c % kChannelBlock;
-      uint32_t acc = static_cast<uint32_t>(bias[c]);  // wrapping, as the vector kernels' adds
+    for (int64_t c0 = 0; c0 < channels; c0 += kChannelBlock) {
+      const int8_t* block = filter + c0 * steps * kStepDepth;
+      uint32_t acc[kChannelBlock];  // rows past `channels` are zero filter rows, their sums unused
+      for (int64_t l = 0; l < kChannelBlock; ++l) acc[l] = static_cast<uint32_t>(bias[c0 + l]);
       for (int64_t s = 0; s < steps; ++s) {
-        acc += static_cast<uint32_t>(step_dot(xq + step_offsets[s], block + (s * kChannelBlock + lane) * kStepDepth));
+        const uint8_t* v = xq + step_offsets[s];
+        const int32_t v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+        const int8_t* w = block + s * kChannelBlock * kStepDepth;
+        for (int64_t l = 0; l < kChannelBlock; ++l) {
+          const int8_t* wl = w + l * kStepDepth;
+          acc[l] += static_cast<uint32_t>(v0 * wl[0] + v1 * wl[1] + v2 * wl[2] + v3 * wl[3]);
+        }
       }
-      y.out[q * y.position_stride + c * y.channel_stride] =
-          requantize(static_cast<int32_t>(acc), y.multipliers[c], y.zero_point, y.qmin, y.qmax);
+      for (int64_t l = 0; l < kChannelBlock && c0 + l < channels; ++l) {
+        y.out[q * y.position_stride + (c0 + l) * y.channel_stride] =
+            requantize(static_cast<int32_t>(acc[l]), y.multipliers[c0 + l], y.zero_point, y.qmin, y.qmax);
+      }
     }
   }
 }
