@@ -43,11 +43,15 @@ void positions_scalar(const uint8_t* x, const int32_t* step_offsets, int64_t ste
         }
       }
       const int64_t count = positions - q0 < kPortableTile ? positions - q0 : kPortableTile;
+      int64_t oy = q0 / y.grid_width, ox = q0 - oy * y.grid_width;
       for (int64_t l = 0; l < count; ++l) {
-        const int64_t q = q0 + l, oy = q / y.grid_width, ox = q - oy * y.grid_width;
         if (ox < y.out_width) {
           out[oy * y.out_width + ox] =
               requantize(static_cast<int32_t>(acc[l]), y.multipliers[r], y.zero_point, y.qmin, y.qmax);
+        }
+        if (++ox == y.grid_width) {
+          ox = 0;
+          ++oy;
         }
       }
     }
