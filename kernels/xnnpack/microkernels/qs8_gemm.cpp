@@ -85,6 +85,57 @@ void channels_scalar(const uint8_t* x, int64_t x_position_stride, const int32_t*
 }
 
 #if defined(SB_QS8_X86_VARIANTS)
+// Four filter rows by 8 positions: each step's 8 positions of 4 bytes widened to int16 (vpmovzxbw),
+// times each row's 4 weights as int16 (vpmaddwd): two partial sums per position, added pairwise at
+// the end (vphaddd).
+SB_QS8_AVX2 void positions_avx2(const uint8_t* x, const int32_t* step_offsets, int64_t steps, int64_t positions,
+                                const int8_t* filter, int64_t rows, const int32_t* bias, const Requantized& y) {
+  constexpr int kRows = 4;
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(y.qmin - y.zero_point));
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(y.qmax - y.zero_point));
+  const __m256i zero_point = _mm256_set1_epi32(y.zero_point);
+  for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    for (int64_t q0 = 0; q0 < positions; q0 += 8) {
+      __m256i acc[kRows][2];
+      for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+      const uint8_t* xq = x + q0 * kStepDepth;
+      for (int64_t s = 0; s < steps; ++s) {
+        const uint8_t* xs = xq + step_offsets[s];
+        const __m256i x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xs)));
+        const __m256i x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xs + 16)));
+        const int8_t* ws = filter + (s * kChannelBlock + r0) * kStepDepth;
+        for (int r = 0; r < kRows; ++r) {
+          int32_t word;
+          memcpy(&word, ws + r * kStepDepth, 4);
+          const __m256i w = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(word)));
+          acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x0, w));
+          acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x1, w));
+        }
+      }
+      const int64_t count = positions - q0 < 8 ? positions - q0 : 8;
+      for (int64_t r = 0; r < kRows && r0 + r < rows; ++r) {
+        // Pairwise sums in order p0..p7 (vphaddd works within 128-bit lanes), plus the bias: wrapping.
+        __m256i sums = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[r][0], acc[r][1]), 0xD8);
+        sums = _mm256_add_epi32(sums, _mm256_set1_epi32(bias[r0 + r]));
+        __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(y.multipliers[r0 + r]));
+        v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+        const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), zero_point);
+        alignas(32) int32_t lanes[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), q);
+        int8_t* out = y.out + (r0 + r) * y.channel_stride;
+        int64_t oy = q0 / y.grid_width, ox = q0 - oy * y.grid_width;
+        for (int64_t l = 0; l < count; ++l) {
+          if (ox < y.out_width) out[oy * y.out_width + ox] = static_cast<int8_t>(lanes[l]);
+          if (++ox == y.grid_width) {
+            ox = 0;
+            ++oy;
+          }
+        }
+      }
+    }
+  }
+}
+
 using avx512::broadcast_step;
 using avx512::first_lanes;
 using avx512::requantize16;
