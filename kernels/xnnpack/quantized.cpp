@@ -114,7 +114,9 @@ Error depthwise_conv(Args args) {
 Error fully_connected(Args args) {
   const Tensor& x = *args[0]->as_tensor;
   const Tensor& w = *args[1]->as_tensor;
-  if (args[2]->is_none()) return Error::make(ErrorCode::kInvalidArgument, "xnnpack qs8 fully connected: no folded bias");
+  if (args[2]->is_none()) {
+    return Error::make(ErrorCode::kInvalidArgument, "xnnpack qs8 fully connected: no folded bias");
+  }
   const int32_t* bias = args[2]->as_tensor->data_as<int32_t>();
   const float* multipliers = args[3]->as_tensor->data_as<float>();
   const int32_t out_zp = static_cast<int32_t>(args[5]->as_int);

@@ -86,8 +86,8 @@ void depthwise_scalar(const DepthwiseImage& image, const ConvShape& s, int32_t* 
     int8_t* y = image.out + o * s.oh * s.ow;
     for (int64_t oy = 0; oy < s.oh; ++oy) {
       for (int64_t ox = 0; ox < s.ow; ++ox) {
-        y[oy * s.ow + ox] = requantize(static_cast<int32_t>(acc[oy * wq + ox]), image.multipliers[o], image.output_zero_point, image.qmin,
-                                       image.qmax);
+        const int32_t sum = static_cast<int32_t>(acc[oy * wq + ox]);
+        y[oy * s.ow + ox] = requantize(sum, image.multipliers[o], image.output_zero_point, image.qmin, image.qmax);
       }
     }
   }
@@ -100,8 +100,9 @@ using avx512::first_lanes;
 
 // Phase columns [first, last) of one input row, widened to int32 minus the zero point, 16 at a time;
 // the stride-2 phases keep the even int16 of a widened run of 32 bytes.
-SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void widen_row(const int8_t* src, int64_t sw, int64_t origin, int64_t first, int64_t last,
-                                 int32_t zp, int32_t* dst) {
+SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void widen_row(const int8_t* src, int64_t sw, int64_t origin,
+                                                                       int64_t first, int64_t last, int32_t zp,
+                                                                       int32_t* dst) {
   const __m512i zero_point = _mm512_set1_epi32(zp);
   if (sw == 1) {
     for (int64_t j = first; j < last; j += 16) {
@@ -114,7 +115,8 @@ SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void widen_row(const int
       const int64_t n = last - j;
       // Bytes 2j + origin .. 2(j + n - 1) + origin: never past the row's last column read.
       const __mmask32 bytes = n >= 16 ? 0x7FFFFFFFu : static_cast<__mmask32>((1u << (2 * n - 1)) - 1u);
-      const __m512i pairs = _mm512_maskz_cvtepi8_epi16(~__mmask32{0}, _mm256_maskz_loadu_epi8(bytes, src + 2 * j + origin));
+      const __m256i bytes_in = _mm256_maskz_loadu_epi8(bytes, src + 2 * j + origin);
+      const __m512i pairs = _mm512_maskz_cvtepi8_epi16(~__mmask32{0}, bytes_in);
       const __m512i even = _mm512_maskz_srai_epi32(0xFFFF, _mm512_maskz_slli_epi32(0xFFFF, pairs, 16), 16);
       _mm512_mask_storeu_epi32(dst + j, first_lanes(n), _mm512_sub_epi32(even, zero_point));
     }
@@ -153,10 +155,10 @@ SB_QS8_AVX512VNNI void depthwise_channels_avx512vnni(const DepthwiseImage& image
           for (int64_t kx = 0; kx < s.kw; ++kx) {
             const int64_t ix = ox * s.sw - s.pw + kx * s.dw;
             if (ix < 0 || ix >= s.w) continue;
-            const __m512i w = _mm512_and_si512(
-                _mm512_maskz_cvtepi8_epi32(live, _mm_maskz_loadu_epi8(live, image.weights + (ky * s.kw + kx) * channels + c0)),
-                low_halves);
-            acc = _mm512_dpwssd_epi32(acc, _mm512_maskz_loadu_epi32(live, transposed + (iy * s.w + ix) * channels + c0), w);
+            const __m128i tap = _mm_maskz_loadu_epi8(live, image.weights + (ky * s.kw + kx) * channels + c0);
+            const __m512i w = _mm512_and_si512(_mm512_maskz_cvtepi8_epi32(live, tap), low_halves);
+            const __m512i v = _mm512_maskz_loadu_epi32(live, transposed + (iy * s.w + ix) * channels + c0);
+            acc = _mm512_dpwssd_epi32(acc, v, w);
           }
         }
         const __m512 m = _mm512_maskz_loadu_ps(live, image.multipliers + c0);

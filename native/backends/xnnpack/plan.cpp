@@ -925,10 +925,8 @@ class Compiler {
       qs8::ConvShape shape{};
       if (!(err = int8_conv_shape(n, node, in_per_group, &shape)).ok()) return err;
       if (depthwise) {
-        // The micro-kernel's int32 words: tap offsets, one phase-split plane, the output grid.
-        if (!(err = scratch(sat_mul(static_cast<uint64_t>(qs8::depthwise_scratch_words(shape, out_channels)), 4), &work)).ok()) {
-          return err;
-        }
+        const int64_t words = qs8::depthwise_scratch_words(shape, out_channels);
+        if (!(err = scratch(sat_mul(static_cast<uint64_t>(words), 4), &work)).ok()) return err;
       } else {
         const int64_t per_group = out_channels / groups;
         if (!(err = int8_gemm_filter(n, node, weight, groups, per_group, in_per_group, taps, q.zi, &bias_value)).ok() ||
