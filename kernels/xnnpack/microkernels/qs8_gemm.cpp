@@ -241,6 +241,37 @@ SB_QS8_AVX512VNNI void interleave_row_avx512(const int8_t* const* lanes, int64_t
     interleave_row_scalar(lanes, origin, sw, first, last, image);
     return;
   }
+  if (sw == 1) {
+    // 64 positions at a time: bytes then words interleaved within 128-bit lanes, then the lanes
+    // transposed (vshufi32x4) so each 64-byte store holds 16 consecutive positions.
+    const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+    const __mmask16 all = 0xFFFF;  // (zero-masking forms: GCC 12 warns of the unmasked ones)
+    for (int64_t j = first; j < last; j += 64) {
+      const int64_t n = last - j;
+      const __mmask64 in = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+      __m512i r[4];
+      for (int l = 0; l < 4; ++l) {
+        r[l] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(in, lanes[l] + j + origin), flip);
+      }
+      const __m512i lo01 = _mm512_unpacklo_epi8(r[0], r[1]), hi01 = _mm512_unpackhi_epi8(r[0], r[1]);
+      const __m512i lo23 = _mm512_unpacklo_epi8(r[2], r[3]), hi23 = _mm512_unpackhi_epi8(r[2], r[3]);
+      const __m512i b0 = _mm512_unpacklo_epi16(lo01, lo23), b1 = _mm512_unpackhi_epi16(lo01, lo23);
+      const __m512i b2 = _mm512_unpacklo_epi16(hi01, hi23), b3 = _mm512_unpackhi_epi16(hi01, hi23);
+      const __m512i t0 = _mm512_maskz_shuffle_i32x4(all, b0, b1, 0x44);
+      const __m512i t1 = _mm512_maskz_shuffle_i32x4(all, b2, b3, 0x44);
+      const __m512i t2 = _mm512_maskz_shuffle_i32x4(all, b0, b1, 0xEE);
+      const __m512i t3 = _mm512_maskz_shuffle_i32x4(all, b2, b3, 0xEE);
+      const __m512i out[4] = {
+          _mm512_maskz_shuffle_i32x4(all, t0, t1, 0x88), _mm512_maskz_shuffle_i32x4(all, t0, t1, 0xDD),
+          _mm512_maskz_shuffle_i32x4(all, t2, t3, 0x88), _mm512_maskz_shuffle_i32x4(all, t2, t3, 0xDD)};
+      for (int k = 0; k < 4 && 16 * k < n; ++k) {
+        const int64_t bytes = (n - 16 * k) * 4;
+        const __mmask64 written = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+        _mm512_mask_storeu_epi8(image + 4 * (j + 16 * k), written, out[k]);
+      }
+    }
+    return;
+  }
   const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
   for (int64_t j = first; j < last; j += 16) {
     const int64_t n = last - j < 16 ? last - j : 16;
@@ -272,6 +303,21 @@ void pack_image(const int8_t* x, const ConvShape& s, int32_t zero_point, int8_t*
   const InterleaveRowKernel interleave_row = micro_kernels().interleave_row;
   const uint8_t pad = static_cast<uint8_t>(zero_point ^ 0x80);
   const int64_t hq = s.phase_h(), wq = s.phase_w(), quads = round_up(s.channels, kStepDepth) / kStepDepth;
+  if (s.sh == 1 && s.sw == 1 && s.ph == 0 && s.pw == 0) {
+    // No padding and one phase (a 1x1 convolution's): each plane is one run of positions. Channels
+    // past the last (zero filter rows) read the quad's first plane.
+    const int64_t plane = s.h * s.w;
+    for (int64_t quad = 0; quad < quads; ++quad, image += plane * kStepDepth) {
+      const int8_t* lanes[kStepDepth];
+      for (int64_t l = 0; l < kStepDepth; ++l) {
+        const int64_t c = quad * kStepDepth + l;
+        lanes[l] = x + (c < s.channels ? c : quad * kStepDepth) * plane;
+      }
+      interleave_row(lanes, 0, 1, 0, plane, image);
+    }
+    memset(image, pad, static_cast<size_t>((wq + kPositionTile) * kStepDepth));
+    return;
+  }
   for (int64_t quad = 0; quad < quads; ++quad) {
     for (int64_t pr = 0; pr < s.sh; ++pr) {
       for (int64_t pc = 0; pc < s.sw; ++pc) {
