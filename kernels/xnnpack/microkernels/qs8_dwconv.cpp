@@ -158,7 +158,7 @@ SB_QS8_AVX512VNNI void depthwise_channels_avx512vnni(const DepthwiseImage& image
             const __m128i tap = _mm_maskz_loadu_epi8(live, image.weights + (ky * s.kw + kx) * channels + c0);
             const __m512i w = _mm512_and_si512(_mm512_maskz_cvtepi8_epi32(live, tap), low_halves);
             const __m512i v = _mm512_maskz_loadu_epi32(live, transposed + (iy * s.w + ix) * channels + c0);
-            acc = _mm512_dpwssd_epi32(acc, v, w);
+            acc = avx512::dpwssd(acc, v, w);
           }
         }
         const __m512 m = _mm512_maskz_loadu_ps(live, image.multipliers + c0);
@@ -193,14 +193,14 @@ SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void accumulate_taps(con
     const int32_t* s1 = base + offsets[t + 1];
     const __m512i w0 = _mm512_set1_epi32(tap_pairs[t]), w1 = _mm512_set1_epi32(tap_pairs[t + 1]);
     for (int v = 0; v < kVectors; ++v) {
-      even[v] = _mm512_dpwssd_epi32(even[v], _mm512_loadu_si512(s0 + 16 * v), w0);
-      odd[v] = _mm512_dpwssd_epi32(odd[v], _mm512_loadu_si512(s1 + 16 * v), w1);
+      even[v] = avx512::dpwssd(even[v], _mm512_loadu_si512(s0 + 16 * v), w0);
+      odd[v] = avx512::dpwssd(odd[v], _mm512_loadu_si512(s1 + 16 * v), w1);
     }
   }
   if (t < taps) {
     const int32_t* s0 = base + offsets[t];
     const __m512i w0 = _mm512_set1_epi32(tap_pairs[t]);
-    for (int v = 0; v < kVectors; ++v) even[v] = _mm512_dpwssd_epi32(even[v], _mm512_loadu_si512(s0 + 16 * v), w0);
+    for (int v = 0; v < kVectors; ++v) even[v] = avx512::dpwssd(even[v], _mm512_loadu_si512(s0 + 16 * v), w0);
   }
   for (int v = 0; v < kVectors; ++v) acc[v] = _mm512_add_epi32(even[v], odd[v]);
 }

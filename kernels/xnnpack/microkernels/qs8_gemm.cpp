@@ -160,8 +160,8 @@ SB_QS8_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* ste
         const int8_t* ws = half + s * kChannelBlock * kStepDepth;
         for (int r = 0; r < kRows; ++r) {
           const __m512i w = broadcast_step(ws + r * kStepDepth);
-          acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], x0, w);
-          acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x1, w);
+          acc[r][0] = avx512::dpbusd(acc[r][0], x0, w);
+          acc[r][1] = avx512::dpbusd(acc[r][1], x1, w);
         }
       }
       avx512::GridStores stores[2];
@@ -170,10 +170,14 @@ SB_QS8_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* ste
         const int64_t left = positions - q0 - 16 * t;
         avx512::plan_grid_stores(q0 + 16 * t, left < 16 ? left : 16, y.grid_width, y.out_width, &stores[t]);
       }
-      for (int64_t r = 0; r < live_rows; ++r) {
+      // Constant bounds, conditions inside: the accumulators stay in registers (an index bounded at run
+      // time would keep them in memory).
+      for (int r = 0; r < kRows; ++r) {
+        if (r >= live_rows) break;
         const __m512 m = _mm512_set1_ps(y.multipliers[r0 + r]);
         int8_t* out = y.out + (r0 + r) * y.channel_stride;
-        for (int t = 0; t < halves; ++t) avx512::store_grid(out, requantize16(acc[r][t], m, requantizer), stores[t]);
+        avx512::store_grid(out, requantize16(acc[r][0], m, requantizer), stores[0]);
+        if (halves == 2) avx512::store_grid(out, requantize16(acc[r][1], m, requantizer), stores[1]);
       }
     }
   }
@@ -192,13 +196,13 @@ SB_QS8_AVX512VNNI void channels_avx512vnni(const uint8_t* x, int64_t x_position_
       __m512i a0 = _mm512_loadu_si512(bias + c0), a1 = _mm512_setzero_si512(), a2 = a1, a3 = a1;
       int64_t s = 0;
       for (; s + 4 <= steps; s += 4) {
-        a0 = _mm512_dpbusd_epi32(a0, broadcast_step(xq + step_offsets[s]), _mm512_loadu_si512(w + s * 64));
-        a1 = _mm512_dpbusd_epi32(a1, broadcast_step(xq + step_offsets[s + 1]), _mm512_loadu_si512(w + s * 64 + 64));
-        a2 = _mm512_dpbusd_epi32(a2, broadcast_step(xq + step_offsets[s + 2]), _mm512_loadu_si512(w + s * 64 + 128));
-        a3 = _mm512_dpbusd_epi32(a3, broadcast_step(xq + step_offsets[s + 3]), _mm512_loadu_si512(w + s * 64 + 192));
+        a0 = avx512::dpbusd(a0, broadcast_step(xq + step_offsets[s]), _mm512_loadu_si512(w + s * 64));
+        a1 = avx512::dpbusd(a1, broadcast_step(xq + step_offsets[s + 1]), _mm512_loadu_si512(w + s * 64 + 64));
+        a2 = avx512::dpbusd(a2, broadcast_step(xq + step_offsets[s + 2]), _mm512_loadu_si512(w + s * 64 + 128));
+        a3 = avx512::dpbusd(a3, broadcast_step(xq + step_offsets[s + 3]), _mm512_loadu_si512(w + s * 64 + 192));
       }
       for (; s < steps; ++s) {
-        a0 = _mm512_dpbusd_epi32(a0, broadcast_step(xq + step_offsets[s]), _mm512_loadu_si512(w + s * 64));
+        a0 = avx512::dpbusd(a0, broadcast_step(xq + step_offsets[s]), _mm512_loadu_si512(w + s * 64));
       }
       const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
       const int64_t live = channels - c0 < kChannelBlock ? channels - c0 : kChannelBlock;
