@@ -147,28 +147,42 @@ SB_QS8_AVX512VNNI void positions_avx512vnni(const uint8_t* x, const int32_t* ste
                                         const Requantized& y) {
   constexpr int kRows = 8;
   const avx512::Requantizer requantizer = avx512::requantizer(y.zero_point, y.qmin, y.qmax);
+  // Output rows a whole number of vectors wide are computed vector by vector within the rows, the
+  // grid's extra columns skipped; other grids run whole, the extra columns dropped at the stores.
+  const int64_t vectors_per_row = y.out_width / 16;
+  const bool by_rows = y.grid_width != y.out_width && y.out_width % 16 == 0;
+  const int64_t vectors = by_rows ? positions / y.grid_width * vectors_per_row : (positions + 15) / 16;
   for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
     const int8_t* half = filter + r0 * kStepDepth;
     const int64_t live_rows = rows - r0 < kRows ? rows - r0 : kRows;
-    for (int64_t q0 = 0; q0 < positions; q0 += kPositionTile) {
+    for (int64_t v0 = 0; v0 < vectors; v0 += 2) {
+      const int halves = v0 + 1 < vectors ? 2 : 1;
+      int64_t grid_at[2];  // each vector's first grid position
+      avx512::GridStores stores[2];
+      for (int t = 0; t < 2; ++t) {
+        const int64_t v = t < halves ? v0 + t : v0;  // a lone last vector is computed twice, stored once
+        if (by_rows) {
+          const int64_t oy = v / vectors_per_row, ox = v % vectors_per_row * 16;
+          grid_at[t] = oy * y.grid_width + ox;
+          avx512::plan_grid_stores(oy * y.out_width + ox, 16, y.out_width, y.out_width, &stores[t]);
+        } else {
+          grid_at[t] = 16 * v;
+          const int64_t left = positions - 16 * v;
+          avx512::plan_grid_stores(16 * v, left < 16 ? left : 16, y.grid_width, y.out_width, &stores[t]);
+        }
+      }
       __m512i acc[kRows][2];
       for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm512_set1_epi32(bias[r0 + r]);
-      const uint8_t* xq = x + q0 * kStepDepth;
+      const uint8_t* xa = x + grid_at[0] * kStepDepth;
+      const uint8_t* xb = x + grid_at[1] * kStepDepth;
       for (int64_t s = 0; s < steps; ++s) {
-        const uint8_t* xs = xq + step_offsets[s];
-        const __m512i x0 = _mm512_loadu_si512(xs), x1 = _mm512_loadu_si512(xs + 64);
+        const __m512i x0 = _mm512_loadu_si512(xa + step_offsets[s]), x1 = _mm512_loadu_si512(xb + step_offsets[s]);
         const int8_t* ws = half + s * kChannelBlock * kStepDepth;
         for (int r = 0; r < kRows; ++r) {
           const __m512i w = broadcast_step(ws + r * kStepDepth);
           acc[r][0] = avx512::dpbusd(acc[r][0], x0, w);
           acc[r][1] = avx512::dpbusd(acc[r][1], x1, w);
         }
-      }
-      avx512::GridStores stores[2];
-      const int halves = positions - q0 > 16 ? 2 : 1;
-      for (int t = 0; t < halves; ++t) {
-        const int64_t left = positions - q0 - 16 * t;
-        avx512::plan_grid_stores(q0 + 16 * t, left < 16 ? left : 16, y.grid_width, y.out_width, &stores[t]);
       }
       // Constant bounds, conditions inside: the accumulators stay in registers (an index bounded at run
       // time would keep them in memory).
