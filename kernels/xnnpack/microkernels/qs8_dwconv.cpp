@@ -175,10 +175,10 @@ SB_QS8_AVX512VNNI void depthwise_channels_avx512vnni(const DepthwiseImage& image
   }
 }
 
-// acc[v] = bias + the taps over grid positions 16v .. 16v + 15 from base, v < kVectors. Each vector
+// acc[v] = bias + the taps over the 16 grid positions from base + v * stride, v < kVectors. Each vector
 // keeps two partial sums (even and odd taps) so that twice as many vpdpwssd are in flight.
 template <int kVectors>
-SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void accumulate_taps(const int32_t* base,
+SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void accumulate_taps(const int32_t* base, int64_t stride,
                                                                              const int32_t* offsets,
                                                                              const int32_t* tap_pairs, int64_t taps,
                                                                              __m512i bias, __m512i* acc) {
@@ -193,14 +193,14 @@ SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void accumulate_taps(con
     const int32_t* s1 = base + offsets[t + 1];
     const __m512i w0 = _mm512_set1_epi32(tap_pairs[t]), w1 = _mm512_set1_epi32(tap_pairs[t + 1]);
     for (int v = 0; v < kVectors; ++v) {
-      even[v] = avx512::dpwssd(even[v], _mm512_loadu_si512(s0 + 16 * v), w0);
-      odd[v] = avx512::dpwssd(odd[v], _mm512_loadu_si512(s1 + 16 * v), w1);
+      even[v] = avx512::dpwssd(even[v], _mm512_loadu_si512(s0 + v * stride), w0);
+      odd[v] = avx512::dpwssd(odd[v], _mm512_loadu_si512(s1 + v * stride), w1);
     }
   }
   if (t < taps) {
     const int32_t* s0 = base + offsets[t];
     const __m512i w0 = _mm512_set1_epi32(tap_pairs[t]);
-    for (int v = 0; v < kVectors; ++v) even[v] = avx512::dpwssd(even[v], _mm512_loadu_si512(s0 + 16 * v), w0);
+    for (int v = 0; v < kVectors; ++v) even[v] = avx512::dpwssd(even[v], _mm512_loadu_si512(s0 + v * stride), w0);
   }
   for (int v = 0; v < kVectors; ++v) acc[v] = _mm512_add_epi32(even[v], odd[v]);
 }
@@ -251,16 +251,35 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
     const __m512 m = _mm512_set1_ps(image.multipliers[o]);
     const __m512i bias = _mm512_set1_epi32(image.bias != nullptr ? image.bias[o] : 0);
     for (int64_t t = 0; t < taps; ++t) tap_pairs[t] = image.weights[t * image.out_channels + o] & 0xFFFF;
+    if (ow == 16 && wq != ow) {
+      // Output rows of one vector: four rows at a time, the grid's extra columns skipped.
+      for (int64_t oy = 0; oy < oh; oy += 4) {
+        const int64_t left = oh - oy;
+        __m512i acc[4] = {};
+        const int32_t* base = plane + oy * wq;
+        if (left >= 4) {
+          accumulate_taps<4>(base, wq, offsets, tap_pairs, taps, bias, acc);
+        } else if (left >= 2) {
+          accumulate_taps<2>(base, wq, offsets, tap_pairs, taps, bias, acc);
+        } else {
+          accumulate_taps<1>(base, wq, offsets, tap_pairs, taps, bias, acc);
+        }
+        for (int v = 0; v < 4 && v < left; ++v) {
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(y + (oy + v) * 16), avx512::requantize16(acc[v], m, requantizer));
+        }
+      }
+      continue;
+    }
     for (int64_t q0 = 0; q0 < grid; q0 += 64) {
       const int64_t left = grid - q0;
-      __m512i acc[4];
+      __m512i acc[4] = {};
       const int32_t* base = plane + q0;
       if (left > 32) {
-        accumulate_taps<4>(base, offsets, tap_pairs, taps, bias, acc);
+        accumulate_taps<4>(base, 16, offsets, tap_pairs, taps, bias, acc);
       } else if (left > 16) {
-        accumulate_taps<2>(base, offsets, tap_pairs, taps, bias, acc);
+        accumulate_taps<2>(base, 16, offsets, tap_pairs, taps, bias, acc);
       } else {
-        accumulate_taps<1>(base, offsets, tap_pairs, taps, bias, acc);
+        accumulate_taps<1>(base, 16, offsets, tap_pairs, taps, bias, acc);
       }
       for (int v = 0; v < 4 && 16 * v < left; ++v) {
         const int64_t vector = q0 / 16 + v;
