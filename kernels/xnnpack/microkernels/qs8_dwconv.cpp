@@ -98,8 +98,8 @@ namespace {
 
 using avx512::first_lanes;
 
-// Phase columns [first, last) of one input row, widened to int32 minus the zero point, 16 at a time;
-// the stride-2 phases keep the even int16 of a widened run of 32 bytes.
+// Phase columns [first, last) of one input row, widened to int32 minus the zero point, 16 at a time
+// for stride 1 (stride 2 goes through split_rows_by_column_parity).
 SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void widen_row(const int8_t* src, int64_t sw, int64_t origin,
                                                                        int64_t first, int64_t last, int32_t zp,
                                                                        int32_t* dst) {
@@ -109,16 +109,6 @@ SB_QS8_AVX512VNNI __attribute__((always_inline)) inline void widen_row(const int
       const __mmask16 m = first_lanes(last - j);
       const __m512i v = _mm512_maskz_cvtepi8_epi32(m, _mm_maskz_loadu_epi8(m, src + j + origin));
       _mm512_mask_storeu_epi32(dst + j, m, _mm512_sub_epi32(v, zero_point));
-    }
-  } else if (sw == 2) {
-    for (int64_t j = first; j < last; j += 16) {
-      const int64_t n = last - j;
-      // Bytes 2j + origin .. 2(j + n - 1) + origin: never past the row's last column read.
-      const __mmask32 bytes = n >= 16 ? 0x7FFFFFFFu : static_cast<__mmask32>((1u << (2 * n - 1)) - 1u);
-      const __m256i bytes_in = _mm256_maskz_loadu_epi8(bytes, src + 2 * j + origin);
-      const __m512i pairs = _mm512_maskz_cvtepi8_epi16(~__mmask32{0}, bytes_in);
-      const __m512i even = _mm512_maskz_srai_epi32(0xFFFF, _mm512_maskz_slli_epi32(0xFFFF, pairs, 16), 16);
-      _mm512_mask_storeu_epi32(dst + j, first_lanes(n), _mm512_sub_epi32(even, zero_point));
     }
   } else {
     for (int64_t j = first; j < last; ++j) dst[j] = src[j * sw + origin] - zp;
@@ -171,6 +161,35 @@ SB_QS8_AVX512VNNI void depthwise_channels_avx512vnni(const DepthwiseImage& image
           for (int64_t c = 0; c < 16 && c0 + c < channels; ++c) y[c * n] = lanes[c];
         }
       }
+    }
+  }
+}
+
+// The phase-split plane of a stride-2 (in columns) depthwise input: each input row read once, 32
+// bytes at a time as int16 pairs (even column, odd column), the even columns to one column phase and
+// the odd ones to the other (the padding's parity decides which, and where they start).
+SB_QS8_AVX512VNNI void split_rows_by_column_parity(const int8_t* x_plane, const ConvShape& s, int32_t zp,
+                                                   int32_t* plane) {
+  const int64_t wq = s.phase_w(), phase_plane = s.phase_plane();
+  const __m512i zero_point = _mm512_set1_epi32(zp);
+  const __mmask16 all = 0xFFFF;
+  // Input column c sits in column phase (c + pw) % 2, at phase column (c + pw) / 2.
+  const int64_t even_phase = s.pw % 2, odd_phase = (s.pw + 1) % 2;
+  const int64_t even_at = s.pw / 2, odd_at = (s.pw + 1) / 2;
+  for (int64_t row = 0; row < s.h; ++row) {
+    const int64_t padded = row + s.ph, pr = padded % s.sh, i = padded / s.sh;
+    int32_t* even_dst = plane + (pr * 2 + even_phase) * phase_plane + i * wq + even_at;
+    int32_t* odd_dst = plane + (pr * 2 + odd_phase) * phase_plane + i * wq + odd_at;
+    const int8_t* src = x_plane + row * s.w;
+    for (int64_t c = 0; c < s.w; c += 32) {
+      const int64_t n = s.w - c;  // columns left
+      const __mmask32 bytes = n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+      const __m512i pairs = _mm512_maskz_cvtepi8_epi16(~__mmask32{0}, _mm256_maskz_loadu_epi8(bytes, src + c));
+      const __m512i even = _mm512_maskz_srai_epi32(all, _mm512_maskz_slli_epi32(all, pairs, 16), 16);
+      const __m512i odd = _mm512_maskz_srai_epi32(all, pairs, 16);
+      const int64_t evens = (n + 1) / 2, odds = n / 2;  // of the columns left
+      _mm512_mask_storeu_epi32(even_dst + c / 2, first_lanes(evens), _mm512_sub_epi32(even, zero_point));
+      if (odds > 0) _mm512_mask_storeu_epi32(odd_dst + c / 2, first_lanes(odds), _mm512_sub_epi32(odd, zero_point));
     }
   }
 }
@@ -234,14 +253,18 @@ SB_QS8_AVX512VNNI void depthwise_avx512vnni(const DepthwiseImage& image, const C
     if (o % multiplier == 0) {
       // fill_plane, with the vector widening (a lambda would not carry this function's target).
       const int8_t* x_plane = image.x + o / multiplier * s.h * s.w;
-      int32_t* dst = plane;
-      for (int64_t pr = 0; pr < s.sh; ++pr) {
-        for (int64_t pc = 0; pc < s.sw; ++pc) {
-          int64_t first = 0, last = 0;
-          inside_columns(s, pc, &first, &last);
-          for (int64_t i = 0; i < hq; ++i, dst += wq) {
-            const int64_t row = i * s.sh + pr - s.ph;
-            if (row >= 0 && row < s.h) widen_row(x_plane + row * s.w, s.sw, pc - s.pw, first, last, zx, dst);
+      if (s.sw == 2) {
+        split_rows_by_column_parity(x_plane, s, zx, plane);
+      } else {
+        int32_t* dst = plane;
+        for (int64_t pr = 0; pr < s.sh; ++pr) {
+          for (int64_t pc = 0; pc < s.sw; ++pc) {
+            int64_t first = 0, last = 0;
+            inside_columns(s, pc, &first, &last);
+            for (int64_t i = 0; i < hq; ++i, dst += wq) {
+              const int64_t row = i * s.sh + pr - s.ph;
+              if (row >= 0 && row < s.h) widen_row(x_plane + row * s.w, s.sw, pc - s.pw, first, last, zx, dst);
+            }
           }
         }
       }
