@@ -9,6 +9,7 @@ output. A selective runtime whose yaml lacks a node kind fails at load in one li
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from dataclasses import replace
@@ -79,6 +80,28 @@ def test_int8_programs_match_within_one_step(name: str, runner: Path, tmp_path: 
         got = np.load(tmp_path / f"output{i}.npy")
         assert got.shape == want.shape
         assert np.abs(got.astype(np.float64) - want).max() <= step * 1.001, name
+
+
+@pytest.mark.parametrize("variant", ["portable", "avx2"])
+@pytest.mark.parametrize("name", STATIC_INT8)
+def test_int8_kernel_variants_give_the_same_bytes(name: str, variant: str, runner: Path, tmp_path: Path) -> None:
+    """The int8 micro-kernels' portable variants (what Arm targets run) and the AVX2 ones give the bytes the
+    CPU's best variants give (SB_XNNPACK_KERNELS caps the choice on x86-64)."""
+    pte, inputs = DELEGATED / f"{name}.pte", numbered(name, "input")
+    outputs = {}
+    for cap in ("", variant):
+        out = tmp_path / (cap or "best")
+        out.mkdir()
+        args = [str(runner), "--model", str(pte), "--output-dir", str(out)]
+        for path in inputs:
+            args += ["--input", str(path)]
+        env = {key: value for key, value in os.environ.items() if key != "SB_XNNPACK_KERNELS"}
+        if cap:
+            env["SB_XNNPACK_KERNELS"] = cap
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr
+        outputs[cap] = [np.load(out / f"output{i}.npy").tobytes() for i in range(len(numbered(name, "expected")))]
+    assert outputs[""] == outputs[variant], name
 
 
 def test_a_yaml_without_a_node_kind_fails_at_load_in_one_line(tmp_path: Path) -> None:

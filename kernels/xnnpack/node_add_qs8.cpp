@@ -13,10 +13,11 @@ Error add_qs8_impl(KernelContext& /*ctx*/, Args args) {
   const int32_t z1 = static_cast<int32_t>(args[4]->as_int), z2 = static_cast<int32_t>(args[5]->as_int);
   const int32_t zo = static_cast<int32_t>(args[6]->as_int), lo = static_cast<int32_t>(args[7]->as_int);
   const int32_t hi = static_cast<int32_t>(args[8]->as_int);
+  const float lo_bound = static_cast<float>(lo - zo), hi_bound = static_cast<float>(hi - zo);
   qs8::broadcast(*args[0]->as_tensor, *args[1]->as_tensor, *args[9]->as_tensor, [&](int8_t a, int8_t b) {
     float v = static_cast<float>(a - z1) * s1 + static_cast<float>(b - z2) * s2;
-    v = v < static_cast<float>(lo - zo) ? static_cast<float>(lo - zo) : v > static_cast<float>(hi - zo) ? static_cast<float>(hi - zo) : v;
-    return static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) + zo);
+    v = v < lo_bound ? lo_bound : v > hi_bound ? hi_bound : v;
+    return static_cast<int8_t>(qs8::round_to_int(v) + zo);
   });
   return Error();
 }

@@ -9,7 +9,7 @@ namespace sb::xnnpack_nodes {
 namespace {
 
 Error depthwise_conv2d_qs8_qc8w_impl(KernelContext& /*ctx*/, Args args) {
-  return qs8::conv(args);
+  return qs8::depthwise_conv(args);
 }
 
 }  // namespace

@@ -1,80 +1,112 @@
-// The qs8 convolution and fully connected kernels, compiled once for every node kind that runs them
-// (quantized.h says what they take).
+// The qs8 convolution, depthwise and fully connected node glue, compiled once for every node kind that
+// runs them (quantized.h says what they take): argument reading, per image and group, then the
+// micro-kernels of microkernels/.
 #include "quantized.h"
+
+#include "xnnpack/microkernels/qs8_config.h"
 
 namespace sb::xnnpack_nodes::qs8 {
 namespace {
 
-constexpr int64_t kBlock = 4;   // output channels sharing each load of the panel
-constexpr int64_t kTile = 64;   // output positions whose accumulators stay in L1
+// The convolution arguments every conv node kind takes (quantized.h), read once.
+struct ConvArgs {
+  const Tensor& x;
+  const Tensor& w;
+  const Value& bias;
+  ConvShape shape;
+  int64_t groups, out_channels;
+  const float* multipliers;
+  int32_t in_zp, out_zp, qmin, qmax;
+  Tensor& y;
+  Tensor& scratch;
+};
 
-// `rows` output channels (weights w, rows of k) over the n positions of a widened panel: int32
-// accumulation tile by tile, then requantization into out (rows planes of n).
-void block(const int8_t* w, const int16_t* col, int64_t k, int64_t n, const int32_t* bias, const float* multipliers,
-           int32_t zero_point, int32_t qmin, int32_t qmax, int8_t* out, int64_t rows) {
-  int32_t acc[kBlock][kTile];
-  for (int64_t j0 = 0; j0 < n; j0 += kTile) {
-    const int64_t len = n - j0 < kTile ? n - j0 : kTile;
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t j = 0; j < len; ++j) acc[r][j] = bias != nullptr ? bias[r] : 0;
-    }
-    for (int64_t t = 0; t < k; ++t) {
-      const int16_t* v = col + t * n + j0;
-      if (rows == kBlock) {
-        const int32_t w0 = w[t], w1 = w[k + t], w2 = w[2 * k + t], w3 = w[3 * k + t];
-        for (int64_t j = 0; j < len; ++j) {
-          const int32_t x = v[j];
-          acc[0][j] += w0 * x;
-          acc[1][j] += w1 * x;
-          acc[2][j] += w2 * x;
-          acc[3][j] += w3 * x;
-        }
-      } else {
-        for (int64_t r = 0; r < rows; ++r) {
-          const int32_t wr = w[r * k + t];
-          for (int64_t j = 0; j < len; ++j) acc[r][j] += wr * v[j];
-        }
-      }
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      int8_t* y = out + r * n + j0;
-      for (int64_t j = 0; j < len; ++j) {
-        y[j] = static_cast<int8_t>(requantize(acc[r][j], multipliers[r], zero_point, qmin, qmax));
-      }
-    }
-  }
+ConvArgs read_conv_args(Args args) {
+  const Tensor& x = *args[0]->as_tensor;
+  const Tensor& w = *args[1]->as_tensor;
+  const int64_t* stride = args[3]->as_int_list.data();
+  const int64_t* padding = args[4]->as_int_list.data();
+  const int64_t* dilation = args[5]->as_int_list.data();
+  Tensor& y = *args[12]->as_tensor;
+  const int64_t groups = args[6]->as_int;
+  const ConvShape shape{x.sizes[1] / groups, x.sizes[2], x.sizes[3], y.sizes[2], y.sizes[3], w.sizes[2], w.sizes[3],
+                        stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]};
+  return ConvArgs{x,
+                  w,
+                  *args[2],
+                  shape,
+                  groups,
+                  y.sizes[1],
+                  args[7]->as_tensor->data_as<float>(),
+                  static_cast<int32_t>(args[8]->as_int),
+                  static_cast<int32_t>(args[9]->as_int),
+                  static_cast<int32_t>(args[10]->as_int),
+                  static_cast<int32_t>(args[11]->as_int),
+                  y,
+                  *args[13]->as_tensor};
 }
 
 }  // namespace
 
 Error conv(Args args) {
-  const Tensor& x = *args[0]->as_tensor;
-  const Tensor& w = *args[1]->as_tensor;
-  const int32_t* bias = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<int32_t>();
-  const int64_t* stride = args[3]->as_int_list.data();
-  const int64_t* padding = args[4]->as_int_list.data();
-  const int64_t* dilation = args[5]->as_int_list.data();
-  const float* multipliers = args[7]->as_tensor->data_as<float>();
-  const int32_t in_zp = static_cast<int32_t>(args[8]->as_int), out_zp = static_cast<int32_t>(args[9]->as_int);
-  const int32_t qmin = static_cast<int32_t>(args[10]->as_int), qmax = static_cast<int32_t>(args[11]->as_int);
-  Tensor& y = *args[12]->as_tensor;
-  const ConvGeometry g{x.sizes[1], x.sizes[2], x.sizes[3], y.sizes[1], y.sizes[2], y.sizes[3], w.sizes[2], w.sizes[3],
-                       stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], args[6]->as_int};
-  const int64_t k = w.sizes[1] * g.kh * g.kw, n = g.oh * g.ow, og = g.oc / g.groups;
-  int16_t* col = args[13]->as_tensor->data_as<int16_t>();
-  const int8_t* weights = w.data_as<int8_t>();
-  for (int64_t b = 0; b < x.sizes[0]; ++b) {
-    const int8_t* image = x.data_as<int8_t>() + b * g.c * g.h * g.w;
-    int8_t* out = y.data_as<int8_t>() + b * g.oc * n;
-    for (int64_t group = 0; group < g.groups; ++group) {
-      im2col(image, g, group, in_zp, col);
-      for (int64_t o = group * og, end = (group + 1) * og; o < end;) {
-        const int64_t rows = end - o >= kBlock ? kBlock : 1;
-        block(weights + o * k, col, k, n, bias != nullptr ? bias + o : nullptr, multipliers + o, out_zp, qmin, qmax,
-              out + o * n, rows);
-        o += rows;
+  const ConvArgs a = read_conv_args(args);
+  if (a.bias.is_none()) return Error::make(ErrorCode::kInvalidArgument, "xnnpack qs8 convolution: no folded bias");
+  const ConvShape& s = a.shape;
+  const int64_t og = a.out_channels / a.groups, n = s.oh * s.ow, steps = s.steps(), wq = s.phase_w();
+  const int64_t grid = s.grid_positions();
+  const int64_t filter_bytes = packed_filter_bytes(og, s.channels, s.kh * s.kw);
+  const int64_t padded_og = round_up(og, kChannelBlock);
+  uint8_t* scratch = a.scratch.data_as<uint8_t>();
+  int32_t* step_offsets = reinterpret_cast<int32_t*>(scratch);
+  uint8_t* image = scratch + steps * 4;
+  int8_t* pad_row = reinterpret_cast<int8_t*>(image + s.image_bytes());
+  conv_step_offsets(s, step_offsets);
+  const MicroKernels& kernels = micro_kernels();
+  const int32_t* bias = a.bias.as_tensor->data_as<int32_t>();
+  for (int64_t b = 0; b < a.x.sizes[0]; ++b) {
+    for (int64_t g = 0; g < a.groups; ++g) {
+      pack_image(a.x.data_as<int8_t>() + (b * a.groups + g) * s.channels * s.h * s.w, s, a.in_zp, pad_row, image);
+      const int8_t* filter = a.w.data_as<int8_t>() + g * filter_bytes;
+      const int32_t* group_bias = bias + g * padded_og;
+      const float* multipliers = a.multipliers + g * og;
+      int8_t* out = a.y.data_as<int8_t>() + (b * a.out_channels + g * og) * n;
+      if (n < kMinPositionsForPositionsKernel) {
+        for (int64_t oy = 0; oy < s.oh; ++oy) {
+          kernels.channels(image + oy * wq * kStepDepth, kStepDepth, step_offsets, steps, s.ow, filter, og, group_bias,
+                           Requantized{out + oy * s.ow, 1, n, multipliers, a.out_zp, a.qmin, a.qmax});
+        }
+        continue;
+      }
+      for (int64_t c0 = 0; c0 < og; c0 += kChannelBlock) {
+        Requantized y{out + c0 * n, 1, n, multipliers + c0, a.out_zp, a.qmin, a.qmax};
+        y.grid_width = wq;  // the grid's columns past ow are dropped
+        y.out_width = s.ow;
+        kernels.positions(image, step_offsets, steps, grid, filter + c0 * steps * kStepDepth,
+                          og - c0 < kChannelBlock ? og - c0 : kChannelBlock, group_bias + c0, y);
       }
     }
+  }
+  return Error();
+}
+
+Error depthwise_conv(Args args) {
+  const ConvArgs a = read_conv_args(args);
+  const ConvShape& s = a.shape;
+  const int64_t in_channels = a.x.sizes[1];
+  const DepthwiseKernel kernel = micro_kernels().depthwise;
+  for (int64_t b = 0; b < a.x.sizes[0]; ++b) {
+    const DepthwiseImage image{a.x.data_as<int8_t>() + b * in_channels * s.h * s.w,
+                               in_channels,
+                               a.out_channels,
+                               a.w.data_as<int8_t>(),
+                               a.bias.is_none() ? nullptr : a.bias.as_tensor->data_as<int32_t>(),
+                               a.multipliers,
+                               a.in_zp,
+                               a.out_zp,
+                               a.qmin,
+                               a.qmax,
+                               a.y.data_as<int8_t>() + b * a.out_channels * s.oh * s.ow};
+    kernel(image, s, a.scratch.data_as<int32_t>());
   }
   return Error();
 }
@@ -82,21 +114,30 @@ Error conv(Args args) {
 Error fully_connected(Args args) {
   const Tensor& x = *args[0]->as_tensor;
   const Tensor& w = *args[1]->as_tensor;
-  const int32_t* bias = args[2]->is_none() ? nullptr : args[2]->as_tensor->data_as<int32_t>();
+  if (args[2]->is_none()) {
+    return Error::make(ErrorCode::kInvalidArgument, "xnnpack qs8 fully connected: no folded bias");
+  }
+  const int32_t* bias = args[2]->as_tensor->data_as<int32_t>();
   const float* multipliers = args[3]->as_tensor->data_as<float>();
-  const int32_t in_zp = static_cast<int32_t>(args[4]->as_int), out_zp = static_cast<int32_t>(args[5]->as_int);
+  const int32_t out_zp = static_cast<int32_t>(args[5]->as_int);
   const int32_t qmin = static_cast<int32_t>(args[6]->as_int), qmax = static_cast<int32_t>(args[7]->as_int);
   Tensor& y = *args[8]->as_tensor;
-  int16_t* row = args[9]->as_tensor->data_as<int16_t>();
-  const int64_t m = x.sizes[0], in = x.sizes[1], o = w.sizes[0];
-  for (int64_t r = 0; r < m; ++r) {
-    const int8_t* xr = x.data_as<int8_t>() + r * in;
-    for (int64_t i = 0; i < in; ++i) row[i] = static_cast<int16_t>(xr[i] - in_zp);
-    int8_t* yr = y.data_as<int8_t>() + r * o;
-    for (int64_t c = 0; c < o; ++c) {
-      const int32_t acc = (bias != nullptr ? bias[c] : 0) + dot(row, w.data_as<int8_t>() + c * in, in);
-      yr[c] = static_cast<int8_t>(requantize(acc, multipliers[c], out_zp, qmin, qmax));
+  const int64_t m = x.sizes[0], in = x.sizes[1], o = y.sizes[1];
+  const int64_t steps = round_up(in, kStepDepth) / kStepDepth, row_bytes = steps * kStepDepth;
+  int32_t* step_offsets = args[9]->as_tensor->data_as<int32_t>();
+  uint8_t* rows = reinterpret_cast<uint8_t*>(step_offsets + steps);
+  for (int64_t s = 0; s < steps; ++s) step_offsets[s] = static_cast<int32_t>(s * kStepDepth);
+  const MicroKernels& kernels = micro_kernels();
+  for (int64_t r0 = 0; r0 < m; r0 += kFullyConnectedRowChunk) {
+    const int64_t count = m - r0 < kFullyConnectedRowChunk ? m - r0 : kFullyConnectedRowChunk;
+    for (int64_t r = 0; r < count; ++r) {
+      const int8_t* xr = x.data_as<int8_t>() + (r0 + r) * in;
+      uint8_t* row = rows + r * row_bytes;
+      for (int64_t i = 0; i < in; ++i) row[i] = static_cast<uint8_t>(xr[i] ^ 0x80);
+      for (int64_t i = in; i < row_bytes; ++i) row[i] = 0;  // times zero weights
     }
+    kernels.channels(rows, row_bytes, step_offsets, steps, count, w.data_as<int8_t>(), o, bias,
+                     Requantized{y.data_as<int8_t>() + r0 * o, o, 1, multipliers, out_zp, qmin, qmax});
   }
   return Error();
 }

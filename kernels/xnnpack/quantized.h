@@ -4,9 +4,9 @@
 // accumulator times one float multiplier, clamped, rounded to nearest even,
 // plus the output zero point).
 //
-// The micro-kernels run on raw pointers: widened int16 operands and int32
-// accumulators, in loops the compiler vectorises (vpmaddwd on x86-64, smlal
-// on aarch64).
+// Convolutions and fully connected layers run the int8 micro-kernels of
+// microkernels/ (u8 x s8 dot products, vectorised requantization); the dynamic
+// fully connected layer still widens to int16 in loops the compiler vectorises.
 #pragma once
 
 #include <cmath>
@@ -14,26 +14,9 @@
 #include <cstring>
 
 #include "sb/kernel.h"
+#include "xnnpack/microkernels/qs8_requantize.h"
 
 namespace sb::xnnpack_nodes::qs8 {
-
-inline int32_t requantize(int32_t acc, float multiplier, int32_t zero_point, int32_t qmin, int32_t qmax) {
-  float v = static_cast<float>(acc) * multiplier;
-  const float lo = static_cast<float>(qmin - zero_point), hi = static_cast<float>(qmax - zero_point);
-  v = v < lo ? lo : v > hi ? hi : v;
-  return static_cast<int32_t>(std::nearbyint(v)) + zero_point;
-}
-
-// acc[j] += sum_k w[k] * col[k * n + j] for j < n: one output channel over n
-// output positions (an im2col panel of k rows).
-inline void dot_rows(const int8_t* w, const int16_t* col, int64_t k, int64_t n, int32_t* acc) {
-  for (int64_t r = 0; r < k; ++r) {
-    const int32_t wk = w[r];
-    if (wk == 0) continue;
-    const int16_t* row = col + r * n;
-    for (int64_t j = 0; j < n; ++j) acc[j] += wk * row[j];
-  }
-}
 
 // sum_i a[i] * b[i]: a widened row (input minus its zero point) by a weight row.
 inline int32_t dot(const int16_t* a, const int8_t* b, int64_t n) {
@@ -42,50 +25,22 @@ inline int32_t dot(const int16_t* a, const int8_t* b, int64_t n) {
   return acc;
 }
 
-// Convolution geometry of one NCHW image.
-struct ConvGeometry {
-  int64_t c, h, w;        // input channels and plane
-  int64_t oc, oh, ow;     // output channels and plane
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw, groups;
-};
-
-// im2col of one group of one image, widened: col[(ic, ky, kx)][(oy, ox)] =
-// x - zero_point, 0 where the tap falls in the padding.
-inline void im2col(const int8_t* x, const ConvGeometry& g, int64_t group, int32_t zero_point, int16_t* col) {
-  const int64_t cg = g.c / g.groups, n = g.oh * g.ow;
-  for (int64_t ic = 0; ic < cg; ++ic) {
-    const int8_t* plane = x + (group * cg + ic) * g.h * g.w;
-    for (int64_t ky = 0; ky < g.kh; ++ky) {
-      for (int64_t kx = 0; kx < g.kw; ++kx, col += n) {
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-          int16_t* dst = col + oy * g.ow;
-          if (iy < 0 || iy >= g.h) {
-            memset(dst, 0, static_cast<size_t>(g.ow) * sizeof(int16_t));
-            continue;
-          }
-          const int8_t* src = plane + iy * g.w;
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-            dst[ox] = ix < 0 || ix >= g.w ? 0 : static_cast<int16_t>(src[ix] - zero_point);
-          }
-        }
-      }
-    }
-  }
-}
-
-// A convolution (depthwise ones too: groups = channels) of int8 NCHW images by
-// int8 OIHW filters, per-channel multipliers. Arguments, as the plan passes them:
-// input, weight, bias (int32 or none), stride, padding, dilation, groups,
-// multipliers (float, one per output channel), input zero point, output zero
-// point, output min, output max, out, scratch (the widened im2col panel of one
-// group, then an int32 row of accumulators). One copy for every conv node kind.
+// A convolution of int8 NCHW images, per-channel multipliers. Arguments, as the plan passes them:
+// input, weight, bias, stride, padding, dilation, groups, multipliers (float, one per output
+// channel), input zero point, output zero point, output min, output max, out, scratch. The weight is
+// packed for the GEMM micro-kernels and the bias holds the input zero point folded in
+// (microkernels/qs8_gemm.h: pack_filter); scratch is conv_scratch_bytes. Every non-depthwise conv
+// node kind runs it.
 Error conv(Args args);
 
-// Rows [M, I] by an int8 [O, I] filter: input, weight, bias (int32 or none),
-// multipliers (one per output), input zero point, output zero point, output
-// min, output max, out [M, O], scratch (one widened row).
+// The same arguments for a depthwise convolution (groups = input channels, each giving
+// out_channels / groups outputs): the weight OIHW [O, 1, kh, kw], the bias as the node has it (int32
+// or none), scratch of depthwise_scratch_words int32 (microkernels/qs8_dwconv.h).
+Error depthwise_conv(Args args);
+
+// Rows [M, I] by an int8 filter packed as one group of a 1x1 convolution (O outputs, I inputs; bias
+// folded likewise): input, weight, bias, multipliers (one per output), input zero point, output zero
+// point, output min, output max, out [M, O], scratch (fully_connected_scratch_bytes).
 Error fully_connected(Args args);
 
 // Dynamically quantized rows [M, K] (each with its scale and zero point, row_params [M, 2] from

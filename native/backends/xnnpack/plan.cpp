@@ -9,8 +9,12 @@
 
 #include "sb/checked.h"
 #include "sb/registry.h"
+#include "xnnpack/microkernels/qs8_dwconv.h"
+#include "xnnpack/microkernels/qs8_gemm.h"
 
 namespace sb::xnnpack {
+
+namespace qs8 = xnnpack_nodes::qs8;
 namespace {
 
 // NHWC dims [N, H, W, C] as stored NCHW: storage dim k holds XNNPACK dim kChannelsFirst[k].
@@ -624,6 +628,76 @@ class Compiler {
     return Error();
   }
 
+  // An int8 convolution's geometry on one group of an NCHW image, checked against its input and output
+  // (the micro-kernels read by offsets they compute from it) and kept small enough for int32 offsets.
+  Error int8_conv_shape(uint32_t n, const GraphNode& node, int64_t in_per_group, qs8::ConvShape* shape) {
+    const uint32_t* g = node.geometry;  // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups
+    const GraphValue& x = graph_.values[node.inputs[0]];   // NHWC
+    const GraphValue& y = graph_.values[node.outputs[0]];  // NHWC
+    if (x.rank != 4 || y.rank != 4 || g[6] == 0 || g[7] == 0 || g[8] == 0 || g[9] == 0 || g[4] == 0 || g[5] == 0) {
+      return unsupported(n, "an int8 convolution of unexpected rank, stride, dilation or kernel size");
+    }
+    auto extent = [](int64_t size, int64_t pad, int64_t kernel, int64_t stride, int64_t dilation) -> int64_t {
+      const int64_t span = size + 2 * pad - dilation * (kernel - 1);
+      return span < 1 ? 0 : (span - 1) / stride + 1;
+    };
+    // Geometry fields are u32: these products stay far inside int64.
+    const int64_t h = x.dims[1], w = x.dims[2];
+    if (x.dims[3] != in_per_group * static_cast<int64_t>(g[12]) || y.dims[0] != x.dims[0] ||
+        y.dims[1] != extent(h, g[0], g[4], g[6], g[8]) || y.dims[2] != extent(w, g[3], g[5], g[7], g[9]) ||
+        y.dims[1] == 0 || y.dims[2] == 0) {
+      return unsupported(n, "its output's shape does not match its input and geometry");
+    }
+    *shape = qs8::ConvShape{in_per_group, h, w, y.dims[1], y.dims[2], g[4], g[5], g[6], g[7], g[0], g[3], g[8], g[9]};
+    const double bytes = (static_cast<double>(in_per_group) + 4) * static_cast<double>(g[4]) * g[5] *
+                         (static_cast<double>(h) + 2 * g[0] + 1) * (static_cast<double>(w) + 2 * g[3] + 1) * 4;
+    if (bytes > 1e9) return unsupported(n, "an int8 convolution too large for its micro-kernels");
+    return Error();
+  }
+
+  // An int8 convolution's OIHW filter packed for the GEMM micro-kernels (kernels/xnnpack/microkernels/
+  // qs8_gemm.h), and its bias with the input zero point folded in: a new int32 tensor, one block of 16
+  // outputs per started 16 of each group.
+  Error int8_gemm_filter(uint32_t n, const GraphNode& node, Tensor* weight, int64_t groups, int64_t outputs,
+                         int64_t inputs, int64_t taps, int32_t input_zero_point, Value** bias_out) {
+    const uint64_t packed_bytes = sat_mul(static_cast<uint64_t>(groups),
+                                          static_cast<uint64_t>(qs8::packed_filter_bytes(outputs, inputs, taps)));
+    const int64_t padded = qs8::round_up(outputs, qs8::kChannelBlock);
+    const uint64_t bias_words = sat_mul(static_cast<uint64_t>(groups), static_cast<uint64_t>(padded));
+    Result<void*> packed = context_.allocate(packed_bytes, "packed XNNPACK weights");
+    if (!packed.ok()) return packed.error;
+    Result<void*> folded = context_.allocate(sat_mul(bias_words, 4), "folded XNNPACK bias");
+    if (!folded.ok()) return folded.error;
+    int32_t* bias_words_out = static_cast<int32_t*>(folded.value);
+    memset(bias_words_out, 0, static_cast<size_t>(bias_words) * 4);
+    const uint32_t b = node.inputs[2];
+    if (b != kInvalidId) {
+      const GraphValue& value = graph_.values[b];
+      const uint64_t count = static_cast<uint64_t>(groups * outputs);
+      if (value.constant == nullptr || value.constant_bytes < sat_mul(count, 4) ||
+          (value.dtype != Datatype::kInt32 && value.dtype != Datatype::kQint32 && value.dtype != Datatype::kQcint32)) {
+        return unsupported(n, "its bias (value %u) is not constant int32", static_cast<unsigned>(b));
+      }
+      for (uint64_t o = 0; o < count; ++o) {
+        memcpy(bias_words_out + (o / static_cast<uint64_t>(outputs)) * static_cast<uint64_t>(padded) +
+                   o % static_cast<uint64_t>(outputs),
+               value.constant + 4 * o, 4);
+      }
+    }
+    qs8::pack_filter(weight->data_as<int8_t>(), groups, outputs, inputs, taps, input_zero_point,
+                     static_cast<int8_t*>(packed.value), bias_words_out);
+    weight->data = packed.value;
+    Tensor* bias = nullptr;
+    Error err = alloc(&bias, 1);
+    if (!err.ok()) return err;
+    bias->dtype = ScalarType::kInt;
+    bias->dim = 1;
+    bias->sizes[0] = static_cast<int64_t>(bias_words);
+    bias->data = folded.value;
+    *bias_out = tensor_value(bias);
+    return Error();
+  }
+
   // Zeroed scratch memory a kernel works in, as an int16 tensor of `bytes` (rounded up).
   Error scratch(uint64_t bytes, Tensor** out) {
     const uint64_t elements = (bytes + 1) / 2;
@@ -871,8 +945,11 @@ class Compiler {
     }
     Tensor* weight = nullptr;
     const int64_t taps = kh * kw;
+    // An int8 depthwise filter stays as XNNPACK has it, [kh * kw][O]: its kernels read each tap's channels.
+    const bool int8_depthwise = depthwise && is_qs8(node.inputs[0]);
     Error err = depthwise ? pack(node.inputs[1], n, out_channels * taps,
-                                 [&](int64_t i) { return (i % taps) * out_channels + i / taps; }, &weight)
+                                 [&](int64_t i) { return int8_depthwise ? i : (i % taps) * out_channels + i / taps; },
+                                 &weight)
                           : pack(node.inputs[1], n, out_channels * in_per_group * taps,
                                  [&](int64_t i) {
                                    const int64_t o = i / (in_per_group * taps), c = (i / taps) % in_per_group;
@@ -901,11 +978,18 @@ class Compiler {
           !(err = multipliers(node.inputs[1], n, out_channels, depthwise ? 3 : 0, q.si, q.so, &scales)).ok()) {
         return err;
       }
-      // One group's widened im2col panel, then a row of int32 accumulators.
-      const GraphValue& y = graph_.values[node.outputs[0]];  // NHWC
-      const uint64_t plane = static_cast<uint64_t>(y.dims[1] * y.dims[2]);
-      const uint64_t panel = sat_mul(static_cast<uint64_t>(in_per_group * taps), plane);
-      if (!(err = scratch(sat_add(sat_mul(panel + 1, 2), sat_mul(plane, 4)), &work)).ok()) return err;
+      qs8::ConvShape shape{};
+      if (!(err = int8_conv_shape(n, node, in_per_group, &shape)).ok()) return err;
+      if (depthwise) {
+        const int64_t words = qs8::depthwise_scratch_words(shape, out_channels);
+        if (!(err = scratch(sat_mul(static_cast<uint64_t>(words), 4), &work)).ok()) return err;
+      } else {
+        const int64_t per_group = out_channels / groups;
+        if (!(err = int8_gemm_filter(n, node, weight, groups, per_group, in_per_group, taps, q.zi, &bias_value)).ok() ||
+            !(err = scratch(static_cast<uint64_t>(qs8::conv_scratch_bytes(shape)), &work)).ok()) {
+          return err;
+        }
+      }
       Value* args[] = {tensor_value(in),    tensor_value(weight), bias_value,           int_list(stride, 2),
                        int_list(padding, 2), int_list(dilation, 2), int_value(groups),   tensor_value(scales),
                        int_value(q.zi),     int_value(q.zo),      int_value(q.lo),      int_value(q.hi),
@@ -988,9 +1072,11 @@ class Compiler {
     if (int8) {
       Int8Io q;
       Tensor *scales = nullptr, *work = nullptr;
+      if (i > (int64_t{1} << 28)) return unsupported(n, "an int8 fully connected node too wide for its micro-kernels");
       if (!(err = int8_io(n, node, node.inputs[0], node.outputs[0], &q)).ok() ||
           !(err = multipliers(node.inputs[1], n, o, transposed ? 1 : 0, q.si, q.so, &scales)).ok() ||
-          !(err = scratch(sat_mul(static_cast<uint64_t>(i), 2), &work)).ok()) {
+          !(err = int8_gemm_filter(n, node, weight, 1, o, i, 1, q.zi, &bias_value)).ok() ||
+          !(err = scratch(static_cast<uint64_t>(qs8::fully_connected_scratch_bytes(i)), &work)).ok()) {
         return err;
       }
       Value* args[] = {tensor_value(rows), tensor_value(weight), bias_value, tensor_value(scales), int_value(q.zi),
@@ -1193,6 +1279,9 @@ void relayout(const Step& step) {
           const float* s = reinterpret_cast<const float*>(src) + base;
           float* d = reinterpret_cast<float*>(dst);
           for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) d[i3] = s[i3 * stride[3]];
+        } else if (element == 1) {  // int8 images: a byte copy, not a memcpy call per element
+          const uint8_t* s = src + base;
+          for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) dst[i3] = s[i3 * stride[3]];
         } else {
           for (int64_t i3 = 0; i3 < to.sizes[3]; ++i3) {
             memcpy(dst + i3 * static_cast<int64_t>(element),
