@@ -21,6 +21,7 @@ import pytest
 from bot.build import cmake
 from bot.selection import oplist, trace, xnnpack
 from tests import delegated_programs as dp
+from tests.test_optimized import CPUS, SANITIZER_REPORT, sanitized_optimized  # noqa: F401 (a fixture)
 
 DELEGATED = cmake.REPO_ROOT / "models" / "delegated"
 PROGRAMS = sorted(p.stem for p in DELEGATED.glob("*.pte"))
@@ -82,26 +83,45 @@ def test_int8_programs_match_within_one_step(name: str, runner: Path, tmp_path: 
         assert np.abs(got.astype(np.float64) - want).max() <= step * 1.001, name
 
 
-@pytest.mark.parametrize("variant", ["portable", "avx2"])
+@pytest.fixture(scope="module")
+def simd_runner() -> Path:
+    """The all-ops runtime built for speed (x86-64-v3, the benchmarks' cpu): only such a runtime carries the
+    int8 micro-kernels' SIMD variants (a size-first one keeps their portable versions alone)."""
+    return cmake.runner_path(cmake.build(cmake.optimized_all_ops(CPUS[0])))
+
+
+def run_capped(runner: Path, name: str, cap: str, out: Path) -> list[bytes]:
+    """The program's outputs with the int8 micro-kernels capped at `cap` ("" for the CPU's best variant)."""
+    out.mkdir()
+    args = [str(runner), "--model", str(DELEGATED / f"{name}.pte"), "--output-dir", str(out)]
+    for path in numbered(name, "input"):
+        args += ["--input", str(path)]
+    env = {key: value for key, value in os.environ.items() if key != "SB_XNNPACK_KERNELS"}
+    if cap:
+        env["SB_XNNPACK_KERNELS"] = cap
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr
+    return [np.load(out / f"output{i}.npy").tobytes() for i in range(len(numbered(name, "expected")))]
+
+
 @pytest.mark.parametrize("name", STATIC_INT8)
-def test_int8_kernel_variants_give_the_same_bytes(name: str, variant: str, runner: Path, tmp_path: Path) -> None:
-    """The int8 micro-kernels' portable variants (what Arm targets run) and the AVX2 ones give the bytes the
-    CPU's best variants give (SB_XNNPACK_KERNELS caps the choice on x86-64)."""
-    pte, inputs = DELEGATED / f"{name}.pte", numbered(name, "input")
-    outputs = {}
-    for cap in ("", variant):
-        out = tmp_path / (cap or "best")
-        out.mkdir()
-        args = [str(runner), "--model", str(pte), "--output-dir", str(out)]
-        for path in inputs:
-            args += ["--input", str(path)]
-        env = {key: value for key, value in os.environ.items() if key != "SB_XNNPACK_KERNELS"}
-        if cap:
-            env["SB_XNNPACK_KERNELS"] = cap
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
-        assert proc.returncode == 0, proc.stderr
-        outputs[cap] = [np.load(out / f"output{i}.npy").tobytes() for i in range(len(numbered(name, "expected")))]
-    assert outputs[""] == outputs[variant], name
+def test_int8_kernel_variants_give_the_same_bytes(name: str, simd_runner: Path, runner: Path, tmp_path: Path) -> None:
+    """The best int8 micro-kernels of this CPU, the AVX2 ones and the portable ones (what Arm targets and
+    size-first runtimes run) give the same bytes (SB_XNNPACK_KERNELS caps the choice on x86-64), and so does
+    the size-first runtime, which test_int8_programs_match_within_one_step holds to ExecuTorch."""
+    best = run_capped(simd_runner, name, "", tmp_path / "best")
+    for cap in ("avx2", "portable"):
+        assert run_capped(simd_runner, name, cap, tmp_path / cap) == best, (name, cap)
+    assert run_capped(runner, name, "", tmp_path / "size-first") == best, name
+
+
+@pytest.mark.parametrize("name", STATIC_INT8)
+def test_int8_kernel_variants_under_sanitizers(name: str, sanitized_optimized: Path, tmp_path: Path) -> None:  # noqa: F811
+    """Every variant of the int8 micro-kernels on the zoo's int8 programs, under ASan and UBSan."""
+    best = run_capped(sanitized_optimized, name, "", tmp_path / "best")
+    for cap in ("avx2", "portable"):
+        assert run_capped(sanitized_optimized, name, cap, tmp_path / cap) == best, (name, cap)
 
 
 def test_a_yaml_without_a_node_kind_fails_at_load_in_one_line(tmp_path: Path) -> None:

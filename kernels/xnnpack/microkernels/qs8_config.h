@@ -1,15 +1,15 @@
 // Which qs8 micro-kernels this CPU runs: decided once, here, from what the CPU reports (as XNNPACK's
-// hardware config does). On x86-64 the AVX512-VNNI variants (and an AVX2 GEMM for CPUs without them)
-// are compiled for that target alone
-// (function target attributes) whatever the build's -march; other targets build the portable
-// kernels only. Every variant gives the same bytes (SB_XNNPACK_KERNELS=portable or =avx2 in the
+// hardware config does). In a runtime built for speed on x86-64 (SB_XNNPACK_SIMD_VARIANTS, set by
+// native/CMakeLists.txt with the optimized kernels) the AVX512-VNNI variants (and an AVX2 GEMM for
+// CPUs without them) are compiled for that target alone (function target attributes) whatever the
+// build's -march; size-first runtimes and other targets build the portable kernels only. Every variant gives the same bytes (SB_XNNPACK_KERNELS=portable or =avx2 in the
 // environment caps the choice on x86-64, for tests).
 #pragma once
 
 #include "xnnpack/microkernels/qs8_dwconv.h"
 #include "xnnpack/microkernels/qs8_gemm.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(SB_XNNPACK_SIMD_VARIANTS) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SB_QS8_X86_VARIANTS 1
 #define SB_QS8_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #define SB_QS8_AVX2 __attribute__((target("avx2")))
