@@ -29,7 +29,8 @@ Error unsupported(uint32_t node, const char* format, ...) {
 
 bool is_anchor(NodeType t) {
   return t == NodeType::kConv2d || t == NodeType::kDepthwiseConv2d || t == NodeType::kAvgPooling2d ||
-         t == NodeType::kMaxPooling2d || t == NodeType::kGlobalAvgPooling2d;
+         t == NodeType::kMaxPooling2d || t == NodeType::kGlobalAvgPooling2d || t == NodeType::kConvTranspose2d ||
+         t == NodeType::kStaticResizeBilinear2D;
 }
 
 // Nodes that take either layout: the element-wise ones, and those whose one
@@ -43,7 +44,7 @@ bool is_layout_free(NodeType t) {
     case NodeType::kSin: case NodeType::kCos: case NodeType::kGelu: case NodeType::kSquare: case NodeType::kELU:
     case NodeType::kLeakyReLU: case NodeType::kHardswish: case NodeType::kCopy: case NodeType::kSoftmax:
     case NodeType::kConcatenate2: case NodeType::kConcatenate3: case NodeType::kConcatenate4:
-    case NodeType::kConcatenate5:
+    case NodeType::kConcatenate5: case NodeType::kPReLU:
       return true;
     default:
       return false;
@@ -753,6 +754,12 @@ class Compiler {
       }
       case NodeType::kBatchMatrixMultiply:
         return batch_matmul(n, node);
+      case NodeType::kConvTranspose2d:
+        return deconvolution(n, node, min, max);
+      case NodeType::kStaticResizeBilinear2D:
+        return resize_bilinear(n, node);
+      case NodeType::kPReLU:
+        return prelu(n, node);
       default: {  // element-wise unary nodes
         const bool cf = channels_first_[y];
         if (node.num_inputs != 1) return unsupported(n, "node kind %s is not supported", node_type_name(node.type));
@@ -1094,6 +1101,137 @@ class Compiler {
       if (!(err = bind_like(views[i], ids[i])).ok()) return err;
     }
     Value* args[] = {tensor_value(views[0]), tensor_value(views[1]), tensor_value(views[2])};
+    return call(n, args, 3, after);
+  }
+
+  // A deconvolution (XNNPACK's conv_transpose2d): its filter [groups * O/g, kh, kw, I/g] packed as ATen's
+  // transposed one, [groups * I/g, O/g, kh, kw]; its adjustment is ATen's output_padding.
+  Error deconvolution(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups, adjustment h, w
+    const uint32_t* g = node.geometry;
+    if (g[0] != g[2] || g[1] != g[3]) {
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
+                         static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
+    }
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    const int64_t kh = g[4], kw = g[5], sh = g[6], sw = g[7], dh = g[8], dw = g[9];
+    const int64_t gic = g[10], goc = g[11], groups = g[12], ah = g[13], aw = g[14];
+    if (x.rank != 4 || y.rank != 4) return unsupported(n, "a deconvolution of a rank-%d value", static_cast<int>(x.rank));
+    if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0 || groups == 0 || gic == 0 || goc == 0) {
+      return unsupported(n, "a zero kernel size, stride, dilation or group");
+    }
+    // ATen's limit on output_padding (XNNPACK's is tighter: below the stride).
+    if ((ah >= sh && ah >= dh) || (aw >= sw && aw >= dw)) {
+      return unsupported(n, "adjustment %lld x %lld for stride %lld x %lld", static_cast<long long>(ah),
+                         static_cast<long long>(aw), static_cast<long long>(sh), static_cast<long long>(sw));
+    }
+    // u32 geometry: these products fit int64 and a filter or value dim (a u32) never matches past that.
+    const int64_t want[4] = {groups * goc, kh, kw, gic};
+    if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    if (x.dims[3] != groups * gic || y.dims[3] != groups * goc || y.dims[0] != x.dims[0]) {
+      return unsupported(n, "its channels do not match its geometry");
+    }
+    const int64_t oh = (x.dims[1] - 1) * sh - 2 * static_cast<int64_t>(g[0]) + dh * (kh - 1) + ah + 1;
+    const int64_t ow = (x.dims[2] - 1) * sw - 2 * static_cast<int64_t>(g[1]) + dw * (kw - 1) + aw + 1;
+    if (x.dims[1] == 0 || x.dims[2] == 0 || y.dims[1] != oh || y.dims[2] != ow) {
+      return unsupported(n, "its output's size does not match its geometry");
+    }
+    if (x.dtype != Datatype::kFp32) {
+      return unsupported(n, "a %s deconvolution", datatype_name(x.dtype));
+    }
+    const int64_t taps = kh * kw;
+    Tensor* weight = nullptr;
+    Error err = pack(node.inputs[1], n, groups * gic * goc * taps,
+                     [&](int64_t i) {
+                       const int64_t ci = i / (goc * taps), o = (i / taps) % goc, t = i % taps;
+                       return ((ci / gic * goc + o) * taps + t) * gic + ci % gic;
+                     },
+                     &weight);
+    if (!err.ok()) return err;
+    weight->dim = 4;
+    weight->sizes[0] = groups * gic;
+    weight->sizes[1] = goc;
+    weight->sizes[2] = kh;
+    weight->sizes[3] = kw;
+    Tensor *in = nullptr, *out = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = bias(node.inputs[2], n, &bias_value)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    const int64_t stride[2] = {sh, sw}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw}, adjustment[2] = {ah, aw};
+    Value* args[] = {tensor_value(in),      tensor_value(weight),  bias_value,        int_list(stride, 2),
+                     int_list(padding, 2),  int_list(dilation, 2), int_list(adjustment, 2), int_value(groups),
+                     min,                   max,                   tensor_value(out)};
+    return call(n, args, 11, after);
+  }
+
+  // A bilinear resize of an NHWC image (stored NCHW) to the node's fixed size.
+  Error resize_bilinear(uint32_t n, const GraphNode& node) {
+    constexpr uint32_t kAlignCorners = 0x8, kTensorflowLegacy = 0x4;  // XNN_FLAG_ALIGN_CORNERS, _TENSORFLOW_LEGACY_MODE
+    if ((node.flags & ~kAlignCorners) != 0) {
+      return unsupported(n, "a bilinear resize with flags 0x%x%s", static_cast<unsigned>(node.flags),
+                         node.flags & kTensorflowLegacy ? " (TensorFlow's legacy mode)" : "");
+    }
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    if (x.rank != 4 || y.rank != 4) return unsupported(n, "resizes a rank-%d value", static_cast<int>(x.rank));
+    if (y.dims[0] != x.dims[0] || y.dims[3] != x.dims[3] || y.dims[1] != node.list[0][0] ||
+        y.dims[2] != node.list[0][1] || node.list[0][0] == 0 || node.list[0][1] == 0 || x.dims[1] == 0 ||
+        x.dims[2] == 0) {
+      return unsupported(n, "its output's shape is not its input's resized to %lld x %lld",
+                         static_cast<long long>(node.list[0][0]), static_cast<long long>(node.list[0][1]));
+    }
+    if (x.dtype != Datatype::kFp32) return unsupported(n, "a %s bilinear resize", datatype_name(x.dtype));
+    Tensor *in = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = reader(node.inputs[0], true, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    Value* args[] = {tensor_value(in), int_list(node.list[0], 2),
+                     scalar(Value::from_bool((node.flags & kAlignCorners) != 0)), tensor_value(out)};
+    return call(n, args, 4, after);
+  }
+
+  // PReLU: the slope broadcast against the input, both presented at the output's rank and layout.
+  Error prelu(uint32_t n, const GraphNode& node) {
+    const uint32_t y = node.outputs[0];
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& slope = graph_.values[node.inputs[1]];
+    const GraphValue& out_value = graph_.values[y];
+    if (x.rank != out_value.rank || slope.rank > x.rank ||
+        memcmp(x.dims, out_value.dims, sizeof(int64_t) * static_cast<size_t>(x.rank)) != 0) {
+      return unsupported(n, "a PReLU whose output is not its input's shape");
+    }
+    // The slope broadcasts from the trailing dims (XNNPACK's rule): each of its dims is 1 or the input's.
+    for (int32_t d = 0; d < slope.rank; ++d) {
+      const int64_t against = x.dims[x.rank - slope.rank + d];
+      if (slope.dims[d] != 1 && slope.dims[d] != against) {
+        return unsupported(n, "a PReLU slope that does not broadcast against its input");
+      }
+    }
+    if (x.dtype != Datatype::kFp32 || slope.dtype != Datatype::kFp32) {
+      return unsupported(n, "a %s PReLU", datatype_name(x.dtype));
+    }
+    const bool cf = channels_first_[y];
+    const int32_t rank = out_value.rank;
+    const uint8_t* order = cf ? kChannelsFirst : kIdentity;
+    Tensor *in = nullptr, *s = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = present(node.inputs[0], order, rank, n, true, &in)).ok() ||
+        !(err = present(node.inputs[1], order, rank, n, true, &s)).ok() ||
+        !(err = writer(y, cf, n, &out, &after)).ok()) {
+      return err;
+    }
+    Value* args[] = {tensor_value(in), tensor_value(s), tensor_value(out)};
     return call(n, args, 3, after);
   }
 
