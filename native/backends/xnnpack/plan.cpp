@@ -1140,9 +1140,8 @@ class Compiler {
     if (x.dims[1] == 0 || x.dims[2] == 0 || y.dims[1] != oh || y.dims[2] != ow) {
       return unsupported(n, "its output's size does not match its geometry");
     }
-    if (x.dtype != Datatype::kFp32) {
-      return unsupported(n, "a %s deconvolution", datatype_name(x.dtype));
-    }
+    const bool int8 = is_qs8(node.inputs[0]);
+    if (x.dtype != Datatype::kFp32 && !int8) return unsupported(n, "a %s deconvolution", datatype_name(x.dtype));
     const int64_t taps = kh * kw;
     Tensor* weight = nullptr;
     Error err = pack(node.inputs[1], n, groups * gic * goc * taps,
@@ -1165,6 +1164,20 @@ class Compiler {
       return err;
     }
     const int64_t stride[2] = {sh, sw}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw}, adjustment[2] = {ah, aw};
+    if (int8) {
+      Int8Io q;
+      Tensor* scales = nullptr;
+      // Per-channel filter scales run along XNNPACK's dim 0, the output channels.
+      if (!(err = int8_io(n, node, node.inputs[0], node.outputs[0], &q)).ok() ||
+          !(err = multipliers(node.inputs[1], n, groups * goc, 0, q.si, q.so, &scales)).ok()) {
+        return err;
+      }
+      Value* args[] = {tensor_value(in),         tensor_value(weight),  bias_value,       int_list(stride, 2),
+                       int_list(padding, 2),     int_list(dilation, 2), int_list(adjustment, 2), int_value(groups),
+                       tensor_value(scales),     int_value(q.zi),       int_value(q.zo),  int_value(q.lo),
+                       int_value(q.hi),          tensor_value(out)};
+      return call(n, args, 14, after);
+    }
     Value* args[] = {tensor_value(in),      tensor_value(weight),  bias_value,        int_list(stride, 2),
                      int_list(padding, 2),  int_list(dilation, 2), int_list(adjustment, 2), int_value(groups),
                      min,                   max,                   tensor_value(out)};
