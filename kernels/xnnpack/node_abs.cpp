@@ -15,5 +15,6 @@ Error abs_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef abs_f32{"xnnpack::abs.f32", "T|T", &abs_f32_impl, kCalls};
+extern const KernelDef abs_f16{"xnnpack::abs.f16", "T|T", &abs_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -17,5 +17,6 @@ Error add_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef add_f32{"xnnpack::add.f32", "TTdd|T", &add_f32_impl, kCalls};
+extern const KernelDef add_f16{"xnnpack::add.f16", "TTdd|T", &add_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

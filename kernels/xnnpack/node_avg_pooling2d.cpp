@@ -20,5 +20,6 @@ Error avg_pooling2d_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef avg_pooling2d_f32{"xnnpack::avg_pooling2d.f32", "TIIIdd|T", &avg_pooling2d_f32_impl, kCalls};
+extern const KernelDef avg_pooling2d_f16{"xnnpack::avg_pooling2d.f16", "TIIIdd|T", &avg_pooling2d_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

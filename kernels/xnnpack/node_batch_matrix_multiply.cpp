@@ -15,5 +15,6 @@ Error batch_matrix_multiply_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef batch_matrix_multiply_f32{"xnnpack::batch_matrix_multiply.f32", "TT|T", &batch_matrix_multiply_f32_impl, kCalls};
+extern const KernelDef batch_matrix_multiply_f16{"xnnpack::batch_matrix_multiply.f16", "TT|T", &batch_matrix_multiply_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error ceiling_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef ceiling_f32{"xnnpack::ceiling.f32", "T|T", &ceiling_f32_impl, kCalls};
+extern const KernelDef ceiling_f16{"xnnpack::ceiling.f16", "T|T", &ceiling_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

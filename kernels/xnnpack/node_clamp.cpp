@@ -20,5 +20,6 @@ Error clamp_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef clamp_f32{"xnnpack::clamp.f32", "Tdd|T", &clamp_f32_impl, kCalls};
+extern const KernelDef clamp_f16{"xnnpack::clamp.f16", "Tdd|T", &clamp_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error concatenate2_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef concatenate2_f32{"xnnpack::concatenate2.f32", "Li|T", &concatenate2_f32_impl, kCalls};
+extern const KernelDef concatenate2_f16{"xnnpack::concatenate2.f16", "Li|T", &concatenate2_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

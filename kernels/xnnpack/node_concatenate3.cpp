@@ -15,5 +15,6 @@ Error concatenate3_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef concatenate3_f32{"xnnpack::concatenate3.f32", "Li|T", &concatenate3_f32_impl, kCalls};
+extern const KernelDef concatenate3_f16{"xnnpack::concatenate3.f16", "Li|T", &concatenate3_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error concatenate4_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef concatenate4_f32{"xnnpack::concatenate4.f32", "Li|T", &concatenate4_f32_impl, kCalls};
+extern const KernelDef concatenate4_f16{"xnnpack::concatenate4.f16", "Li|T", &concatenate4_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error concatenate5_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef concatenate5_f32{"xnnpack::concatenate5.f32", "Li|T", &concatenate5_f32_impl, kCalls};
+extern const KernelDef concatenate5_f16{"xnnpack::concatenate5.f16", "Li|T", &concatenate5_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

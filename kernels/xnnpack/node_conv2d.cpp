@@ -16,5 +16,6 @@ Error conv2d_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef conv2d_f32{"xnnpack::conv2d.f32", "TTtIIIidd|T", &conv2d_f32_impl, kCalls};
+extern const KernelDef conv2d_f16_f32w{"xnnpack::conv2d.f16_f32w", "TTtIIIidd|T", &conv2d_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

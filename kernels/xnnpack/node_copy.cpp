@@ -17,5 +17,6 @@ Error copy_f32_impl(KernelContext& /*ctx*/, Args args) {
 }  // namespace
 
 extern const KernelDef copy_f32{"xnnpack::copy.f32", "T|T", &copy_f32_impl, {}};
+extern const KernelDef copy_f16{"xnnpack::copy.f16", "T|T", &copy_f32_impl, {}};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error cos_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef cos_f32{"xnnpack::cos.f32", "T|T", &cos_f32_impl, kCalls};
+extern const KernelDef cos_f16{"xnnpack::cos.f16", "T|T", &cos_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -16,5 +16,6 @@ Error depthwise_conv2d_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef depthwise_conv2d_f32{"xnnpack::depthwise_conv2d.f32", "TTtIIIidd|T", &depthwise_conv2d_f32_impl, kCalls};
+extern const KernelDef depthwise_conv2d_f16_f32w{"xnnpack::depthwise_conv2d.f16_f32w", "TTtIIIidd|T", &depthwise_conv2d_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -16,5 +16,6 @@ Error div_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef div_f32{"xnnpack::div.f32", "TTdd|T", &div_f32_impl, kCalls};
+extern const KernelDef div_f16{"xnnpack::div.f16", "TTdd|T", &div_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

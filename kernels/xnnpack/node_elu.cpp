@@ -17,5 +17,6 @@ Error elu_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef elu_f32{"xnnpack::elu.f32", "Td|T", &elu_f32_impl, kCalls};
+extern const KernelDef elu_f16{"xnnpack::elu.f16", "Td|T", &elu_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

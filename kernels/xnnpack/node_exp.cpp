@@ -15,5 +15,6 @@ Error exp_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef exp_f32{"xnnpack::exp.f32", "T|T", &exp_f32_impl, kCalls};
+extern const KernelDef exp_f16{"xnnpack::exp.f16", "T|T", &exp_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error floor_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef floor_f32{"xnnpack::floor.f32", "T|T", &floor_f32_impl, kCalls};
+extern const KernelDef floor_f16{"xnnpack::floor.f16", "T|T", &floor_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

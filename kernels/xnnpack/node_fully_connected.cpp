@@ -22,5 +22,6 @@ Error fully_connected_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef fully_connected_f32{"xnnpack::fully_connected.f32", "TTtdd|T", &fully_connected_f32_impl, kCalls};
+extern const KernelDef fully_connected_f16{"xnnpack::fully_connected.f16", "TTtdd|T", &fully_connected_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -20,5 +20,6 @@ Error gelu_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef gelu_f32{"xnnpack::gelu.f32", "T|T", &gelu_f32_impl, kCalls};
+extern const KernelDef gelu_f16{"xnnpack::gelu.f16", "T|T", &gelu_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

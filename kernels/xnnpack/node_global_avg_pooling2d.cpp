@@ -20,5 +20,6 @@ Error global_avg_pooling2d_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef global_avg_pooling2d_f32{"xnnpack::global_avg_pooling2d.f32", "Tdd|T", &global_avg_pooling2d_f32_impl, kCalls};
+extern const KernelDef global_avg_pooling2d_f16{"xnnpack::global_avg_pooling2d.f16", "Tdd|T", &global_avg_pooling2d_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

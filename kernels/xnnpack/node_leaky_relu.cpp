@@ -15,5 +15,6 @@ Error leaky_relu_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef leaky_relu_f32{"xnnpack::leaky_relu.f32", "Td|T", &leaky_relu_f32_impl, kCalls};
+extern const KernelDef leaky_relu_f16{"xnnpack::leaky_relu.f16", "Td|T", &leaky_relu_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

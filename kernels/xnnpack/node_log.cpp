@@ -15,5 +15,6 @@ Error log_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef log_f32{"xnnpack::log.f32", "T|T", &log_f32_impl, kCalls};
+extern const KernelDef log_f16{"xnnpack::log.f16", "T|T", &log_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "node.h"
+#include "sb/half.h"
 
 namespace sb::xnnpack_nodes {
 namespace {
@@ -17,15 +18,16 @@ inline float larger(float a, float b) { return b > a ? b : a; }
 
 // Output row y (ow columns from column j0) from the vertical maxima m of its window's rows, which
 // hold image columns [base, end): the greatest in-bound tap of each window, clamped to [lo, hi].
-void horizontal(const float* m, int64_t base, int64_t end, int64_t j0, int64_t ow, int64_t kw, int64_t stride,
-                int64_t pad, int64_t dilation, float lo, float hi, float* y) {
+template <typename T>
+void horizontal(const T* m, int64_t base, int64_t end, int64_t j0, int64_t ow, int64_t kw, int64_t stride,
+                int64_t pad, int64_t dilation, float lo, float hi, T* y) {
   // The windows wholly inside the strip, [ja, jb): CNNs' 3x3 and 2x2 stride-2 pools take them in
   // loops of fixed shape, which the compiler vectorises (stride-2 loads as deinterleaving shuffles).
   int64_t ja = 0;
   while (ja < ow && (j0 + ja) * stride - pad < base) ++ja;
   int64_t jb = ow;
   while (jb > ja && (j0 + jb - 1) * stride - pad + (kw - 1) * dilation >= end) --jb;
-  const float* at = m + ((j0 + ja) * stride - pad - base);
+  const T* at = m + ((j0 + ja) * stride - pad - base);
   if (dilation == 1 && stride == 2 && (kw == 3 || kw == 2) && ja < jb) {
     for (int64_t j = ja; j < jb; ++j, at += 2) {
       const float v = kw == 3 ? larger(larger(at[0], at[1]), at[2]) : larger(at[0], at[1]);
@@ -53,7 +55,9 @@ void horizontal(const float* m, int64_t base, int64_t end, int64_t j0, int64_t o
   }
 }
 
-Error max_pooling2d_f32_impl(KernelContext& /*ctx*/, Args args) {
+// T: float, or Half (compared and clamped as floats).
+template <typename T>
+Error max_pooling2d_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& in = *args[0]->as_tensor;
   Tensor& out = *args[7]->as_tensor;
   const int64_t* k = args[1]->as_int_list.data();
@@ -63,10 +67,10 @@ Error max_pooling2d_f32_impl(KernelContext& /*ctx*/, Args args) {
   const float lo = static_cast<float>(args[5]->as_double), hi = static_cast<float>(args[6]->as_double);
   const int64_t planes = in.sizes[0] * in.sizes[1], h = in.sizes[2], w = in.sizes[3];
   const int64_t oh = out.sizes[2], ow = out.sizes[3];
-  float m[kRow];
+  T m[kRow];
   for (int64_t c = 0; c < planes; ++c) {
-    const float* x = in.data_as<float>() + c * h * w;
-    float* plane = out.data_as<float>() + c * oh * ow;
+    const T* x = in.data_as<T>() + c * h * w;
+    T* plane = out.data_as<T>() + c * oh * ow;
     for (int64_t i = 0; i < oh; ++i) {
       // Column strips of the row: the vertical maxima of one strip at a time (a strip and the taps
       // reaching past it overlap by the window's reach).
@@ -83,7 +87,7 @@ Error max_pooling2d_f32_impl(KernelContext& /*ctx*/, Args args) {
         for (int64_t ky = 0; ky < k[0]; ++ky) {
           const int64_t iy = i * s[0] - p[0] + ky * d[0];
           if (iy < 0 || iy >= h) continue;
-          const float* row = x + iy * w + x_start;
+          const T* row = x + iy * w + x_start;
           for (int64_t t = 0; t < cols; ++t) m[t] = larger(m[t], row[t]);
         }
         horizontal(m, x_start, x_end, j0, j1 - j0, k[1], s[1], p[1], d[1], lo, hi, plane + i * ow + j0);
@@ -96,6 +100,7 @@ Error max_pooling2d_f32_impl(KernelContext& /*ctx*/, Args args) {
 
 }  // namespace
 
-extern const KernelDef max_pooling2d_f32{"xnnpack::max_pooling2d.f32", "TIIIIdd|T", &max_pooling2d_f32_impl, {}};
+extern const KernelDef max_pooling2d_f32{"xnnpack::max_pooling2d.f32", "TIIIIdd|T", &max_pooling2d_impl<float>, {}};
+extern const KernelDef max_pooling2d_f16{"xnnpack::max_pooling2d.f16", "TIIIIdd|T", &max_pooling2d_impl<Half>, {}};
 
 }  // namespace sb::xnnpack_nodes

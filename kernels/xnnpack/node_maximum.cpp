@@ -16,5 +16,6 @@ Error maximum_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef maximum_f32{"xnnpack::maximum.f32", "TTdd|T", &maximum_f32_impl, kCalls};
+extern const KernelDef maximum_f16{"xnnpack::maximum.f16", "TTdd|T", &maximum_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -16,5 +16,6 @@ Error minimum_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef minimum_f32{"xnnpack::minimum.f32", "TTdd|T", &minimum_f32_impl, kCalls};
+extern const KernelDef minimum_f16{"xnnpack::minimum.f16", "TTdd|T", &minimum_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

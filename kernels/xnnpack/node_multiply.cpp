@@ -16,5 +16,6 @@ Error multiply_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef multiply_f32{"xnnpack::multiply.f32", "TTdd|T", &multiply_f32_impl, kCalls};
+extern const KernelDef multiply_f16{"xnnpack::multiply.f16", "TTdd|T", &multiply_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error negate_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef negate_f32{"xnnpack::negate.f32", "T|T", &negate_f32_impl, kCalls};
+extern const KernelDef negate_f16{"xnnpack::negate.f16", "T|T", &negate_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

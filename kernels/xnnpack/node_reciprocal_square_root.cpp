@@ -15,5 +15,6 @@ Error reciprocal_square_root_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef reciprocal_square_root_f32{"xnnpack::reciprocal_square_root.f32", "T|T", &reciprocal_square_root_f32_impl, kCalls};
+extern const KernelDef reciprocal_square_root_f16{"xnnpack::reciprocal_square_root.f16", "T|T", &reciprocal_square_root_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error sigmoid_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef sigmoid_f32{"xnnpack::sigmoid.f32", "T|T", &sigmoid_f32_impl, kCalls};
+extern const KernelDef sigmoid_f16{"xnnpack::sigmoid.f16", "T|T", &sigmoid_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error sin_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef sin_f32{"xnnpack::sin.f32", "T|T", &sin_f32_impl, kCalls};
+extern const KernelDef sin_f16{"xnnpack::sin.f16", "T|T", &sin_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

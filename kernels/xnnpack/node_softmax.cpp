@@ -17,5 +17,6 @@ Error softmax_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef softmax_f32{"xnnpack::softmax.f32", "Ti|T", &softmax_f32_impl, kCalls};
+extern const KernelDef softmax_f16{"xnnpack::softmax.f16", "Ti|T", &softmax_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -16,5 +16,6 @@ Error square_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef square_f32{"xnnpack::square.f32", "T|T", &square_f32_impl, kCalls};
+extern const KernelDef square_f16{"xnnpack::square.f16", "T|T", &square_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

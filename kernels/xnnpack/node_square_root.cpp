@@ -15,5 +15,6 @@ Error square_root_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef square_root_f32{"xnnpack::square_root.f32", "T|T", &square_root_f32_impl, kCalls};
+extern const KernelDef square_root_f16{"xnnpack::square_root.f16", "T|T", &square_root_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error static_constant_pad_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef static_constant_pad_f32{"xnnpack::static_constant_pad.f32", "TId|T", &static_constant_pad_f32_impl, kCalls};
+extern const KernelDef static_constant_pad_f16{"xnnpack::static_constant_pad.f16", "TId|T", &static_constant_pad_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

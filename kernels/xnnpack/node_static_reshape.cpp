@@ -17,5 +17,6 @@ Error static_reshape_f32_impl(KernelContext& /*ctx*/, Args args) {
 }  // namespace
 
 extern const KernelDef static_reshape_f32{"xnnpack::static_reshape.f32", "T|T", &static_reshape_f32_impl, {}};
+extern const KernelDef static_reshape_f16{"xnnpack::static_reshape.f16", "T|T", &static_reshape_f32_impl, {}};
 
 }  // namespace sb::xnnpack_nodes

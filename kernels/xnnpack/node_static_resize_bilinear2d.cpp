@@ -20,5 +20,6 @@ Error static_resize_bilinear2d_f32_impl(KernelContext& ctx, Args args) {
 
 extern const KernelDef static_resize_bilinear2d_f32{"xnnpack::static_resize_bilinear2d.f32", "TIb|T",
                                                     &static_resize_bilinear2d_f32_impl, kCalls};
+extern const KernelDef static_resize_bilinear2d_f16{"xnnpack::static_resize_bilinear2d.f16", "TIb|T", &static_resize_bilinear2d_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -35,5 +35,6 @@ Error static_slice_f32_impl(KernelContext& /*ctx*/, Args args) {
 }  // namespace
 
 extern const KernelDef static_slice_f32{"xnnpack::static_slice.f32", "TI|T", &static_slice_f32_impl, {}};
+extern const KernelDef static_slice_f16{"xnnpack::static_slice.f16", "TI|T", &static_slice_f32_impl, {}};
 
 }  // namespace sb::xnnpack_nodes

@@ -17,5 +17,6 @@ Error static_transpose_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef static_transpose_f32{"xnnpack::static_transpose.f32", "TI|T", &static_transpose_f32_impl, kCalls};
+extern const KernelDef static_transpose_f16{"xnnpack::static_transpose.f16", "TI|T", &static_transpose_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

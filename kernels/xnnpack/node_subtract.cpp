@@ -17,5 +17,6 @@ Error subtract_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef subtract_f32{"xnnpack::subtract.f32", "TTdd|T", &subtract_f32_impl, kCalls};
+extern const KernelDef subtract_f16{"xnnpack::subtract.f16", "TTdd|T", &subtract_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -15,5 +15,6 @@ Error tanh_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef tanh_f32{"xnnpack::tanh.f32", "T|T", &tanh_f32_impl, kCalls};
+extern const KernelDef tanh_f16{"xnnpack::tanh.f16", "T|T", &tanh_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "sb/checked.h"
+#include "sb/half.h"
 #include "sb/registry.h"
 
 namespace sb::xnnpack {
@@ -597,6 +598,9 @@ class Compiler {
     Step after{};
     Tensor *in = nullptr, *out = nullptr;
     Error err;
+    if (graph_.values[node.inputs[0]].dtype == Datatype::kFp16 && has_filter(node.type)) {
+      return half_weighted(n, node, min, max);
+    }
     switch (node.type) {
       case NodeType::kConv2d:
       case NodeType::kDepthwiseConv2d:
@@ -1127,7 +1131,10 @@ class Compiler {
       return unsupported(n, "adjustment %lld x %lld for stride %lld x %lld", static_cast<long long>(ah),
                          static_cast<long long>(aw), static_cast<long long>(sh), static_cast<long long>(sw));
     }
-    // u32 geometry: these products fit int64 and a filter or value dim (a u32) never matches past that.
+    // u32 fields: their products fit u64, and a filter or value dim (a u32) never matches one past that.
+    if (uint64_t{g[12]} * g[11] > UINT32_MAX || uint64_t{g[12]} * g[10] > UINT32_MAX) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
     const int64_t want[4] = {groups * goc, kh, kw, gic};
     if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0) {
       return unsupported(n, "its filter's shape does not match its geometry");
@@ -1135,9 +1142,15 @@ class Compiler {
     if (x.dims[3] != groups * gic || y.dims[3] != groups * goc || y.dims[0] != x.dims[0]) {
       return unsupported(n, "its channels do not match its geometry");
     }
-    const int64_t oh = (x.dims[1] - 1) * sh - 2 * static_cast<int64_t>(g[0]) + dh * (kh - 1) + ah + 1;
-    const int64_t ow = (x.dims[2] - 1) * sw - 2 * static_cast<int64_t>(g[1]) + dw * (kw - 1) + aw + 1;
-    if (x.dims[1] == 0 || x.dims[2] == 0 || y.dims[1] != oh || y.dims[2] != ow) {
+    // The output's size plus both paddings, in saturating u64 (a saturated one matches no u32 dim).
+    auto extent = [](int64_t in, int64_t stride, int64_t dilation, int64_t kernel, int64_t adjust) {
+      return sat_add(sat_mul(static_cast<uint64_t>(in - 1), static_cast<uint64_t>(stride)),
+                     sat_add(sat_mul(static_cast<uint64_t>(dilation), static_cast<uint64_t>(kernel - 1)),
+                             static_cast<uint64_t>(adjust) + 1));
+    };
+    if (x.dims[1] == 0 || x.dims[2] == 0 ||
+        extent(x.dims[1], sh, dh, kh, ah) != static_cast<uint64_t>(y.dims[1]) + 2 * uint64_t{g[0]} ||
+        extent(x.dims[2], sw, dw, kw, aw) != static_cast<uint64_t>(y.dims[2]) + 2 * uint64_t{g[1]}) {
       return unsupported(n, "its output's size does not match its geometry");
     }
     const bool int8 = is_qs8(node.inputs[0]);
@@ -1200,7 +1213,9 @@ class Compiler {
       return unsupported(n, "its output's shape is not its input's resized to %lld x %lld",
                          static_cast<long long>(node.list[0][0]), static_cast<long long>(node.list[0][1]));
     }
-    if (x.dtype != Datatype::kFp32) return unsupported(n, "a %s bilinear resize", datatype_name(x.dtype));
+    if ((x.dtype != Datatype::kFp32 && x.dtype != Datatype::kFp16) || y.dtype != x.dtype) {
+      return unsupported(n, "a %s bilinear resize", datatype_name(x.dtype));
+    }
     Tensor *in = nullptr, *out = nullptr;
     Step after{};
     Error err;
@@ -1230,7 +1245,8 @@ class Compiler {
         return unsupported(n, "a PReLU slope that does not broadcast against its input");
       }
     }
-    if (x.dtype != Datatype::kFp32 || slope.dtype != Datatype::kFp32) {
+    if ((x.dtype != Datatype::kFp32 && x.dtype != Datatype::kFp16) || slope.dtype != x.dtype ||
+        out_value.dtype != x.dtype) {
       return unsupported(n, "a %s PReLU", datatype_name(x.dtype));
     }
     const bool cf = channels_first_[y];
@@ -1246,6 +1262,150 @@ class Compiler {
     }
     Value* args[] = {tensor_value(in), tensor_value(s), tensor_value(out)};
     return call(n, args, 3, after);
+  }
+
+  // ---- fp16 --------------------------------------------------------------------------------------------
+  static bool has_filter(NodeType t) {
+    return t == NodeType::kConv2d || t == NodeType::kDepthwiseConv2d || t == NodeType::kFullyConnected ||
+           t == NodeType::kConvTranspose2d;
+  }
+
+  // A constant fp32 or fp16 value as a new Half tensor: dst[i] = src[source(i)]. ExecuTorch keeps an fp16
+  // program's convolution filters and biases in fp32; XNNPACK converts them to fp16 when it packs them.
+  template <typename Index>
+  Error pack_half(uint32_t v, uint32_t node, int64_t count, Index source, Tensor** out) {
+    const GraphValue& value = graph_.values[v];
+    if (value.constant == nullptr) {
+      return unsupported(node, "its weights (value %u) are not constant", static_cast<unsigned>(v));
+    }
+    if (value.dtype != Datatype::kFp32 && value.dtype != Datatype::kFp16) {
+      return unsupported(node, "its weights (value %u) are %s", static_cast<unsigned>(v), datatype_name(value.dtype));
+    }
+    const bool wide = value.dtype == Datatype::kFp32;
+    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(count), 2), "packed XNNPACK weights");
+    if (!memory.ok()) return memory.error;
+    Half* dst = static_cast<Half*>(memory.value);
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t at = source(i);
+      if (wide) {
+        float f;
+        memcpy(&f, value.constant + 4 * at, 4);
+        dst[i] = Half(f);
+      } else {
+        uint16_t bits;
+        memcpy(&bits, value.constant + 2 * at, 2);
+        dst[i] = Half::from_bits(bits);
+      }
+    }
+    Tensor* t = nullptr;
+    Error err = alloc(&t, 1);
+    if (!err.ok()) return err;
+    t->dtype = ScalarType::kHalf;
+    t->data = dst;
+    *out = t;
+    return Error();
+  }
+
+  Error half_bias(uint32_t v, uint32_t node, int64_t outputs, Value** out) {
+    if (v == kInvalidId) {
+      *out = none();
+      return Error();
+    }
+    if (graph_.values[v].numel() != static_cast<uint64_t>(outputs)) {
+      return unsupported(node, "its bias (value %u) is not one per output channel", static_cast<unsigned>(v));
+    }
+    Tensor* t = nullptr;
+    Error err = pack_half(v, node, outputs, [](int64_t i) { return i; }, &t);
+    if (!err.ok()) return err;
+    t->dim = 1;
+    t->sizes[0] = outputs;
+    *out = tensor_value(t);
+    return Error();
+  }
+
+  // An fp16 convolution, depthwise convolution, deconvolution or fully connected node: the f32 lowering's
+  // geometry, its filter and bias packed as Half, the same kernels (ATen's run Half).
+  Error half_weighted(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    if (y.dtype != Datatype::kFp16) return unsupported(n, "an fp16 input with a %s output", datatype_name(y.dtype));
+    Tensor *in = nullptr, *out = nullptr, *weight = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    Error err;
+    if (node.type == NodeType::kFullyConnected) {
+      const bool transposed = node.flags & 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS: the filter is [I, O]
+      if (filter.rank != 2 || x.rank < 1 || y.rank < 1) return unsupported(n, "a fully connected node of unexpected ranks");
+      const int64_t o = transposed ? filter.dims[1] : filter.dims[0], i = transposed ? filter.dims[0] : filter.dims[1];
+      if (i == 0 || o == 0) return unsupported(n, "a fully connected node with no input or output features");
+      const uint64_t rows = x.numel() / static_cast<uint64_t>(i);
+      if (x.dims[x.rank - 1] != i || y.dims[y.rank - 1] != o || rows != y.numel() / static_cast<uint64_t>(o)) {
+        return unsupported(n, "its filter's shape does not match its input and output");
+      }
+      // The GEMM takes the filter [I, O].
+      err = transposed ? pack_half(node.inputs[1], n, i * o, [](int64_t k) { return k; }, &weight)
+                       : pack_half(node.inputs[1], n, i * o, [&](int64_t k) { return (k % o) * i + k / o; }, &weight);
+      if (!err.ok() || !(err = half_bias(node.inputs[2], n, o, &bias_value)).ok()) return err;
+      weight->dim = 2;
+      weight->sizes[0] = i;
+      weight->sizes[1] = o;
+      if (!(err = reader(node.inputs[0], false, n, &in)).ok() ||
+          !(err = writer(node.outputs[0], false, n, &out, &after)).ok()) {
+        return err;
+      }
+      Tensor *in_rows = nullptr, *out_rows = nullptr;
+      if (!(err = alloc(&in_rows, 1)).ok() || !(err = alloc(&out_rows, 1)).ok()) return err;
+      *in_rows = *in;
+      *out_rows = *out;
+      in_rows->dim = out_rows->dim = 2;
+      in_rows->sizes[0] = out_rows->sizes[0] = static_cast<int64_t>(rows);
+      in_rows->sizes[1] = i;
+      out_rows->sizes[1] = o;
+      if (!(err = bind_like(in_rows, node.inputs[0])).ok() || !(err = bind_like(out_rows, node.outputs[0])).ok()) {
+        return err;
+      }
+      Value* args[] = {tensor_value(in_rows), tensor_value(weight), bias_value, min, max, tensor_value(out_rows)};
+      return call(n, args, 6, after);
+    }
+    if (node.type == NodeType::kConvTranspose2d) return unsupported(n, "an fp16 deconvolution");
+    const uint32_t* g = node.geometry;  // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups
+    if (g[0] != g[2] || g[1] != g[3]) {
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
+                         static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
+    }
+    const bool depthwise = node.type == NodeType::kDepthwiseConv2d;
+    const int64_t kh = g[4], kw = g[5], groups = g[12];
+    if (uint64_t{g[12]} * g[11] > UINT32_MAX) return unsupported(n, "its filter's shape does not match its geometry");
+    const int64_t out_channels = static_cast<int64_t>(g[12]) * g[11], in_per_group = depthwise ? 1 : g[10];
+    // Filters: OHWI [O, kh, kw, I/g] for a convolution, [1, kh, kw, O] for a depthwise one.
+    const int64_t want[4] = {depthwise ? 1 : out_channels, kh, kw, depthwise ? out_channels : in_per_group};
+    if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0 || groups == 0) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    const int64_t taps = kh * kw;
+    err = depthwise ? pack_half(node.inputs[1], n, out_channels * taps,
+                                [&](int64_t i) { return (i % taps) * out_channels + i / taps; }, &weight)
+                    : pack_half(node.inputs[1], n, out_channels * in_per_group * taps,
+                                [&](int64_t i) {
+                                  const int64_t o = i / (in_per_group * taps), c = (i / taps) % in_per_group;
+                                  return (o * taps + i % taps) * in_per_group + c;
+                                },
+                                &weight);
+    if (!err.ok() || !(err = half_bias(node.inputs[2], n, out_channels, &bias_value)).ok()) return err;
+    weight->dim = 4;
+    weight->sizes[0] = out_channels;
+    weight->sizes[1] = in_per_group;
+    weight->sizes[2] = kh;
+    weight->sizes[3] = kw;
+    if (!(err = reader(node.inputs[0], true, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    const int64_t stride[2] = {g[6], g[7]}, padding[2] = {g[0], g[3]}, dilation[2] = {g[8], g[9]};
+    Value* args[] = {tensor_value(in), tensor_value(weight), bias_value, int_list(stride, 2), int_list(padding, 2),
+                     int_list(dilation, 2), scalar(Value::from_int(groups)), min, max, tensor_value(out)};
+    return call(n, args, 10, after);
   }
 
   BackendInitContext& context_;
@@ -1317,7 +1477,8 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
       return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is not a tensor", static_cast<unsigned>(e));
     }
     Tensor& t = *args[e]->as_tensor;
-    const bool handled = value.dtype == Datatype::kFp32 || value.dtype == Datatype::kQint8;
+    const bool handled =
+        value.dtype == Datatype::kFp32 || value.dtype == Datatype::kQint8 || value.dtype == Datatype::kFp16;
     if (t.dtype != Compiler::scalar_type(value.dtype) || !handled) {
       return Error::make(ErrorCode::kInvalidArgument,
                          "delegate value %u is a %s tensor, the XNNPACK graph has a %s one", static_cast<unsigned>(e),
