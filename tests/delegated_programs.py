@@ -170,6 +170,7 @@ def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
         "deconv_f32": (Deconv, image),
         "deconv_qs8": (Deconv, image),
         "deconv_qs8_pt": (Deconv, image),
+        "deconv_f16": (Deconv, image),
         "resize_f32": (Resize, ((1, 3, 6, 9),)),
         "prelu_f32": (PReLUs, image),
         "cnn_f16": (HalfCnn, image),

@@ -30,6 +30,7 @@ NEW_KINDS = {
     "deconv_f32": {"xnnpack::conv_transpose2d.f32"},
     "deconv_qs8": {"xnnpack::conv_transpose2d.qs8_qc8w"},
     "deconv_qs8_pt": {"xnnpack::conv_transpose2d.qs8"},
+    "deconv_f16": {"xnnpack::conv_transpose2d.f16_f32w", "xnnpack::concatenate4.f16"},
     "resize_f32": {"xnnpack::static_resize_bilinear2d.f32"},
     "prelu_f32": {"xnnpack::prelu.f32"},
     "cnn_f16": {

@@ -20,5 +20,7 @@ Error conv_transpose2d_f32_impl(KernelContext& ctx, Args args) {
 
 extern const KernelDef conv_transpose2d_f32{"xnnpack::conv_transpose2d.f32", "TTtIIIIidd|T", &conv_transpose2d_f32_impl,
                                             kCalls};
+extern const KernelDef conv_transpose2d_f16_f32w{"xnnpack::conv_transpose2d.f16_f32w", "TTtIIIIidd|T",
+                                                 &conv_transpose2d_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1153,16 +1153,18 @@ class Compiler {
         extent(x.dims[2], sw, dw, kw, aw) != static_cast<uint64_t>(y.dims[2]) + 2 * uint64_t{g[1]}) {
       return unsupported(n, "its output's size does not match its geometry");
     }
-    const bool int8 = is_qs8(node.inputs[0]);
-    if (x.dtype != Datatype::kFp32 && !int8) return unsupported(n, "a %s deconvolution", datatype_name(x.dtype));
+    const bool int8 = is_qs8(node.inputs[0]), half = x.dtype == Datatype::kFp16;
+    if (x.dtype != Datatype::kFp32 && !int8 && !half) {
+      return unsupported(n, "a %s deconvolution", datatype_name(x.dtype));
+    }
     const int64_t taps = kh * kw;
+    auto source = [&](int64_t i) {
+      const int64_t ci = i / (goc * taps), o = (i / taps) % goc, t = i % taps;
+      return ((ci / gic * goc + o) * taps + t) * gic + ci % gic;
+    };
     Tensor* weight = nullptr;
-    Error err = pack(node.inputs[1], n, groups * gic * goc * taps,
-                     [&](int64_t i) {
-                       const int64_t ci = i / (goc * taps), o = (i / taps) % goc, t = i % taps;
-                       return ((ci / gic * goc + o) * taps + t) * gic + ci % gic;
-                     },
-                     &weight);
+    Error err = half ? pack_half(node.inputs[1], n, groups * gic * goc * taps, source, &weight)
+                     : pack(node.inputs[1], n, groups * gic * goc * taps, source, &weight);
     if (!err.ok()) return err;
     weight->dim = 4;
     weight->sizes[0] = groups * gic;
@@ -1172,7 +1174,8 @@ class Compiler {
     Tensor *in = nullptr, *out = nullptr;
     Value* bias_value = nullptr;
     Step after{};
-    if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = bias(node.inputs[2], n, &bias_value)).ok() ||
+    err = half ? half_bias(node.inputs[2], n, groups * goc, &bias_value) : bias(node.inputs[2], n, &bias_value);
+    if (!err.ok() || !(err = reader(node.inputs[0], true, n, &in)).ok() ||
         !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
       return err;
     }
@@ -1368,7 +1371,7 @@ class Compiler {
       Value* args[] = {tensor_value(in_rows), tensor_value(weight), bias_value, min, max, tensor_value(out_rows)};
       return call(n, args, 6, after);
     }
-    if (node.type == NodeType::kConvTranspose2d) return unsupported(n, "an fp16 deconvolution");
+    if (node.type == NodeType::kConvTranspose2d) return deconvolution(n, node, min, max);
     const uint32_t* g = node.geometry;  // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups
     if (g[0] != g[2] || g[1] != g[3]) {
       return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
