@@ -744,6 +744,7 @@ class Compiler {
           return err;
         }
         const GraphValue& x = graph_.values[node.inputs[0]];
+        if (!same_quantization(node.inputs[0], y)) return unsupported(n, "an int8 slice that changes the quantization");
         if (node.list_size != x.rank || graph_.values[y].rank != x.rank) {
           return unsupported(n, "slices %d dims of a rank-%d value", static_cast<int>(node.list_size),
                              static_cast<int>(x.rank));
@@ -1265,6 +1266,15 @@ class Compiler {
     }
     Value* args[] = {tensor_value(in), tensor_value(s), tensor_value(out)};
     return call(n, args, 3, after);
+  }
+
+  // Whether a node moving values from x to y keeps them: the same dtype and quantization (per tensor).
+  bool same_quantization(uint32_t x, uint32_t y) const {
+    const GraphValue& a = graph_.values[x];
+    const GraphValue& b = graph_.values[y];
+    const bool per_tensor = a.quant.kind == QuantKind::kNone || a.quant.kind == QuantKind::kPerTensor;
+    return per_tensor && a.dtype == b.dtype && a.quant.kind == b.quant.kind && a.quant.scale == b.quant.scale &&
+           a.quant.zero_point == b.quant.zero_point;
   }
 
   // ---- fp16 --------------------------------------------------------------------------------------------
