@@ -115,24 +115,30 @@ def test_kind_programs_match_executorch(
 
 
 def test_oplist_lists_the_new_kinds_and_their_runtime_runs_them(kind_programs: dict[str, Path], tmp_path: Path) -> None:
-    """`bot oplist` of each program lists its node kinds; a selective runtime built from the merged lists
-    (nothing else) runs every program as ExecuTorch does."""
-    yamls = []
+    """`bot oplist` of each program lists the node kinds its delegates hold; traced (`--trace`), the ops
+    they call too, and a selective runtime built from the merged traces (nothing else) runs every
+    program as ExecuTorch does."""
+    traced = []
     for name, pte in kind_programs.items():
+        static = oplist.from_model(pte, name).operators
+        assert {op for op in static if op.startswith("xnnpack::")} == set(xnnpack.program_node_kinds(pte))
+        inputs = []
+        for i, tensor in enumerate(dp.kind_inputs(name)):
+            np.save(tmp_path / f"{name}.input{i}.npy", tensor.numpy())
+            inputs += ["--input", str(tmp_path / f"{name}.input{i}.npy")]
         path = tmp_path / f"{name}.yaml"
         proc = subprocess.run(
-            [sys.executable, "-m", "bot", "oplist", str(pte), "-o", str(path)],
+            [sys.executable, "-m", "bot", "oplist", str(pte), "--trace", *inputs, "-o", str(path)],
             capture_output=True,
             text=True,
             cwd=cmake.REPO_ROOT,
         )
         assert proc.returncode == 0, proc.stderr
-        listed = oplist.load(path).operators
-        assert NEW_KINDS[name] <= set(listed)
-        assert {op for op in listed if op.startswith("xnnpack::")} == set(xnnpack.program_node_kinds(pte))
-        yamls.append(oplist.load(path))
+        selection = oplist.load(path)
+        assert NEW_KINDS[name] <= set(selection.operators), sorted(selection.operators)
+        traced.append(selection)
     merged = tmp_path / "merged.yaml"
-    oplist.dump(oplist.merge(yamls), merged)
+    oplist.dump(oplist.merge(traced), merged)
     runner = cmake.runner_path(cmake.build(cmake.selective_flavour(merged), targets=("executor_runner",)))
     for name, pte in kind_programs.items():
         check_matches(name, pte, runner, tmp_path / "out" / name)
