@@ -74,7 +74,8 @@ DEMO_BACKEND = "BackendWithCompilerDemo"
 
 # --- node kinds beyond the zoo's ------------------------------------------------------------------------
 # Small programs whose delegates hold the node kinds and dtypes the zoo lacks: deconvolutions (fp32, int8
-# per channel and per tensor), bilinear resizes, PReLU, and fp16 programs (`model.half()`, fp16 inputs).
+# per channel and per tensor, fp16), dynamically quantized convolutions, bilinear resizes, PReLU, and fp16
+# programs (`model.half()`, fp16 inputs).
 
 
 def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
@@ -96,6 +97,20 @@ def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             y = torch.relu(self.down(x))
             return self.head(torch.cat([x, torch.relu(self.up2(y)), self.up3(y), self.dilated(y)], 1))
+
+    class DynamicConvs(nn.Module):
+        """Convolutions, a depthwise one and a deconvolution for dynamic quantization (qd8: each image's
+        int8 scale found at run time)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+            self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+            self.up = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1)
+            self.head = nn.Conv2d(4, 2, 3, padding=1, bias=False)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(self.up(self.depthwise(self.conv(x))))
 
     class Resize(nn.Module):
         """Bilinear resizes up and down, by size and by scale, with and without aligned corners."""
@@ -171,6 +186,7 @@ def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
         "deconv_qs8": (Deconv, image),
         "deconv_qs8_pt": (Deconv, image),
         "deconv_f16": (Deconv, image),
+        "convs_qd8": (DynamicConvs, image),
         "resize_f32": (Resize, ((1, 3, 6, 9),)),
         "prelu_f32": (PReLUs, image),
         "cnn_f16": (HalfCnn, image),
@@ -192,8 +208,9 @@ def kind_inputs(name: str) -> tuple[Any, ...]:
 
 
 def export_kinds(out_dir: Path) -> dict[str, Path]:
-    """Every kind program to out_dir/<name>.pte, each by its recipe (the name's suffix): fp32, PT2E static
-    int8 with XNNPACKQuantizer (per-channel weights, or `_pt` per-tensor), or fp16."""
+    """Every kind program to out_dir/<name>.pte, each by its recipe (the name's suffix): fp32, PT2E with
+    XNNPACKQuantizer (static int8 with per-channel weights, `_pt` per-tensor ones, `_qd8` dynamic int8
+    activations), or fp16."""
     import torch
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
@@ -216,8 +233,10 @@ def export_kinds(out_dir: Path) -> dict[str, Path]:
                         m.running_mean.uniform_(-0.5, 0.5)
                         m.running_var.uniform_(0.5, 2.0)
                 module = module.half()
-            elif "_qs8" in name:
-                config = get_symmetric_quantization_config(is_per_channel=not name.endswith("_pt"))
+            elif "_qs8" in name or "_qd8" in name:
+                config = get_symmetric_quantization_config(
+                    is_per_channel=not name.endswith("_pt"), is_dynamic=name.endswith("_qd8")
+                )
                 prepared = prepare_pt2e(
                     torch.export.export(module, example).module(), XNNPACKQuantizer().set_global(config)
                 )

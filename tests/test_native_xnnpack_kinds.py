@@ -1,13 +1,14 @@
 """Node kinds beyond the delegated zoo's, on XnnpackBackend (native/backends/xnnpack): deconvolutions (fp32,
-int8 per channel and per tensor), bilinear resizes, PReLU and fp16 programs, in small programs exported at
-test time by ExecuTorch's own exporters (tests/delegated_programs.py `export_kinds`), each against
-ExecuTorch's runtime with its XNNPACK backend on the same file.
+int8 per channel and per tensor, fp16), dynamically quantized (qd8) convolutions, bilinear resizes, PReLU
+and fp16 programs, in small programs exported at test time by ExecuTorch's own exporters
+(tests/delegated_programs.py `export_kinds`), each against ExecuTorch's runtime with its XNNPACK backend on
+the same file.
 
-fp32 programs match within 1e-4; static int8 ones within one quantization step of their output; fp16 ones
-within 8 fp16 ulps at the output's largest magnitude (XNNPACK rounds each fp16 operator's result, and its
-fp16 GEMMs accumulate in fp16 or fp32 by CPU, where ATen's Half kernels accumulate in fp32). `bot oplist`
-lists the new node kinds, and a runtime built from those lists runs the programs. Hostile geometry in
-the new nodes ends in one error line.
+fp32 programs and qd8 ones (fp32 in and out) match within 1e-4; static int8 ones within one quantization
+step of their output; fp16 ones within 8 fp16 ulps at the output's largest magnitude (XNNPACK rounds each
+fp16 operator's result, and its fp16 GEMMs accumulate in fp16 or fp32 by CPU, where ATen's Half kernels
+accumulate in fp32). `bot oplist` lists the new node kinds, and a runtime built from those lists runs the
+programs. Hostile geometry in the new nodes ends in one error line.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ NEW_KINDS = {
     "deconv_qs8": {"xnnpack::conv_transpose2d.qs8_qc8w"},
     "deconv_qs8_pt": {"xnnpack::conv_transpose2d.qs8"},
     "deconv_f16": {"xnnpack::conv_transpose2d.f16_f32w", "xnnpack::concatenate4.f16"},
+    "convs_qd8": {"xnnpack::conv2d.qd8_qc8w", "xnnpack::conv_transpose2d.qd8_qc8w"},
     "resize_f32": {"xnnpack::static_resize_bilinear2d.f32"},
     "prelu_f32": {"xnnpack::prelu.f32"},
     "cnn_f16": {

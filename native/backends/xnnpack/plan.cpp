@@ -601,6 +601,10 @@ class Compiler {
     if (graph_.values[node.inputs[0]].dtype == Datatype::kFp16 && has_filter(node.type)) {
       return half_weighted(n, node, min, max);
     }
+    if (graph_.values[node.inputs[0]].dtype == Datatype::kQdint8 && has_filter(node.type) &&
+        node.type != NodeType::kFullyConnected) {
+      return dynamic_convolution(n, node, min, max);
+    }
     switch (node.type) {
       case NodeType::kConv2d:
       case NodeType::kDepthwiseConv2d:
@@ -1123,7 +1127,9 @@ class Compiler {
     const GraphValue& filter = graph_.values[node.inputs[1]];
     const int64_t kh = g[4], kw = g[5], sh = g[6], sw = g[7], dh = g[8], dw = g[9];
     const int64_t gic = g[10], goc = g[11], groups = g[12], ah = g[13], aw = g[14];
-    if (x.rank != 4 || y.rank != 4) return unsupported(n, "a deconvolution of a rank-%d value", static_cast<int>(x.rank));
+    if (x.rank != 4 || y.rank != 4) {
+      return unsupported(n, "a deconvolution of a rank-%d value", static_cast<int>(x.rank));
+    }
     if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0 || groups == 0 || gic == 0 || goc == 0) {
       return unsupported(n, "a zero kernel size, stride, dilation or group");
     }
@@ -1277,6 +1283,19 @@ class Compiler {
            a.quant.zero_point == b.quant.zero_point;
   }
 
+  // The value a convert node reads to write `v`, kInvalidId when no convert writes it (found once for all).
+  uint32_t converted_from(uint32_t v) {
+    if (convert_sources_ == nullptr) {
+      if (!alloc(&convert_sources_, graph_.num_values).ok()) return kInvalidId;
+      for (uint32_t i = 0; i < graph_.num_values; ++i) convert_sources_[i] = kInvalidId;
+      for (uint32_t i = 0; i < graph_.num_nodes; ++i) {
+        const GraphNode& node = graph_.nodes[i];
+        if (node.type == NodeType::kConvert) convert_sources_[node.outputs[0]] = node.inputs[0];
+      }
+    }
+    return convert_sources_[v];
+  }
+
   // ---- fp16 --------------------------------------------------------------------------------------------
   static bool has_filter(NodeType t) {
     return t == NodeType::kConv2d || t == NodeType::kDepthwiseConv2d || t == NodeType::kFullyConnected ||
@@ -1349,7 +1368,9 @@ class Compiler {
     Error err;
     if (node.type == NodeType::kFullyConnected) {
       const bool transposed = node.flags & 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS: the filter is [I, O]
-      if (filter.rank != 2 || x.rank < 1 || y.rank < 1) return unsupported(n, "a fully connected node of unexpected ranks");
+      if (filter.rank != 2 || x.rank < 1 || y.rank < 1) {
+        return unsupported(n, "a fully connected node of unexpected ranks");
+      }
       const int64_t o = transposed ? filter.dims[1] : filter.dims[0], i = transposed ? filter.dims[0] : filter.dims[1];
       if (i == 0 || o == 0) return unsupported(n, "a fully connected node with no input or output features");
       const uint64_t rows = x.numel() / static_cast<uint64_t>(i);
@@ -1421,6 +1442,140 @@ class Compiler {
     return call(n, args, 10, after);
   }
 
+  // A dynamically quantized (qd8) convolution, depthwise convolution or deconvolution: int8 images with
+  // one scale and zero point per image (the convert node's row parameters), a per-channel int8 filter
+  // packed as the f32 kinds pack theirs, its scales per output channel, an fp32 bias and output.
+  Error dynamic_convolution(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups, adjustment h, w
+    const uint32_t* g = node.geometry;
+    const bool transposed = node.type == NodeType::kConvTranspose2d;
+    const bool depthwise = node.type == NodeType::kDepthwiseConv2d;
+    if (g[0] != g[2] || g[1] != g[3]) {
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
+                         static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
+    }
+    // ExecuTorch may declare a quantized graph input's qd8 image in NCHW order; XNNPACK takes its shape from
+    // the convert that writes it (shapes propagate at run time), and so does this.
+    const uint32_t source = converted_from(node.inputs[0]);
+    if (source == kInvalidId) {
+      return unsupported(n, "its dynamically quantized input does not come from a convert node");
+    }
+    const GraphValue& x = graph_.values[source];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    if (x.rank != 4 || y.rank != 4 || y.dtype != Datatype::kFp32 || graph_.values[node.inputs[0]].rank != 4 ||
+        graph_.values[node.inputs[0]].numel() != x.numel()) {
+      return unsupported(n, "a dynamically quantized convolution of a rank-%d value into %s", static_cast<int>(x.rank),
+                         datatype_name(y.dtype));
+    }
+    if (uint64_t{g[12]} * g[11] > UINT32_MAX || uint64_t{g[12]} * g[10] > UINT32_MAX) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    const int64_t kh = g[4], kw = g[5], sh = g[6], sw = g[7], dh = g[8], dw = g[9], groups = g[12];
+    const int64_t gic = depthwise ? 1 : g[10], goc = g[11], ah = transposed ? g[13] : 0, aw = transposed ? g[14] : 0;
+    const int64_t in_channels = groups * gic, out_channels = groups * goc;
+    if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0 || groups == 0 || gic == 0 || goc == 0) {
+      return unsupported(n, "a zero kernel size, stride, dilation or group");
+    }
+    // XNNPACK runs a 1x1 one as a GEMM over pixels, each quantized on its own, where the convert node's
+    // row parameters here are per image: refused rather than run a percent off.
+    if (kh == 1 && kw == 1 && !transposed) return unsupported(n, "a dynamically quantized 1x1 convolution");
+    // Filters: [O, kh, kw, I/g] (convolution and deconvolution alike), [1, kh, kw, O] depthwise.
+    const int64_t want[4] = {depthwise ? 1 : out_channels, kh, kw, depthwise ? out_channels : gic};
+    if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    if (x.dims[3] != in_channels || y.dims[3] != out_channels || y.dims[0] != x.dims[0] || x.dims[1] == 0 ||
+        x.dims[2] == 0) {
+      return unsupported(n, "its channels do not match its geometry");
+    }
+    if (transposed && ((ah >= sh && ah >= dh) || (aw >= sw && aw >= dw))) {
+      return unsupported(n, "adjustment %lld x %lld for stride %lld x %lld", static_cast<long long>(ah),
+                         static_cast<long long>(aw), static_cast<long long>(sh), static_cast<long long>(sw));
+    }
+    // Both sides of the output size's equation, in saturating u64 (a saturated one matches no u32 dim).
+    auto fits = [&](int64_t in, int64_t out, int64_t stride, int64_t dilation, int64_t kernel, int64_t pad,
+                    int64_t adjust) {
+      const uint64_t reach = sat_mul(static_cast<uint64_t>(dilation), static_cast<uint64_t>(kernel - 1));
+      if (transposed) {
+        const uint64_t span = sat_add(sat_mul(static_cast<uint64_t>(in - 1), static_cast<uint64_t>(stride)),
+                                      sat_add(reach, static_cast<uint64_t>(adjust) + 1));
+        return span == static_cast<uint64_t>(out) + 2 * static_cast<uint64_t>(pad);
+      }
+      const uint64_t padded = static_cast<uint64_t>(in) + 2 * static_cast<uint64_t>(pad);
+      return out >= 1 && padded > reach && (padded - reach - 1) / static_cast<uint64_t>(stride) + 1 ==
+                                                 static_cast<uint64_t>(out);
+    };
+    if (!fits(x.dims[1], y.dims[1], sh, dh, kh, g[0], ah) || !fits(x.dims[2], y.dims[2], sw, dw, kw, g[1], aw)) {
+      return unsupported(n, "its output's size does not match its geometry");
+    }
+    Tensor* params = row_params_[node.inputs[0]];
+    const QuantParams& q = graph_.values[node.inputs[0]].quant;
+    if (params == nullptr || q.kind != QuantKind::kPerTokenDynamic || q.num_nonbatch_dims != 3 ||
+        params->sizes[0] != x.dims[0]) {
+      return unsupported(n, "its dynamically quantized input is not quantized per image by a convert node");
+    }
+    const int64_t taps = kh * kw;
+    Tensor *weight = nullptr, *scales = nullptr;
+    Error err;
+    if (transposed) {
+      err = pack(node.inputs[1], n, in_channels * goc * taps,
+                 [&](int64_t i) {
+                   const int64_t ci = i / (goc * taps), o = (i / taps) % goc, t = i % taps;
+                   return ((ci / gic * goc + o) * taps + t) * gic + ci % gic;
+                 },
+                 &weight);
+    } else if (depthwise) {
+      err = pack(node.inputs[1], n, out_channels * taps,
+                 [&](int64_t i) { return (i % taps) * out_channels + i / taps; }, &weight);
+    } else {
+      err = pack(node.inputs[1], n, out_channels * gic * taps,
+                 [&](int64_t i) { return ((i / (gic * taps)) * taps + i % taps) * gic + (i / taps) % gic; }, &weight);
+    }
+    if (!err.ok()) return err;
+    if (filter.dtype != Datatype::kQcint8 || weight->dtype != ScalarType::kChar) {
+      return unsupported(n, "its filter (value %u) is not per-channel int8", static_cast<unsigned>(node.inputs[1]));
+    }
+    weight->dim = 4;
+    weight->sizes[0] = transposed ? in_channels : out_channels;
+    weight->sizes[1] = transposed ? goc : gic;
+    weight->sizes[2] = kh;
+    weight->sizes[3] = kw;
+    if (!(err = multipliers(node.inputs[1], n, out_channels, depthwise ? 3 : 0, 1.0f, 1.0f, &scales)).ok()) return err;
+    Tensor *in = nullptr, *out = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    const bool fp32_bias = node.inputs[2] == kInvalidId ||
+                           (graph_.values[node.inputs[2]].dtype == Datatype::kFp32 &&
+                            graph_.values[node.inputs[2]].numel() == static_cast<uint64_t>(out_channels));
+    if (!fp32_bias) {
+      return unsupported(n, "its bias is not fp32, one per output channel");
+    }
+    if (!(err = bias(node.inputs[2], n, &bias_value)).ok() || !(err = reader(node.inputs[0], true, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    // The image as the convert wrote it: its source's elements, presented channels-first.
+    if (!channels_first_[node.inputs[0]]) return unsupported(n, "its quantized image is not stored channels-first");
+    Tensor* image = nullptr;
+    if (!(err = alloc(&image, 1)).ok()) return err;
+    *image = *in;
+    for (int k = 0; k < 4; ++k) image->sizes[k] = x.dims[kChannelsFirst[k]];
+    in = image;
+    const int64_t stride[2] = {sh, sw}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw}, adjustment[2] = {ah, aw};
+    if (transposed) {
+      Value* args[] = {tensor_value(in),    tensor_value(params), tensor_value(weight),    bias_value,
+                       tensor_value(scales), int_list(stride, 2), int_list(padding, 2),    int_list(dilation, 2),
+                       int_list(adjustment, 2), int_value(groups), min,                     max,
+                       tensor_value(out)};
+      return call(n, args, 13, after);
+    }
+    Value* args[] = {tensor_value(in),      tensor_value(params),  tensor_value(weight), bias_value,
+                     tensor_value(scales),  int_list(stride, 2),   int_list(padding, 2), int_list(dilation, 2),
+                     int_value(groups),     min,                   max,                  tensor_value(out)};
+    return call(n, args, 12, after);
+  }
+
   BackendInitContext& context_;
   const Graph& graph_;
   Plan& plan_;
@@ -1430,6 +1585,7 @@ class Compiler {
   bool* written_ = nullptr;  // some node writes it
   uint32_t* bound_ = nullptr;  // the external id whose memory it is (its own, or one it aliases)
   Tensor** row_params_ = nullptr;  // a dynamically quantized (qd8) value's per-row scale and zero point
+  uint32_t* convert_sources_ = nullptr;  // converted_from()'s table, made on first use
   Tensor* tensors_ = nullptr;
   uint64_t max_steps_ = 0, max_bindings_ = 0;
   uint8_t* chunk_ = nullptr;
