@@ -99,18 +99,19 @@ def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
             return self.head(torch.cat([x, torch.relu(self.up2(y)), self.up3(y), self.dilated(y)], 1))
 
     class DynamicConvs(nn.Module):
-        """Convolutions, a depthwise one and a deconvolution for dynamic quantization (qd8: each image's
-        int8 scale found at run time)."""
+        """Convolutions (3x3, and a pointwise one XNNPACK runs as a GEMM over pixels), a depthwise one and a
+        deconvolution for dynamic quantization (qd8: int8 scales found at run time)."""
 
         def __init__(self) -> None:
             super().__init__()
             self.conv = nn.Conv2d(3, 8, 3, stride=2, padding=1)
             self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
             self.up = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1)
-            self.head = nn.Conv2d(4, 2, 3, padding=1, bias=False)
+            self.smooth = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+            self.head = nn.Conv2d(4, 2, 1)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return self.head(self.up(self.depthwise(self.conv(x))))
+            return self.head(self.smooth(self.up(self.depthwise(self.conv(x)))))
 
     class Resize(nn.Module):
         """Bilinear resizes up and down, by size and by scale, with and without aligned corners."""

@@ -605,6 +605,9 @@ class Compiler {
         node.type != NodeType::kFullyConnected) {
       return dynamic_convolution(n, node, min, max);
     }
+    if (node.type == NodeType::kConvert && graph_.values[y].dtype == Datatype::kQdint8 && pointwise_only(y)) {
+      return pixel_quantization(n, node);
+    }
     switch (node.type) {
       case NodeType::kConv2d:
       case NodeType::kDepthwiseConv2d:
@@ -1283,6 +1286,110 @@ class Compiler {
            a.quant.zero_point == b.quant.zero_point;
   }
 
+  // A convolution XNNPACK runs as a GEMM over pixels: 1x1, unit stride, no padding, one group.
+  static bool is_pointwise(const GraphNode& node) {
+    const uint32_t* g = node.geometry;
+    return node.type == NodeType::kConv2d && g[4] == 1 && g[5] == 1 && g[6] == 1 && g[7] == 1 && g[0] == 0 &&
+           g[1] == 0 && g[2] == 0 && g[3] == 0 && g[12] == 1;
+  }
+
+  // Whether every node reading value v is a pointwise convolution (and some node does): a table made in one
+  // pass over the nodes on first use.
+  bool pointwise_only(uint32_t v) {
+    enum : uint8_t { kUnread = 0, kPointwise = 1, kOther = 2 };
+    if (pointwise_readers_ == nullptr) {
+      if (!alloc(&pointwise_readers_, graph_.num_values).ok()) return false;
+      for (uint32_t i = 0; i < graph_.num_nodes; ++i) {
+        const GraphNode& node = graph_.nodes[i];
+        for (int k = 0; k < node.num_inputs; ++k) {
+          if (node.inputs[k] == kInvalidId) continue;
+          uint8_t& seen = pointwise_readers_[node.inputs[k]];
+          seen = k == 0 && is_pointwise(node) && seen != kOther ? kPointwise : kOther;
+        }
+      }
+    }
+    return pointwise_readers_[v] == kPointwise;
+  }
+
+  // convert.f32_qd8 for pointwise convolutions: each pixel (a row of channels, NHWC) gets its own scale and
+  // zero point, as XNNPACK quantizes a GEMM's rows. The qd8 value is stored NHWC, whatever its declared dims.
+  Error pixel_quantization(uint32_t n, const GraphNode& node) {
+    const uint32_t y = node.outputs[0];
+    const GraphValue& source = graph_.values[node.inputs[0]];
+    const GraphValue& value = graph_.values[y];
+    if (value.quant.kind != QuantKind::kPerTokenDynamic || source.dtype != Datatype::kFp32 || source.rank != 4 ||
+        value.numel() != source.numel() || source.dims[3] == 0) {
+      return unsupported(n, "value %u is not an image quantized dynamically", static_cast<unsigned>(y));
+    }
+    if (ready_[y]) return unsupported(n, "value %u is laid out before its convert", static_cast<unsigned>(y));
+    channels_first_[y] = false;
+    Tensor *in = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) {
+      return err;
+    }
+    const uint64_t rows = source.numel() / static_cast<uint64_t>(source.dims[3]);
+    Tensor* params = nullptr;
+    if (!(err = alloc(&params, 1)).ok()) return err;
+    Result<void*> memory = context_.allocate(sat_mul(rows == 0 ? 1 : rows, 8), "XNNPACK row quantization");
+    if (!memory.ok()) return memory.error;
+    params->dtype = ScalarType::kFloat;
+    params->dim = 2;
+    params->sizes[0] = static_cast<int64_t>(rows);
+    params->sizes[1] = 2;
+    params->data = memory.value;
+    row_params_[y] = params;
+    Value* args[] = {tensor_value(in), tensor_value(out), tensor_value(params)};
+    return call(n, args, 3, after);
+  }
+
+  // A pointwise dynamically quantized convolution over pixels quantized one by one: the dynamic convolution
+  // kernel on [pixels, C, 1, 1] (the NHWC image's rows as 1x1 images, each with its own parameters).
+  Error pointwise_convolution(uint32_t n, const GraphNode& node, const GraphValue& x, Value* min, Value* max) {
+    const uint32_t v = node.inputs[0];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    Tensor* params = row_params_[v];
+    const int64_t c = x.dims[3], o = y.dims[3];
+    const int64_t pixels = c == 0 ? 0 : static_cast<int64_t>(x.numel() / static_cast<uint64_t>(c));
+    if (params == nullptr || channels_first_[v] || params->sizes[0] != pixels || y.numel() != x.numel() / c * o) {
+      return unsupported(n, "its dynamically quantized input is not quantized per pixel by a convert node");
+    }
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    if (filter.dtype != Datatype::kQcint8) {
+      return unsupported(n, "its filter (value %u) is not per-channel int8", static_cast<unsigned>(node.inputs[1]));
+    }
+    Tensor *weight = nullptr, *scales = nullptr;
+    Error err = pack(node.inputs[1], n, o * c, [](int64_t i) { return i; }, &weight);
+    if (!err.ok() || !(err = multipliers(node.inputs[1], n, o, 0, 1.0f, 1.0f, &scales)).ok()) return err;
+    weight->dim = 4;
+    weight->sizes[0] = o;
+    weight->sizes[1] = c;
+    weight->sizes[2] = weight->sizes[3] = 1;
+    Tensor *in = nullptr, *out = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    if (!(err = bias(node.inputs[2], n, &bias_value)).ok() || !(err = reader(v, false, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], false, n, &out, &after)).ok()) {
+      return err;
+    }
+    Tensor *rows = nullptr, *out_rows = nullptr;
+    if (!(err = alloc(&rows, 1)).ok() || !(err = alloc(&out_rows, 1)).ok()) return err;
+    *rows = *in;
+    *out_rows = *out;
+    rows->dim = out_rows->dim = 4;
+    rows->sizes[0] = out_rows->sizes[0] = pixels;
+    rows->sizes[1] = c;
+    out_rows->sizes[1] = o;
+    rows->sizes[2] = rows->sizes[3] = out_rows->sizes[2] = out_rows->sizes[3] = 1;
+    if (!(err = bind_like(out_rows, node.outputs[0])).ok()) return err;
+    const int64_t ones[2] = {1, 1}, zeros[2] = {0, 0};
+    Value* args[] = {tensor_value(rows),  tensor_value(params), tensor_value(weight), bias_value,
+                     tensor_value(scales), int_list(ones, 2),  int_list(zeros, 2),   int_list(ones, 2),
+                     int_value(1),        min,                  max,                  tensor_value(out_rows)};
+    return call(n, args, 12, after);
+  }
+
   // The value a convert node reads to write `v`, kInvalidId when no convert writes it (found once for all).
   uint32_t converted_from(uint32_t v) {
     if (convert_sources_ == nullptr) {
@@ -1477,9 +1584,11 @@ class Compiler {
     if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0 || groups == 0 || gic == 0 || goc == 0) {
       return unsupported(n, "a zero kernel size, stride, dilation or group");
     }
-    // XNNPACK runs a 1x1 one as a GEMM over pixels, each quantized on its own, where the convert node's
-    // row parameters here are per image: refused rather than run a percent off.
-    if (kh == 1 && kw == 1 && !transposed) return unsupported(n, "a dynamically quantized 1x1 convolution");
+    // XNNPACK runs a pointwise one as a GEMM over pixels, each quantized on its own (pixel_quantization).
+    const bool pointwise = is_pointwise(node);
+    if (kh == 1 && kw == 1 && !transposed && !pointwise) {
+      return unsupported(n, "a dynamically quantized 1x1 convolution with stride, padding or groups");
+    }
     // Filters: [O, kh, kw, I/g] (convolution and deconvolution alike), [1, kh, kw, O] depthwise.
     const int64_t want[4] = {depthwise ? 1 : out_channels, kh, kw, depthwise ? out_channels : gic};
     if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0) {
@@ -1511,6 +1620,7 @@ class Compiler {
     }
     Tensor* params = row_params_[node.inputs[0]];
     const QuantParams& q = graph_.values[node.inputs[0]].quant;
+    if (pointwise) return pointwise_convolution(n, node, x, min, max);
     if (params == nullptr || q.kind != QuantKind::kPerTokenDynamic || q.num_nonbatch_dims != 3 ||
         params->sizes[0] != x.dims[0]) {
       return unsupported(n, "its dynamically quantized input is not quantized per image by a convert node");
@@ -1586,6 +1696,7 @@ class Compiler {
   uint32_t* bound_ = nullptr;  // the external id whose memory it is (its own, or one it aliases)
   Tensor** row_params_ = nullptr;  // a dynamically quantized (qd8) value's per-row scale and zero point
   uint32_t* convert_sources_ = nullptr;  // converted_from()'s table, made on first use
+  uint8_t* pointwise_readers_ = nullptr;  // pointwise_only()'s table, made on first use
   Tensor* tensors_ = nullptr;
   uint64_t max_steps_ = 0, max_bindings_ = 0;
   uint8_t* chunk_ = nullptr;
