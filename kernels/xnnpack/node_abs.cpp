@@ -1,4 +1,5 @@
 // xnnpack::abs.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::abs.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise abs: aten::abs.out.
 #include "node.h"

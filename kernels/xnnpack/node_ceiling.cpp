@@ -1,4 +1,5 @@
 // xnnpack::ceiling.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::ceiling.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise ceiling: aten::ceil.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::clamp.f32(Tensor input, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::clamp.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's clamp (ReLU, ReLU6 and hardtanh lower to it): aten::clamp.out, or a copy when unbounded.
 #include <cstring>

@@ -1,4 +1,5 @@
 // xnnpack::concatenate2.f32(Tensor[] tensors, int dim, *, Tensor(a!) out)
+// xnnpack::concatenate2.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's concatenation of 2 tensors along `dim` (in the plan's layout): aten::cat.out.
 #include "node.h"

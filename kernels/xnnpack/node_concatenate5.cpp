@@ -1,4 +1,5 @@
 // xnnpack::concatenate5.f32(Tensor[] tensors, int dim, *, Tensor(a!) out)
+// xnnpack::concatenate5.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's concatenation of 5 tensors along `dim` (in the plan's layout): aten::cat.out.
 #include "node.h"

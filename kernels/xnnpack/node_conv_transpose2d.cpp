@@ -1,4 +1,5 @@
 // xnnpack::conv_transpose2d.f32(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int[] output_padding, int groups, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::conv_transpose2d.f16_f32w: the same arguments on Half tensors, through the same code.
 //
 // XNNPACK's deconvolution on NCHW tensors (the plan packs its filter as ATen's transposed one,
 // [I, O / groups, kh, kw], once; XNNPACK's adjustment is ATen's output_padding):

@@ -1,4 +1,5 @@
 // xnnpack::copy.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::copy.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's copy.
 #include <cstring>

@@ -1,4 +1,5 @@
 // xnnpack::cos.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::cos.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise cos: aten::cos.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::elu.f32(Tensor input, float alpha, *, Tensor(a!) out)
+// xnnpack::elu.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's ELU: aten::elu.out(alpha, scale 1, input scale 1).
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::exp.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::exp.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise exp: aten::exp.out.
 #include "node.h"

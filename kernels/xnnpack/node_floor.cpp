@@ -1,4 +1,5 @@
 // xnnpack::floor.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::floor.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise floor: aten::floor.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::gelu.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::gelu.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's exact (erf) GELU: aten::gelu.out with approximate='none'.
 #include "node.h"

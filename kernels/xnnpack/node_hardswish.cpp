@@ -1,4 +1,5 @@
 // xnnpack::hardswish.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::hardswish.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's hardswish, x * relu6(x + 3) / 6 (ATen's portable library has no kernel for it: exporters
 // decompose it outside a delegate).

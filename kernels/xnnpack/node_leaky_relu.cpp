@@ -1,4 +1,5 @@
 // xnnpack::leaky_relu.f32(Tensor input, float negative_slope, *, Tensor(a!) out)
+// xnnpack::leaky_relu.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's leaky ReLU: aten::leaky_relu.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::log.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::log.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise log: aten::log.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::max_pooling2d.f32(Tensor input, int[] kernel_size, int[] stride, int[] padding, int[] dilation, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::max_pooling2d.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's max pooling of an NCHW image, clamped: the greatest in-bound tap of each window. Unlike
 // aten::max_pool2d_with_indices it keeps no indices (XNNPACK's node has none), which is most of that

@@ -1,4 +1,5 @@
 // xnnpack::multiply.f32(Tensor input1, Tensor input2, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::multiply.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's broadcasting multiply: aten::mul.out, then the node's clamp.
 #include "node.h"

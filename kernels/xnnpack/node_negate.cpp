@@ -1,4 +1,5 @@
 // xnnpack::negate.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::negate.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise negate: aten::neg.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::prelu.f32(Tensor input, Tensor slope, *, Tensor(a!) out)
+// xnnpack::prelu.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's parametric ReLU: x where x >= 0, x * slope otherwise, the slope (one per channel, or one
 // for all) broadcast against the input. The plan presents both at the output's rank and layout.

@@ -1,4 +1,5 @@
 // xnnpack::reciprocal_square_root.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::reciprocal_square_root.f16: the same arguments on Half tensors, through the same code.
 //
 // XNNPACK's element-wise reciprocal_square_root: aten::rsqrt.out.
 #include "node.h"

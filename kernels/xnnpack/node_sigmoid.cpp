@@ -1,4 +1,5 @@
 // xnnpack::sigmoid.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::sigmoid.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise sigmoid: aten::sigmoid.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::sin.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::sin.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise sin: aten::sin.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::softmax.f32(Tensor input, int dim, *, Tensor(a!) out)
+// xnnpack::softmax.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's softmax over the innermost dim (in the plan's layout, `dim`): aten::_softmax.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::square.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::square.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's square: x * x through aten::mul.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::square_root.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::square_root.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise square_root: aten::sqrt.out.
 #include "node.h"

@@ -1,4 +1,5 @@
 // xnnpack::static_reshape.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::static_reshape.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's reshape: the same elements in the same order (the plan gives both their shapes).
 #include <cstring>

@@ -1,4 +1,5 @@
 // xnnpack::static_resize_bilinear2d.f32(Tensor input, int[] output_size, bool align_corners, *, Tensor(a!) out)
+// xnnpack::static_resize_bilinear2d.f16: the same arguments on Half tensors, through the same code.
 //
 // XNNPACK's bilinear resize of an NCHW image to a fixed size: aten::upsample_bilinear2d.vec_out
 // given the output size, not scale factors, so the source coordinates come from the size ratio as

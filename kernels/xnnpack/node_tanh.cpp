@@ -1,4 +1,5 @@
 // xnnpack::tanh.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::tanh.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise tanh: aten::tanh.out.
 #include "node.h"
