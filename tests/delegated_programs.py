@@ -72,6 +72,186 @@ MODELS = ("linear", "linear_inline", "conv_cumsum", "two_delegates")  # XNNPACK-
 DEMO_BACKEND = "BackendWithCompilerDemo"
 
 
+# --- node kinds beyond the zoo's ------------------------------------------------------------------------
+# Small programs whose delegates hold the node kinds and dtypes the zoo lacks: deconvolutions (fp32, int8
+# per channel and per tensor, fp16), dynamically quantized convolutions, bilinear resizes, PReLU, and fp16
+# programs (`model.half()`, fp16 inputs).
+
+
+def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    class Deconv(nn.Module):
+        """A UNet-like decoder: stride-2 deconvolutions (output padding, groups, dilation), concatenated."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.down = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+            self.up2 = nn.ConvTranspose2d(8, 4, 2, stride=2)
+            self.up3 = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1, groups=2)
+            self.dilated = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=2, output_padding=1, dilation=2, bias=False)
+            self.head = nn.Conv2d(15, 2, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = torch.relu(self.down(x))
+            return self.head(torch.cat([x, torch.relu(self.up2(y)), self.up3(y), self.dilated(y)], 1))
+
+    class DynamicConvs(nn.Module):
+        """Convolutions (3x3, and a pointwise one XNNPACK runs as a GEMM over pixels), a depthwise one and a
+        deconvolution for dynamic quantization (qd8: int8 scales found at run time)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+            self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+            self.up = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1)
+            self.smooth = nn.Conv2d(4, 4, 3, padding=1, bias=False)
+            self.head = nn.Conv2d(4, 2, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(self.smooth(self.up(self.depthwise(self.conv(x)))))
+
+    class Resize(nn.Module):
+        """Bilinear resizes up and down, by size and by scale, with and without aligned corners."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = self.conv(x)
+            up = F.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False)
+            aligned = F.interpolate(y, size=(2 * x.shape[2], 2 * x.shape[3]), mode="bilinear", align_corners=True)
+            down = F.interpolate(up + aligned, size=(5, 7), mode="bilinear", align_corners=False)
+            return down
+
+    class PReLUs(nn.Module):
+        """PReLU per channel and shared, on images (ExecuTorch's partitioner takes PReLU on images only)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv2d(3, 6, 3)
+            self.per_channel = nn.PReLU(6)
+            self.conv2 = nn.Conv2d(6, 4, 3)
+            self.shared = nn.PReLU()
+            self.linear = nn.Linear(4, 5)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = self.shared(self.conv2(self.per_channel(self.conv(x))))
+            y = y.mean(dim=(2, 3))
+            return self.linear(y)
+
+    class HalfCnn(nn.Module):
+        """A small CNN of the common image node kinds, run in fp16."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.stem = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+            self.bn = nn.BatchNorm2d(8)
+            self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+            self.pw = nn.Conv2d(8, 12, 1)
+            self.prelu = nn.PReLU(12)
+            self.se = nn.Conv2d(12, 12, 1)
+            self.fc = nn.Linear(12, 5)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = F.hardswish(self.bn(self.stem(x)))
+            y = F.relu6(self.dw(y)) + y
+            y = self.prelu(self.pw(y))
+            y = F.max_pool2d(y, 2) * torch.sigmoid(self.se(F.avg_pool2d(y, 2)))
+            y = F.interpolate(y, scale_factor=2.0, mode="bilinear")
+            return self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+
+    class HalfAttention(nn.Module):
+        """Attention over token rows in fp16: linears, batched matmuls, softmax, GELU, slices, concatenation."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.qkv = nn.Linear(16, 48)
+            self.out = nn.Linear(16, 16)
+            self.mlp = nn.Linear(16, 32)
+            self.down = nn.Linear(32, 16, bias=False)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            q, k, v = self.qkv(x).split(16, dim=-1)
+            weights = torch.softmax(torch.bmm(q, k.transpose(1, 2)) * 0.25, dim=-1)
+            y = self.out(torch.bmm(weights, v)) + x
+            y = y + self.down(F.gelu(self.mlp(y)))
+            return torch.cat([torch.tanh(y[:, :2]), y[:, 2:] - x[:, 2:]], dim=1)
+
+    image = ((1, 3, 16, 16),)
+    return {
+        "deconv_f32": (Deconv, image),
+        "deconv_qs8": (Deconv, image),
+        "deconv_qs8_pt": (Deconv, image),
+        "deconv_f16": (Deconv, image),
+        "convs_qd8": (DynamicConvs, image),
+        "resize_f32": (Resize, ((1, 3, 6, 9),)),
+        "prelu_f32": (PReLUs, image),
+        "cnn_f16": (HalfCnn, image),
+        "attention_f16": (HalfAttention, ((1, 6, 16),)),
+    }
+
+
+KIND_PROGRAMS = tuple(_kind_models())
+CALIBRATION_SEEDS = (11, 12, 13)
+
+
+def kind_inputs(name: str) -> tuple[Any, ...]:
+    """The seeded inputs a kind program runs at (fp16 for the `_f16` ones)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(3)
+    inputs = tuple(torch.randn(*shape, generator=generator) for shape in _kind_models()[name][1])
+    return tuple(t.half() for t in inputs) if name.endswith("_f16") else inputs
+
+
+def export_kinds(out_dir: Path) -> dict[str, Path]:
+    """Every kind program to out_dir/<name>.pte, each by its recipe (the name's suffix): fp32, PT2E with
+    XNNPACKQuantizer (static int8 with per-channel weights, `_pt` per-tensor ones, `_qd8` dynamic int8
+    activations), or fp16."""
+    import torch
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from executorch.exir import to_edge_transform_and_lower
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, (factory, shapes) in _kind_models().items():
+        torch.manual_seed(0)
+        module = factory().eval()
+        example = kind_inputs(name)
+        with torch.no_grad():
+            if name.endswith("_f16"):
+                for m in module.modules():
+                    if isinstance(m, torch.nn.BatchNorm2d):  # statistics that make the fold do real work
+                        m.running_mean.uniform_(-0.5, 0.5)
+                        m.running_var.uniform_(0.5, 2.0)
+                module = module.half()
+            elif "_qs8" in name or "_qd8" in name:
+                config = get_symmetric_quantization_config(
+                    is_per_channel=not name.endswith("_pt"), is_dynamic=name.endswith("_qd8")
+                )
+                prepared = prepare_pt2e(
+                    torch.export.export(module, example).module(), XNNPACKQuantizer().set_global(config)
+                )
+                for seed in CALIBRATION_SEEDS:
+                    generator = torch.Generator().manual_seed(seed)
+                    prepared(*(torch.randn(*shape, generator=generator) for shape in shapes))
+                module = convert_pt2e(prepared)
+            exported = torch.export.export(module, example)
+            lowered = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
+        paths[name] = out_dir / f"{name}.pte"
+        paths[name].write_bytes(lowered.to_executorch().buffer)
+    return paths
+
+
 def export(out_dir: Path) -> dict[str, Path]:
     """Exports every model to out_dir/<name>.pte."""
     import torch

@@ -1,4 +1,5 @@
 // xnnpack::avg_pooling2d.f32(Tensor input, int[] kernel_size, int[] stride, int[] padding, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::avg_pooling2d.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's average pooling (padding excluded from the average, as XNNPACK counts it) of an NCHW
 // image: aten::avg_pool2d.out, then the node's clamp.
@@ -20,5 +21,6 @@ Error avg_pooling2d_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef avg_pooling2d_f32{"xnnpack::avg_pooling2d.f32", "TIIIdd|T", &avg_pooling2d_f32_impl, kCalls};
+extern const KernelDef avg_pooling2d_f16{"xnnpack::avg_pooling2d.f16", "TIIIdd|T", &avg_pooling2d_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

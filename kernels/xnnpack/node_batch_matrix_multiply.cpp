@@ -1,4 +1,5 @@
 // xnnpack::batch_matrix_multiply.f32(Tensor input1, Tensor input2, *, Tensor(a!) out)
+// xnnpack::batch_matrix_multiply.f16: the same arguments on Half tensors, through the same code.
 //
 // XNNPACK's batched matrix multiply on [B, M, K] x [B, K, N] (the plan folds leading batch dims): aten::bmm.out.
 #include "node.h"
@@ -15,5 +16,6 @@ Error batch_matrix_multiply_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef batch_matrix_multiply_f32{"xnnpack::batch_matrix_multiply.f32", "TT|T", &batch_matrix_multiply_f32_impl, kCalls};
+extern const KernelDef batch_matrix_multiply_f16{"xnnpack::batch_matrix_multiply.f16", "TT|T", &batch_matrix_multiply_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

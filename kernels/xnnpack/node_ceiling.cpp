@@ -1,4 +1,5 @@
 // xnnpack::ceiling.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::ceiling.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise ceiling: aten::ceil.out.
 #include "node.h"
@@ -15,5 +16,6 @@ Error ceiling_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef ceiling_f32{"xnnpack::ceiling.f32", "T|T", &ceiling_f32_impl, kCalls};
+extern const KernelDef ceiling_f16{"xnnpack::ceiling.f16", "T|T", &ceiling_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::clamp.f32(Tensor input, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::clamp.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's clamp (ReLU, ReLU6 and hardtanh lower to it): aten::clamp.out, or a copy when unbounded.
 #include <cstring>
@@ -20,5 +21,6 @@ Error clamp_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef clamp_f32{"xnnpack::clamp.f32", "Tdd|T", &clamp_f32_impl, kCalls};
+extern const KernelDef clamp_f16{"xnnpack::clamp.f16", "Tdd|T", &clamp_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::concatenate3.f32(Tensor[] tensors, int dim, *, Tensor(a!) out)
+// xnnpack::concatenate3.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's concatenation of 3 tensors along `dim` (in the plan's layout): aten::cat.out.
 #include "node.h"
@@ -15,5 +16,6 @@ Error concatenate3_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef concatenate3_f32{"xnnpack::concatenate3.f32", "Li|T", &concatenate3_f32_impl, kCalls};
+extern const KernelDef concatenate3_f16{"xnnpack::concatenate3.f16", "Li|T", &concatenate3_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

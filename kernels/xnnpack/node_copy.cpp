@@ -1,4 +1,5 @@
 // xnnpack::copy.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::copy.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's copy.
 #include <cstring>
@@ -17,5 +18,6 @@ Error copy_f32_impl(KernelContext& /*ctx*/, Args args) {
 }  // namespace
 
 extern const KernelDef copy_f32{"xnnpack::copy.f32", "T|T", &copy_f32_impl, {}};
+extern const KernelDef copy_f16{"xnnpack::copy.f16", "T|T", &copy_f32_impl, {}};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::elu.f32(Tensor input, float alpha, *, Tensor(a!) out)
+// xnnpack::elu.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's ELU: aten::elu.out(alpha, scale 1, input scale 1).
 #include "node.h"
@@ -17,5 +18,6 @@ Error elu_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef elu_f32{"xnnpack::elu.f32", "Td|T", &elu_f32_impl, kCalls};
+extern const KernelDef elu_f16{"xnnpack::elu.f16", "Td|T", &elu_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::floor.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::floor.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise floor: aten::floor.out.
 #include "node.h"
@@ -15,5 +16,6 @@ Error floor_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef floor_f32{"xnnpack::floor.f32", "T|T", &floor_f32_impl, kCalls};
+extern const KernelDef floor_f16{"xnnpack::floor.f16", "T|T", &floor_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::fully_connected.f32(Tensor input, Tensor weight_t, Tensor? bias, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::fully_connected.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's fully connected node on [M, I] rows (the plan packs its [O, I] filter as [I, O] once):
 // aten::addmm.out with the bias, aten::mm.out without, then the node's clamp.
@@ -22,5 +23,6 @@ Error fully_connected_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef fully_connected_f32{"xnnpack::fully_connected.f32", "TTtdd|T", &fully_connected_f32_impl, kCalls};
+extern const KernelDef fully_connected_f16{"xnnpack::fully_connected.f16", "TTtdd|T", &fully_connected_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::gelu.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::gelu.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's exact (erf) GELU: aten::gelu.out with approximate='none'.
 #include "node.h"
@@ -20,5 +21,6 @@ Error gelu_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef gelu_f32{"xnnpack::gelu.f32", "T|T", &gelu_f32_impl, kCalls};
+extern const KernelDef gelu_f16{"xnnpack::gelu.f16", "T|T", &gelu_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

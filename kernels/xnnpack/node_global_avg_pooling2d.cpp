@@ -1,4 +1,5 @@
 // xnnpack::global_avg_pooling2d.f32(Tensor input, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::global_avg_pooling2d.f16: the same arguments on Half tensors, through the same code.
 //
 // XNNPACK's global average pooling of an NCHW image: aten::mean.out over H and W, kept as [N, C, 1, 1].
 #include "node.h"
@@ -20,5 +21,6 @@ Error global_avg_pooling2d_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef global_avg_pooling2d_f32{"xnnpack::global_avg_pooling2d.f32", "Tdd|T", &global_avg_pooling2d_f32_impl, kCalls};
+extern const KernelDef global_avg_pooling2d_f16{"xnnpack::global_avg_pooling2d.f16", "Tdd|T", &global_avg_pooling2d_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::maximum.f32(Tensor input1, Tensor input2, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::maximum.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's broadcasting maximum: aten::maximum.out, then the node's clamp.
 #include "node.h"
@@ -16,5 +17,6 @@ Error maximum_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef maximum_f32{"xnnpack::maximum.f32", "TTdd|T", &maximum_f32_impl, kCalls};
+extern const KernelDef maximum_f16{"xnnpack::maximum.f16", "TTdd|T", &maximum_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::multiply.f32(Tensor input1, Tensor input2, float output_min, float output_max, *, Tensor(a!) out)
+// xnnpack::multiply.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's broadcasting multiply: aten::mul.out, then the node's clamp.
 #include "node.h"
@@ -16,5 +17,6 @@ Error multiply_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef multiply_f32{"xnnpack::multiply.f32", "TTdd|T", &multiply_f32_impl, kCalls};
+extern const KernelDef multiply_f16{"xnnpack::multiply.f16", "TTdd|T", &multiply_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::reciprocal_square_root.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::reciprocal_square_root.f16: the same arguments on Half tensors, through the same code.
 //
 // XNNPACK's element-wise reciprocal_square_root: aten::rsqrt.out.
 #include "node.h"
@@ -15,5 +16,6 @@ Error reciprocal_square_root_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef reciprocal_square_root_f32{"xnnpack::reciprocal_square_root.f32", "T|T", &reciprocal_square_root_f32_impl, kCalls};
+extern const KernelDef reciprocal_square_root_f16{"xnnpack::reciprocal_square_root.f16", "T|T", &reciprocal_square_root_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

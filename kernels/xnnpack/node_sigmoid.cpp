@@ -1,4 +1,5 @@
 // xnnpack::sigmoid.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::sigmoid.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's element-wise sigmoid: aten::sigmoid.out.
 #include "node.h"
@@ -15,5 +16,6 @@ Error sigmoid_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef sigmoid_f32{"xnnpack::sigmoid.f32", "T|T", &sigmoid_f32_impl, kCalls};
+extern const KernelDef sigmoid_f16{"xnnpack::sigmoid.f16", "T|T", &sigmoid_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

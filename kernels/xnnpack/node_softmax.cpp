@@ -1,4 +1,5 @@
 // xnnpack::softmax.f32(Tensor input, int dim, *, Tensor(a!) out)
+// xnnpack::softmax.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's softmax over the innermost dim (in the plan's layout, `dim`): aten::_softmax.out.
 #include "node.h"
@@ -17,5 +18,6 @@ Error softmax_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef softmax_f32{"xnnpack::softmax.f32", "Ti|T", &softmax_f32_impl, kCalls};
+extern const KernelDef softmax_f16{"xnnpack::softmax.f16", "Ti|T", &softmax_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

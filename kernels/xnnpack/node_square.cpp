@@ -1,4 +1,5 @@
 // xnnpack::square.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::square.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's square: x * x through aten::mul.out.
 #include "node.h"
@@ -16,5 +17,6 @@ Error square_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef square_f32{"xnnpack::square.f32", "T|T", &square_f32_impl, kCalls};
+extern const KernelDef square_f16{"xnnpack::square.f16", "T|T", &square_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

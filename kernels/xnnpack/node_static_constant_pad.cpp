@@ -1,4 +1,5 @@
 // xnnpack::static_constant_pad.f32(Tensor input, int[] pad, float value, *, Tensor(a!) out)
+// xnnpack::static_constant_pad.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's constant padding: aten::constant_pad_nd.out (the plan gives the pads in ATen's order).
 #include "node.h"
@@ -15,5 +16,6 @@ Error static_constant_pad_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef static_constant_pad_f32{"xnnpack::static_constant_pad.f32", "TId|T", &static_constant_pad_f32_impl, kCalls};
+extern const KernelDef static_constant_pad_f16{"xnnpack::static_constant_pad.f16", "TId|T", &static_constant_pad_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -1,4 +1,5 @@
 // xnnpack::static_reshape.f32(Tensor input, *, Tensor(a!) out)
+// xnnpack::static_reshape.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's reshape: the same elements in the same order (the plan gives both their shapes).
 #include <cstring>
@@ -17,5 +18,6 @@ Error static_reshape_f32_impl(KernelContext& /*ctx*/, Args args) {
 }  // namespace
 
 extern const KernelDef static_reshape_f32{"xnnpack::static_reshape.f32", "T|T", &static_reshape_f32_impl, {}};
+extern const KernelDef static_reshape_f16{"xnnpack::static_reshape.f16", "T|T", &static_reshape_f32_impl, {}};
 
 }  // namespace sb::xnnpack_nodes

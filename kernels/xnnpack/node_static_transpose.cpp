@@ -1,4 +1,5 @@
 // xnnpack::static_transpose.f32(Tensor input, int[] perm, *, Tensor(a!) out)
+// xnnpack::static_transpose.f16 takes the same arguments on Half tensors (an fp16 program's), through the same code.
 //
 // XNNPACK's transpose, in the layouts the plan chose for its input and output: aten::permute_copy.out.
 #include "node.h"
@@ -17,5 +18,6 @@ Error static_transpose_f32_impl(KernelContext& ctx, Args args) {
 }  // namespace
 
 extern const KernelDef static_transpose_f32{"xnnpack::static_transpose.f32", "TI|T", &static_transpose_f32_impl, kCalls};
+extern const KernelDef static_transpose_f16{"xnnpack::static_transpose.f16", "TI|T", &static_transpose_f32_impl, kCalls};
 
 }  // namespace sb::xnnpack_nodes

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "sb/checked.h"
+#include "sb/half.h"
 #include "sb/registry.h"
 #include "xnnpack/microkernels/qs8_dwconv.h"
 #include "xnnpack/microkernels/qs8_gemm.h"
@@ -33,7 +34,8 @@ Error unsupported(uint32_t node, const char* format, ...) {
 
 bool is_anchor(NodeType t) {
   return t == NodeType::kConv2d || t == NodeType::kDepthwiseConv2d || t == NodeType::kAvgPooling2d ||
-         t == NodeType::kMaxPooling2d || t == NodeType::kGlobalAvgPooling2d;
+         t == NodeType::kMaxPooling2d || t == NodeType::kGlobalAvgPooling2d || t == NodeType::kConvTranspose2d ||
+         t == NodeType::kStaticResizeBilinear2D;
 }
 
 // Nodes that take either layout: the element-wise ones, and those whose one
@@ -47,7 +49,7 @@ bool is_layout_free(NodeType t) {
     case NodeType::kSin: case NodeType::kCos: case NodeType::kGelu: case NodeType::kSquare: case NodeType::kELU:
     case NodeType::kLeakyReLU: case NodeType::kHardswish: case NodeType::kCopy: case NodeType::kSoftmax:
     case NodeType::kConcatenate2: case NodeType::kConcatenate3: case NodeType::kConcatenate4:
-    case NodeType::kConcatenate5:
+    case NodeType::kConcatenate5: case NodeType::kPReLU:
       return true;
     default:
       return false;
@@ -724,6 +726,16 @@ class Compiler {
     Step after{};
     Tensor *in = nullptr, *out = nullptr;
     Error err;
+    if (graph_.values[node.inputs[0]].dtype == Datatype::kFp16 && has_filter(node.type)) {
+      return half_weighted(n, node, min, max);
+    }
+    if (graph_.values[node.inputs[0]].dtype == Datatype::kQdint8 && has_filter(node.type) &&
+        node.type != NodeType::kFullyConnected) {
+      return dynamic_convolution(n, node, min, max);
+    }
+    if (node.type == NodeType::kConvert && graph_.values[y].dtype == Datatype::kQdint8 && pointwise_only(y)) {
+      return pixel_quantization(n, node);
+    }
     switch (node.type) {
       case NodeType::kConv2d:
       case NodeType::kDepthwiseConv2d:
@@ -868,6 +880,7 @@ class Compiler {
           return err;
         }
         const GraphValue& x = graph_.values[node.inputs[0]];
+        if (!same_quantization(node.inputs[0], y)) return unsupported(n, "an int8 slice that changes the quantization");
         if (node.list_size != x.rank || graph_.values[y].rank != x.rank) {
           return unsupported(n, "slices %d dims of a rank-%d value", static_cast<int>(node.list_size),
                              static_cast<int>(x.rank));
@@ -882,6 +895,12 @@ class Compiler {
       }
       case NodeType::kBatchMatrixMultiply:
         return batch_matmul(n, node);
+      case NodeType::kConvTranspose2d:
+        return deconvolution(n, node, min, max);
+      case NodeType::kStaticResizeBilinear2D:
+        return resize_bilinear(n, node);
+      case NodeType::kPReLU:
+        return prelu(n, node);
       default: {  // element-wise unary nodes
         const bool cf = channels_first_[y];
         if (node.num_inputs != 1) return unsupported(n, "node kind %s is not supported", node_type_name(node.type));
@@ -1245,6 +1264,576 @@ class Compiler {
     return call(n, args, 3, after);
   }
 
+  // A deconvolution (XNNPACK's conv_transpose2d): its filter [groups * O/g, kh, kw, I/g] packed as ATen's
+  // transposed one, [groups * I/g, O/g, kh, kw]; its adjustment is ATen's output_padding.
+  Error deconvolution(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups, adjustment h, w
+    const uint32_t* g = node.geometry;
+    if (g[0] != g[2] || g[1] != g[3]) {
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
+                         static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
+    }
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    const int64_t kh = g[4], kw = g[5], sh = g[6], sw = g[7], dh = g[8], dw = g[9];
+    const int64_t gic = g[10], goc = g[11], groups = g[12], ah = g[13], aw = g[14];
+    if (x.rank != 4 || y.rank != 4) {
+      return unsupported(n, "a deconvolution of a rank-%d value", static_cast<int>(x.rank));
+    }
+    if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0 || groups == 0 || gic == 0 || goc == 0) {
+      return unsupported(n, "a zero kernel size, stride, dilation or group");
+    }
+    // ATen's limit on output_padding (XNNPACK's is tighter: below the stride).
+    if ((ah >= sh && ah >= dh) || (aw >= sw && aw >= dw)) {
+      return unsupported(n, "adjustment %lld x %lld for stride %lld x %lld", static_cast<long long>(ah),
+                         static_cast<long long>(aw), static_cast<long long>(sh), static_cast<long long>(sw));
+    }
+    // u32 fields: their products fit u64, and a filter or value dim (a u32) never matches one past that.
+    if (uint64_t{g[12]} * g[11] > UINT32_MAX || uint64_t{g[12]} * g[10] > UINT32_MAX) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    const int64_t want[4] = {groups * goc, kh, kw, gic};
+    if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    if (x.dims[3] != groups * gic || y.dims[3] != groups * goc || y.dims[0] != x.dims[0]) {
+      return unsupported(n, "its channels do not match its geometry");
+    }
+    // The output's size plus both paddings, in saturating u64 (a saturated one matches no u32 dim).
+    auto extent = [](int64_t in, int64_t stride, int64_t dilation, int64_t kernel, int64_t adjust) {
+      return sat_add(sat_mul(static_cast<uint64_t>(in - 1), static_cast<uint64_t>(stride)),
+                     sat_add(sat_mul(static_cast<uint64_t>(dilation), static_cast<uint64_t>(kernel - 1)),
+                             static_cast<uint64_t>(adjust) + 1));
+    };
+    if (x.dims[1] == 0 || x.dims[2] == 0 ||
+        extent(x.dims[1], sh, dh, kh, ah) != static_cast<uint64_t>(y.dims[1]) + 2 * uint64_t{g[0]} ||
+        extent(x.dims[2], sw, dw, kw, aw) != static_cast<uint64_t>(y.dims[2]) + 2 * uint64_t{g[1]}) {
+      return unsupported(n, "its output's size does not match its geometry");
+    }
+    const bool int8 = is_qs8(node.inputs[0]), half = x.dtype == Datatype::kFp16;
+    if (x.dtype != Datatype::kFp32 && !int8 && !half) {
+      return unsupported(n, "a %s deconvolution", datatype_name(x.dtype));
+    }
+    const int64_t taps = kh * kw;
+    auto source = [&](int64_t i) {
+      const int64_t ci = i / (goc * taps), o = (i / taps) % goc, t = i % taps;
+      return ((ci / gic * goc + o) * taps + t) * gic + ci % gic;
+    };
+    Tensor* weight = nullptr;
+    Error err = half ? pack_half(node.inputs[1], n, groups * gic * goc * taps, source, &weight)
+                     : pack(node.inputs[1], n, groups * gic * goc * taps, source, &weight);
+    if (!err.ok()) return err;
+    weight->dim = 4;
+    weight->sizes[0] = groups * gic;
+    weight->sizes[1] = goc;
+    weight->sizes[2] = kh;
+    weight->sizes[3] = kw;
+    Tensor *in = nullptr, *out = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    err = half ? half_bias(node.inputs[2], n, groups * goc, &bias_value) : bias(node.inputs[2], n, &bias_value);
+    if (!err.ok() || !(err = reader(node.inputs[0], true, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    const int64_t stride[2] = {sh, sw}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw}, adjustment[2] = {ah, aw};
+    if (int8) {
+      Int8Io q;
+      Tensor* scales = nullptr;
+      // Per-channel filter scales run along XNNPACK's dim 0, the output channels.
+      if (!(err = int8_io(n, node, node.inputs[0], node.outputs[0], &q)).ok() ||
+          !(err = multipliers(node.inputs[1], n, groups * goc, 0, q.si, q.so, &scales)).ok()) {
+        return err;
+      }
+      Value* args[] = {tensor_value(in),         tensor_value(weight),  bias_value,       int_list(stride, 2),
+                       int_list(padding, 2),     int_list(dilation, 2), int_list(adjustment, 2), int_value(groups),
+                       tensor_value(scales),     int_value(q.zi),       int_value(q.zo),  int_value(q.lo),
+                       int_value(q.hi),          tensor_value(out)};
+      return call(n, args, 14, after);
+    }
+    Value* args[] = {tensor_value(in),      tensor_value(weight),  bias_value,        int_list(stride, 2),
+                     int_list(padding, 2),  int_list(dilation, 2), int_list(adjustment, 2), int_value(groups),
+                     min,                   max,                   tensor_value(out)};
+    return call(n, args, 11, after);
+  }
+
+  // A bilinear resize of an NHWC image (stored NCHW) to the node's fixed size.
+  Error resize_bilinear(uint32_t n, const GraphNode& node) {
+    constexpr uint32_t kAlignCorners = 0x8, kTensorflowLegacy = 0x4;  // XNN_FLAG_ALIGN_CORNERS, _TENSORFLOW_LEGACY_MODE
+    if ((node.flags & ~kAlignCorners) != 0) {
+      return unsupported(n, "a bilinear resize with flags 0x%x%s", static_cast<unsigned>(node.flags),
+                         node.flags & kTensorflowLegacy ? " (TensorFlow's legacy mode)" : "");
+    }
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    if (x.rank != 4 || y.rank != 4) return unsupported(n, "resizes a rank-%d value", static_cast<int>(x.rank));
+    if (y.dims[0] != x.dims[0] || y.dims[3] != x.dims[3] || y.dims[1] != node.list[0][0] ||
+        y.dims[2] != node.list[0][1] || node.list[0][0] == 0 || node.list[0][1] == 0 || x.dims[1] == 0 ||
+        x.dims[2] == 0) {
+      return unsupported(n, "its output's shape is not its input's resized to %lld x %lld",
+                         static_cast<long long>(node.list[0][0]), static_cast<long long>(node.list[0][1]));
+    }
+    if ((x.dtype != Datatype::kFp32 && x.dtype != Datatype::kFp16) || y.dtype != x.dtype) {
+      return unsupported(n, "a %s bilinear resize", datatype_name(x.dtype));
+    }
+    Tensor *in = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = reader(node.inputs[0], true, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    Value* args[] = {tensor_value(in), int_list(node.list[0], 2),
+                     scalar(Value::from_bool((node.flags & kAlignCorners) != 0)), tensor_value(out)};
+    return call(n, args, 4, after);
+  }
+
+  // PReLU: the slope broadcast against the input, both presented at the output's rank and layout.
+  Error prelu(uint32_t n, const GraphNode& node) {
+    const uint32_t y = node.outputs[0];
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& slope = graph_.values[node.inputs[1]];
+    const GraphValue& out_value = graph_.values[y];
+    if (x.rank != out_value.rank || slope.rank > x.rank ||
+        memcmp(x.dims, out_value.dims, sizeof(int64_t) * static_cast<size_t>(x.rank)) != 0) {
+      return unsupported(n, "a PReLU whose output is not its input's shape");
+    }
+    // The slope broadcasts from the trailing dims (XNNPACK's rule): each of its dims is 1 or the input's.
+    for (int32_t d = 0; d < slope.rank; ++d) {
+      const int64_t against = x.dims[x.rank - slope.rank + d];
+      if (slope.dims[d] != 1 && slope.dims[d] != against) {
+        return unsupported(n, "a PReLU slope that does not broadcast against its input");
+      }
+    }
+    if ((x.dtype != Datatype::kFp32 && x.dtype != Datatype::kFp16) || slope.dtype != x.dtype ||
+        out_value.dtype != x.dtype) {
+      return unsupported(n, "a %s PReLU", datatype_name(x.dtype));
+    }
+    const bool cf = channels_first_[y];
+    const int32_t rank = out_value.rank;
+    const uint8_t* order = cf ? kChannelsFirst : kIdentity;
+    Tensor *in = nullptr, *s = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = present(node.inputs[0], order, rank, n, true, &in)).ok() ||
+        !(err = present(node.inputs[1], order, rank, n, true, &s)).ok() ||
+        !(err = writer(y, cf, n, &out, &after)).ok()) {
+      return err;
+    }
+    Value* args[] = {tensor_value(in), tensor_value(s), tensor_value(out)};
+    return call(n, args, 3, after);
+  }
+
+  // Whether a node moving values from x to y keeps them: the same dtype and quantization (per tensor).
+  bool same_quantization(uint32_t x, uint32_t y) const {
+    const GraphValue& a = graph_.values[x];
+    const GraphValue& b = graph_.values[y];
+    const bool per_tensor = a.quant.kind == QuantKind::kNone || a.quant.kind == QuantKind::kPerTensor;
+    return per_tensor && a.dtype == b.dtype && a.quant.kind == b.quant.kind && a.quant.scale == b.quant.scale &&
+           a.quant.zero_point == b.quant.zero_point;
+  }
+
+  // A convolution XNNPACK runs as a GEMM over pixels: 1x1, unit stride, no padding, one group.
+  static bool is_pointwise(const GraphNode& node) {
+    const uint32_t* g = node.geometry;
+    return node.type == NodeType::kConv2d && g[4] == 1 && g[5] == 1 && g[6] == 1 && g[7] == 1 && g[0] == 0 &&
+           g[1] == 0 && g[2] == 0 && g[3] == 0 && g[12] == 1;
+  }
+
+  // Whether every node reading value v is a pointwise convolution (and some node does): a table made in one
+  // pass over the nodes on first use.
+  bool pointwise_only(uint32_t v) {
+    enum : uint8_t { kUnread = 0, kPointwise = 1, kOther = 2 };
+    if (pointwise_readers_ == nullptr) {
+      if (!alloc(&pointwise_readers_, graph_.num_values).ok()) return false;
+      for (uint32_t i = 0; i < graph_.num_nodes; ++i) {
+        const GraphNode& node = graph_.nodes[i];
+        for (int k = 0; k < node.num_inputs; ++k) {
+          if (node.inputs[k] == kInvalidId) continue;
+          uint8_t& seen = pointwise_readers_[node.inputs[k]];
+          seen = k == 0 && is_pointwise(node) && seen != kOther ? kPointwise : kOther;
+        }
+      }
+    }
+    return pointwise_readers_[v] == kPointwise;
+  }
+
+  // convert.f32_qd8 for pointwise convolutions: each pixel (a row of channels, NHWC) gets its own scale and
+  // zero point, as XNNPACK quantizes a GEMM's rows. The qd8 value is stored NHWC, whatever its declared dims.
+  Error pixel_quantization(uint32_t n, const GraphNode& node) {
+    const uint32_t y = node.outputs[0];
+    const GraphValue& source = graph_.values[node.inputs[0]];
+    const GraphValue& value = graph_.values[y];
+    if (value.quant.kind != QuantKind::kPerTokenDynamic || source.dtype != Datatype::kFp32 || source.rank != 4 ||
+        value.numel() != source.numel() || source.dims[3] == 0) {
+      return unsupported(n, "value %u is not an image quantized dynamically", static_cast<unsigned>(y));
+    }
+    if (ready_[y]) return unsupported(n, "value %u is laid out before its convert", static_cast<unsigned>(y));
+    channels_first_[y] = false;
+    Tensor *in = nullptr, *out = nullptr;
+    Step after{};
+    Error err;
+    if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) {
+      return err;
+    }
+    const uint64_t rows = source.numel() / static_cast<uint64_t>(source.dims[3]);
+    Tensor* params = nullptr;
+    if (!(err = alloc(&params, 1)).ok()) return err;
+    Result<void*> memory = context_.allocate(sat_mul(rows == 0 ? 1 : rows, 8), "XNNPACK row quantization");
+    if (!memory.ok()) return memory.error;
+    params->dtype = ScalarType::kFloat;
+    params->dim = 2;
+    params->sizes[0] = static_cast<int64_t>(rows);
+    params->sizes[1] = 2;
+    params->data = memory.value;
+    row_params_[y] = params;
+    Value* args[] = {tensor_value(in), tensor_value(out), tensor_value(params)};
+    return call(n, args, 3, after);
+  }
+
+  // A pointwise dynamically quantized convolution over pixels quantized one by one: the dynamic convolution
+  // kernel on [pixels, C, 1, 1] (the NHWC image's rows as 1x1 images, each with its own parameters).
+  Error pointwise_convolution(uint32_t n, const GraphNode& node, const GraphValue& x, Value* min, Value* max) {
+    const uint32_t v = node.inputs[0];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    Tensor* params = row_params_[v];
+    const int64_t c = x.dims[3], o = y.dims[3];
+    const int64_t pixels = c == 0 ? 0 : static_cast<int64_t>(x.numel() / static_cast<uint64_t>(c));
+    if (params == nullptr || channels_first_[v] || params->sizes[0] != pixels || y.numel() != x.numel() / c * o) {
+      return unsupported(n, "its dynamically quantized input is not quantized per pixel by a convert node");
+    }
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    if (filter.dtype != Datatype::kQcint8) {
+      return unsupported(n, "its filter (value %u) is not per-channel int8", static_cast<unsigned>(node.inputs[1]));
+    }
+    Tensor *weight = nullptr, *scales = nullptr;
+    Error err = pack(node.inputs[1], n, o * c, [](int64_t i) { return i; }, &weight);
+    if (!err.ok() || !(err = multipliers(node.inputs[1], n, o, 0, 1.0f, 1.0f, &scales)).ok()) return err;
+    weight->dim = 4;
+    weight->sizes[0] = o;
+    weight->sizes[1] = c;
+    weight->sizes[2] = weight->sizes[3] = 1;
+    Tensor *in = nullptr, *out = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    if (!(err = bias(node.inputs[2], n, &bias_value)).ok() || !(err = reader(v, false, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], false, n, &out, &after)).ok()) {
+      return err;
+    }
+    Tensor *rows = nullptr, *out_rows = nullptr;
+    if (!(err = alloc(&rows, 1)).ok() || !(err = alloc(&out_rows, 1)).ok()) return err;
+    *rows = *in;
+    *out_rows = *out;
+    rows->dim = out_rows->dim = 4;
+    rows->sizes[0] = out_rows->sizes[0] = pixels;
+    rows->sizes[1] = c;
+    out_rows->sizes[1] = o;
+    rows->sizes[2] = rows->sizes[3] = out_rows->sizes[2] = out_rows->sizes[3] = 1;
+    if (!(err = bind_like(out_rows, node.outputs[0])).ok()) return err;
+    const int64_t ones[2] = {1, 1}, zeros[2] = {0, 0};
+    Value* args[] = {tensor_value(rows),  tensor_value(params), tensor_value(weight), bias_value,
+                     tensor_value(scales), int_list(ones, 2),  int_list(zeros, 2),   int_list(ones, 2),
+                     int_value(1),        min,                  max,                  tensor_value(out_rows)};
+    return call(n, args, 12, after);
+  }
+
+  // The value a convert node reads to write `v`, kInvalidId when no convert writes it (found once for all).
+  uint32_t converted_from(uint32_t v) {
+    if (convert_sources_ == nullptr) {
+      if (!alloc(&convert_sources_, graph_.num_values).ok()) return kInvalidId;
+      for (uint32_t i = 0; i < graph_.num_values; ++i) convert_sources_[i] = kInvalidId;
+      for (uint32_t i = 0; i < graph_.num_nodes; ++i) {
+        const GraphNode& node = graph_.nodes[i];
+        if (node.type == NodeType::kConvert) convert_sources_[node.outputs[0]] = node.inputs[0];
+      }
+    }
+    return convert_sources_[v];
+  }
+
+  // ---- fp16 --------------------------------------------------------------------------------------------
+  static bool has_filter(NodeType t) {
+    return t == NodeType::kConv2d || t == NodeType::kDepthwiseConv2d || t == NodeType::kFullyConnected ||
+           t == NodeType::kConvTranspose2d;
+  }
+
+  // A constant fp32 or fp16 value as a new Half tensor: dst[i] = src[source(i)]. ExecuTorch keeps an fp16
+  // program's convolution filters and biases in fp32; XNNPACK converts them to fp16 when it packs them.
+  template <typename Index>
+  Error pack_half(uint32_t v, uint32_t node, int64_t count, Index source, Tensor** out) {
+    const GraphValue& value = graph_.values[v];
+    if (value.constant == nullptr) {
+      return unsupported(node, "its weights (value %u) are not constant", static_cast<unsigned>(v));
+    }
+    if (value.dtype != Datatype::kFp32 && value.dtype != Datatype::kFp16) {
+      return unsupported(node, "its weights (value %u) are %s", static_cast<unsigned>(v), datatype_name(value.dtype));
+    }
+    const bool wide = value.dtype == Datatype::kFp32;
+    Result<void*> memory = context_.allocate(sat_mul(static_cast<uint64_t>(count), 2), "packed XNNPACK weights");
+    if (!memory.ok()) return memory.error;
+    Half* dst = static_cast<Half*>(memory.value);
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t at = source(i);
+      if (wide) {
+        float f;
+        memcpy(&f, value.constant + 4 * at, 4);
+        dst[i] = Half(f);
+      } else {
+        uint16_t bits;
+        memcpy(&bits, value.constant + 2 * at, 2);
+        dst[i] = Half::from_bits(bits);
+      }
+    }
+    Tensor* t = nullptr;
+    Error err = alloc(&t, 1);
+    if (!err.ok()) return err;
+    t->dtype = ScalarType::kHalf;
+    t->data = dst;
+    *out = t;
+    return Error();
+  }
+
+  Error half_bias(uint32_t v, uint32_t node, int64_t outputs, Value** out) {
+    if (v == kInvalidId) {
+      *out = none();
+      return Error();
+    }
+    if (graph_.values[v].numel() != static_cast<uint64_t>(outputs)) {
+      return unsupported(node, "its bias (value %u) is not one per output channel", static_cast<unsigned>(v));
+    }
+    Tensor* t = nullptr;
+    Error err = pack_half(v, node, outputs, [](int64_t i) { return i; }, &t);
+    if (!err.ok()) return err;
+    t->dim = 1;
+    t->sizes[0] = outputs;
+    *out = tensor_value(t);
+    return Error();
+  }
+
+  // An fp16 convolution, depthwise convolution, deconvolution or fully connected node: the f32 lowering's
+  // geometry, its filter and bias packed as Half, the same kernels (ATen's run Half).
+  Error half_weighted(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    if (y.dtype != Datatype::kFp16) return unsupported(n, "an fp16 input with a %s output", datatype_name(y.dtype));
+    Tensor *in = nullptr, *out = nullptr, *weight = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    Error err;
+    if (node.type == NodeType::kFullyConnected) {
+      const bool transposed = node.flags & 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS: the filter is [I, O]
+      if (filter.rank != 2 || x.rank < 1 || y.rank < 1) {
+        return unsupported(n, "a fully connected node of unexpected ranks");
+      }
+      const int64_t o = transposed ? filter.dims[1] : filter.dims[0], i = transposed ? filter.dims[0] : filter.dims[1];
+      if (i == 0 || o == 0) return unsupported(n, "a fully connected node with no input or output features");
+      const uint64_t rows = x.numel() / static_cast<uint64_t>(i);
+      if (x.dims[x.rank - 1] != i || y.dims[y.rank - 1] != o || rows != y.numel() / static_cast<uint64_t>(o)) {
+        return unsupported(n, "its filter's shape does not match its input and output");
+      }
+      // The GEMM takes the filter [I, O].
+      err = transposed ? pack_half(node.inputs[1], n, i * o, [](int64_t k) { return k; }, &weight)
+                       : pack_half(node.inputs[1], n, i * o, [&](int64_t k) { return (k % o) * i + k / o; }, &weight);
+      if (!err.ok() || !(err = half_bias(node.inputs[2], n, o, &bias_value)).ok()) return err;
+      weight->dim = 2;
+      weight->sizes[0] = i;
+      weight->sizes[1] = o;
+      if (!(err = reader(node.inputs[0], false, n, &in)).ok() ||
+          !(err = writer(node.outputs[0], false, n, &out, &after)).ok()) {
+        return err;
+      }
+      Tensor *in_rows = nullptr, *out_rows = nullptr;
+      if (!(err = alloc(&in_rows, 1)).ok() || !(err = alloc(&out_rows, 1)).ok()) return err;
+      *in_rows = *in;
+      *out_rows = *out;
+      in_rows->dim = out_rows->dim = 2;
+      in_rows->sizes[0] = out_rows->sizes[0] = static_cast<int64_t>(rows);
+      in_rows->sizes[1] = i;
+      out_rows->sizes[1] = o;
+      if (!(err = bind_like(in_rows, node.inputs[0])).ok() || !(err = bind_like(out_rows, node.outputs[0])).ok()) {
+        return err;
+      }
+      Value* args[] = {tensor_value(in_rows), tensor_value(weight), bias_value, min, max, tensor_value(out_rows)};
+      return call(n, args, 6, after);
+    }
+    if (node.type == NodeType::kConvTranspose2d) return deconvolution(n, node, min, max);
+    const uint32_t* g = node.geometry;  // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups
+    if (g[0] != g[2] || g[1] != g[3]) {
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
+                         static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
+    }
+    const bool depthwise = node.type == NodeType::kDepthwiseConv2d;
+    const int64_t kh = g[4], kw = g[5], groups = g[12];
+    if (uint64_t{g[12]} * g[11] > UINT32_MAX) return unsupported(n, "its filter's shape does not match its geometry");
+    const int64_t out_channels = static_cast<int64_t>(g[12]) * g[11], in_per_group = depthwise ? 1 : g[10];
+    // Filters: OHWI [O, kh, kw, I/g] for a convolution, [1, kh, kw, O] for a depthwise one.
+    const int64_t want[4] = {depthwise ? 1 : out_channels, kh, kw, depthwise ? out_channels : in_per_group};
+    if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0 || groups == 0) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    const int64_t taps = kh * kw;
+    err = depthwise ? pack_half(node.inputs[1], n, out_channels * taps,
+                                [&](int64_t i) { return (i % taps) * out_channels + i / taps; }, &weight)
+                    : pack_half(node.inputs[1], n, out_channels * in_per_group * taps,
+                                [&](int64_t i) {
+                                  const int64_t o = i / (in_per_group * taps), c = (i / taps) % in_per_group;
+                                  return (o * taps + i % taps) * in_per_group + c;
+                                },
+                                &weight);
+    if (!err.ok() || !(err = half_bias(node.inputs[2], n, out_channels, &bias_value)).ok()) return err;
+    weight->dim = 4;
+    weight->sizes[0] = out_channels;
+    weight->sizes[1] = in_per_group;
+    weight->sizes[2] = kh;
+    weight->sizes[3] = kw;
+    if (!(err = reader(node.inputs[0], true, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    const int64_t stride[2] = {g[6], g[7]}, padding[2] = {g[0], g[3]}, dilation[2] = {g[8], g[9]};
+    Value* args[] = {tensor_value(in), tensor_value(weight), bias_value, int_list(stride, 2), int_list(padding, 2),
+                     int_list(dilation, 2), scalar(Value::from_int(groups)), min, max, tensor_value(out)};
+    return call(n, args, 10, after);
+  }
+
+  // A dynamically quantized (qd8) convolution, depthwise convolution or deconvolution: int8 images with
+  // one scale and zero point per image (the convert node's row parameters), a per-channel int8 filter
+  // packed as the f32 kinds pack theirs, its scales per output channel, an fp32 bias and output.
+  Error dynamic_convolution(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    // top, right, bottom, left, kh, kw, sh, sw, dh, dw, gic, goc, groups, adjustment h, w
+    const uint32_t* g = node.geometry;
+    const bool transposed = node.type == NodeType::kConvTranspose2d;
+    const bool depthwise = node.type == NodeType::kDepthwiseConv2d;
+    if (g[0] != g[2] || g[1] != g[3]) {
+      return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
+                         static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
+    }
+    // ExecuTorch may declare a quantized graph input's qd8 image in NCHW order; XNNPACK takes its shape from
+    // the convert that writes it (shapes propagate at run time), and so does this.
+    const uint32_t source = converted_from(node.inputs[0]);
+    if (source == kInvalidId) {
+      return unsupported(n, "its dynamically quantized input does not come from a convert node");
+    }
+    const GraphValue& x = graph_.values[source];
+    const GraphValue& y = graph_.values[node.outputs[0]];
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    if (x.rank != 4 || y.rank != 4 || y.dtype != Datatype::kFp32 || graph_.values[node.inputs[0]].rank != 4 ||
+        graph_.values[node.inputs[0]].numel() != x.numel()) {
+      return unsupported(n, "a dynamically quantized convolution of a rank-%d value into %s", static_cast<int>(x.rank),
+                         datatype_name(y.dtype));
+    }
+    if (uint64_t{g[12]} * g[11] > UINT32_MAX || uint64_t{g[12]} * g[10] > UINT32_MAX) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    const int64_t kh = g[4], kw = g[5], sh = g[6], sw = g[7], dh = g[8], dw = g[9], groups = g[12];
+    const int64_t gic = depthwise ? 1 : g[10], goc = g[11], ah = transposed ? g[13] : 0, aw = transposed ? g[14] : 0;
+    const int64_t in_channels = groups * gic, out_channels = groups * goc;
+    if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0 || groups == 0 || gic == 0 || goc == 0) {
+      return unsupported(n, "a zero kernel size, stride, dilation or group");
+    }
+    // XNNPACK runs a pointwise one as a GEMM over pixels, each quantized on its own (pixel_quantization).
+    const bool pointwise = is_pointwise(node);
+    if (kh == 1 && kw == 1 && !transposed && !pointwise) {
+      return unsupported(n, "a dynamically quantized 1x1 convolution with stride, padding or groups");
+    }
+    // Filters: [O, kh, kw, I/g] (convolution and deconvolution alike), [1, kh, kw, O] depthwise.
+    const int64_t want[4] = {depthwise ? 1 : out_channels, kh, kw, depthwise ? out_channels : gic};
+    if (filter.rank != 4 || memcmp(filter.dims, want, sizeof want) != 0) {
+      return unsupported(n, "its filter's shape does not match its geometry");
+    }
+    if (x.dims[3] != in_channels || y.dims[3] != out_channels || y.dims[0] != x.dims[0] || x.dims[1] == 0 ||
+        x.dims[2] == 0) {
+      return unsupported(n, "its channels do not match its geometry");
+    }
+    if (transposed && ((ah >= sh && ah >= dh) || (aw >= sw && aw >= dw))) {
+      return unsupported(n, "adjustment %lld x %lld for stride %lld x %lld", static_cast<long long>(ah),
+                         static_cast<long long>(aw), static_cast<long long>(sh), static_cast<long long>(sw));
+    }
+    // Both sides of the output size's equation, in saturating u64 (a saturated one matches no u32 dim).
+    auto fits = [&](int64_t in, int64_t out, int64_t stride, int64_t dilation, int64_t kernel, int64_t pad,
+                    int64_t adjust) {
+      const uint64_t reach = sat_mul(static_cast<uint64_t>(dilation), static_cast<uint64_t>(kernel - 1));
+      if (transposed) {
+        const uint64_t span = sat_add(sat_mul(static_cast<uint64_t>(in - 1), static_cast<uint64_t>(stride)),
+                                      sat_add(reach, static_cast<uint64_t>(adjust) + 1));
+        return span == static_cast<uint64_t>(out) + 2 * static_cast<uint64_t>(pad);
+      }
+      const uint64_t padded = static_cast<uint64_t>(in) + 2 * static_cast<uint64_t>(pad);
+      return out >= 1 && padded > reach && (padded - reach - 1) / static_cast<uint64_t>(stride) + 1 ==
+                                                 static_cast<uint64_t>(out);
+    };
+    if (!fits(x.dims[1], y.dims[1], sh, dh, kh, g[0], ah) || !fits(x.dims[2], y.dims[2], sw, dw, kw, g[1], aw)) {
+      return unsupported(n, "its output's size does not match its geometry");
+    }
+    Tensor* params = row_params_[node.inputs[0]];
+    const QuantParams& q = graph_.values[node.inputs[0]].quant;
+    if (pointwise) return pointwise_convolution(n, node, x, min, max);
+    if (params == nullptr || q.kind != QuantKind::kPerTokenDynamic || q.num_nonbatch_dims != 3 ||
+        params->sizes[0] != x.dims[0]) {
+      return unsupported(n, "its dynamically quantized input is not quantized per image by a convert node");
+    }
+    const int64_t taps = kh * kw;
+    Tensor *weight = nullptr, *scales = nullptr;
+    Error err;
+    if (transposed) {
+      err = pack(node.inputs[1], n, in_channels * goc * taps,
+                 [&](int64_t i) {
+                   const int64_t ci = i / (goc * taps), o = (i / taps) % goc, t = i % taps;
+                   return ((ci / gic * goc + o) * taps + t) * gic + ci % gic;
+                 },
+                 &weight);
+    } else if (depthwise) {
+      err = pack(node.inputs[1], n, out_channels * taps,
+                 [&](int64_t i) { return (i % taps) * out_channels + i / taps; }, &weight);
+    } else {
+      err = pack(node.inputs[1], n, out_channels * gic * taps,
+                 [&](int64_t i) { return ((i / (gic * taps)) * taps + i % taps) * gic + (i / taps) % gic; }, &weight);
+    }
+    if (!err.ok()) return err;
+    if (filter.dtype != Datatype::kQcint8 || weight->dtype != ScalarType::kChar) {
+      return unsupported(n, "its filter (value %u) is not per-channel int8", static_cast<unsigned>(node.inputs[1]));
+    }
+    weight->dim = 4;
+    weight->sizes[0] = transposed ? in_channels : out_channels;
+    weight->sizes[1] = transposed ? goc : gic;
+    weight->sizes[2] = kh;
+    weight->sizes[3] = kw;
+    if (!(err = multipliers(node.inputs[1], n, out_channels, depthwise ? 3 : 0, 1.0f, 1.0f, &scales)).ok()) return err;
+    Tensor *in = nullptr, *out = nullptr;
+    Value* bias_value = nullptr;
+    Step after{};
+    const bool fp32_bias = node.inputs[2] == kInvalidId ||
+                           (graph_.values[node.inputs[2]].dtype == Datatype::kFp32 &&
+                            graph_.values[node.inputs[2]].numel() == static_cast<uint64_t>(out_channels));
+    if (!fp32_bias) {
+      return unsupported(n, "its bias is not fp32, one per output channel");
+    }
+    if (!(err = bias(node.inputs[2], n, &bias_value)).ok() || !(err = reader(node.inputs[0], true, n, &in)).ok() ||
+        !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
+      return err;
+    }
+    // The image as the convert wrote it: its source's elements, presented channels-first.
+    if (!channels_first_[node.inputs[0]]) return unsupported(n, "its quantized image is not stored channels-first");
+    Tensor* image = nullptr;
+    if (!(err = alloc(&image, 1)).ok()) return err;
+    *image = *in;
+    for (int k = 0; k < 4; ++k) image->sizes[k] = x.dims[kChannelsFirst[k]];
+    in = image;
+    const int64_t stride[2] = {sh, sw}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw}, adjustment[2] = {ah, aw};
+    if (transposed) {
+      Value* args[] = {tensor_value(in),    tensor_value(params), tensor_value(weight),    bias_value,
+                       tensor_value(scales), int_list(stride, 2), int_list(padding, 2),    int_list(dilation, 2),
+                       int_list(adjustment, 2), int_value(groups), min,                     max,
+                       tensor_value(out)};
+      return call(n, args, 13, after);
+    }
+    Value* args[] = {tensor_value(in),      tensor_value(params),  tensor_value(weight), bias_value,
+                     tensor_value(scales),  int_list(stride, 2),   int_list(padding, 2), int_list(dilation, 2),
+                     int_value(groups),     min,                   max,                  tensor_value(out)};
+    return call(n, args, 12, after);
+  }
+
   BackendInitContext& context_;
   const Graph& graph_;
   Plan& plan_;
@@ -1254,6 +1843,8 @@ class Compiler {
   bool* written_ = nullptr;  // some node writes it
   uint32_t* bound_ = nullptr;  // the external id whose memory it is (its own, or one it aliases)
   Tensor** row_params_ = nullptr;  // a dynamically quantized (qd8) value's per-row scale and zero point
+  uint32_t* convert_sources_ = nullptr;  // converted_from()'s table, made on first use
+  uint8_t* pointwise_readers_ = nullptr;  // pointwise_only()'s table, made on first use
   Tensor* tensors_ = nullptr;
   uint64_t max_steps_ = 0, max_bindings_ = 0;
   uint8_t* chunk_ = nullptr;
@@ -1315,7 +1906,8 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
       return Error::make(ErrorCode::kInvalidArgument, "delegate value %u is not a tensor", static_cast<unsigned>(e));
     }
     Tensor& t = *args[e]->as_tensor;
-    const bool handled = value.dtype == Datatype::kFp32 || value.dtype == Datatype::kQint8;
+    const bool handled =
+        value.dtype == Datatype::kFp32 || value.dtype == Datatype::kQint8 || value.dtype == Datatype::kFp16;
     if (t.dtype != Compiler::scalar_type(value.dtype) || !handled) {
       return Error::make(ErrorCode::kInvalidArgument,
                          "delegate value %u is a %s tensor, the XNNPACK graph has a %s one", static_cast<unsigned>(e),

@@ -1,0 +1,20 @@
+// xnnpack::conv_transpose2d.qs8_qc8w(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int[] output_padding, int groups, Tensor multipliers, int input_zero_point, int output_zero_point, int output_min, int output_max, *, Tensor(a!) out)
+//
+// XNNPACK's int8 deconvolution (int8 NCHW images, per-channel int8 filter packed as ATen's transposed one at
+// init, int32 bias): integer accumulation and fp32 requantization (deconvolution.h).
+#include "deconvolution.h"
+#include "node.h"
+
+namespace sb::xnnpack_nodes {
+namespace {
+
+Error conv_transpose2d_qs8_qc8w_impl(KernelContext& /*ctx*/, Args args) {
+  return qs8::deconv(args);
+}
+
+}  // namespace
+
+extern const KernelDef conv_transpose2d_qs8_qc8w{"xnnpack::conv_transpose2d.qs8_qc8w", "TTtIIIIiTiiii|T",
+                                             &conv_transpose2d_qs8_qc8w_impl, {}};
+
+}  // namespace sb::xnnpack_nodes
