@@ -106,14 +106,13 @@ def run_capped(runner: Path, name: str, cap: str, out: Path) -> list[bytes]:
 
 
 @pytest.mark.parametrize("name", STATIC_INT8)
-def test_int8_kernel_variants_give_the_same_bytes(name: str, simd_runner: Path, runner: Path, tmp_path: Path) -> None:
+def test_int8_kernel_variants_give_the_same_bytes(name: str, simd_runner: Path, tmp_path: Path) -> None:
     """The best int8 micro-kernels of this CPU, the AVX2 ones and the portable ones (what Arm targets and
-    size-first runtimes run) give the same bytes (SB_XNNPACK_KERNELS caps the choice on x86-64), and so does
-    the size-first runtime, which test_int8_programs_match_within_one_step holds to ExecuTorch."""
+    size-first runtimes run, which test_int8_programs_match_within_one_step holds to ExecuTorch) give the
+    same bytes (SB_XNNPACK_KERNELS caps the choice on x86-64)."""
     best = run_capped(simd_runner, name, "", tmp_path / "best")
     for cap in ("avx2", "portable"):
         assert run_capped(simd_runner, name, cap, tmp_path / cap) == best, (name, cap)
-    assert run_capped(runner, name, "", tmp_path / "size-first") == best, name
 
 
 @pytest.mark.parametrize("name", STATIC_INT8)
