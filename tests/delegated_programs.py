@@ -181,6 +181,14 @@ def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
             y = y + self.down(F.gelu(self.mlp(y)))
             return torch.cat([torch.tanh(y[:, :2]), y[:, 2:] - x[:, 2:]], dim=1)
 
+    def residual_stage() -> nn.Module:
+        """torchvision resnet18's stem and first stage: int8 residual adds, whose rounding XNNPACK does in
+        fixed point."""
+        from models.architectures import torchvision_models
+
+        net = torchvision_models().resnet18(num_classes=10)
+        return nn.Sequential(net.conv1, net.bn1, net.relu, net.maxpool, net.layer1)
+
     image = ((1, 3, 16, 16),)
     return {
         "deconv_f32": (Deconv, image),
@@ -192,6 +200,7 @@ def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
         "prelu_f32": (PReLUs, image),
         "cnn_f16": (HalfCnn, image),
         "attention_f16": (HalfAttention, ((1, 6, 16),)),
+        "residual_qs8": (residual_stage, ((1, 3, 64, 64),)),
     }
 
 
