@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 
 #include "sb/kernel.h"
 
@@ -44,6 +45,32 @@ inline Error convolution_then_clamp(KernelContext& ctx, Args args) {
   Value output_padding = Value::from_int_list(Span<const int64_t>(kNoPadding, 2));
   Value* const inputs[] = {args[0], args[1], args[2], args[3], args[4], args[5], &transposed, &output_padding, args[6]};
   return call_then_clamp(ctx, "aten::convolution.out", inputs, 9, args[9], *args[7], *args[8]);
+}
+
+// A static_slice node of any element type (input, offsets, out): the box of `out`'s shape at `offsets`
+// of `input` (both contiguous, same rank), row by row.
+inline Error copy_slice(Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  const Tensor& out = *args[2]->as_tensor;
+  const int64_t* offsets = args[1]->as_int_list.data();
+  const int32_t rank = out.dim;
+  if (rank == 0 || out.numel() == 0) return Error();
+  int64_t in_strides[kMaxDims];
+  in_strides[rank - 1] = 1;
+  for (int32_t d = rank - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * in.sizes[d];
+  const int64_t row = out.sizes[rank - 1];
+  const size_t element = element_size(in.dtype);
+  const uint8_t* src = static_cast<const uint8_t*>(in.data);
+  uint8_t* dst = static_cast<uint8_t*>(out.data);
+  int64_t index[kMaxDims] = {};
+  for (int64_t rows = out.numel() / row; rows > 0; --rows) {
+    int64_t at = offsets[rank - 1];
+    for (int32_t d = 0; d < rank - 1; ++d) at += (offsets[d] + index[d]) * in_strides[d];
+    memcpy(dst, src + at * static_cast<int64_t>(element), static_cast<size_t>(row) * element);
+    dst += static_cast<size_t>(row) * element;
+    for (int32_t d = rank - 2; d >= 0 && ++index[d] == out.sizes[d]; --d) index[d] = 0;
+  }
+  return Error();
 }
 
 }  // namespace sb::xnnpack_nodes

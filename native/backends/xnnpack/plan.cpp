@@ -1020,7 +1020,9 @@ class Compiler {
     return call(n, args, 10, after);
   }
 
-  Error fully_connected(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+  // A fully connected node's input and output features (*i, *o), checked against its input, filter and
+  // output shapes (every dtype's lowering reads them so).
+  Error fully_connected_features(uint32_t n, const GraphNode& node, int64_t* i, int64_t* o) {
     const GraphValue& x = graph_.values[node.inputs[0]];
     const GraphValue& filter = graph_.values[node.inputs[1]];
     const GraphValue& y = graph_.values[node.outputs[0]];
@@ -1028,12 +1030,23 @@ class Compiler {
     if (filter.rank != 2 || x.rank < 1 || y.rank < 1) {
       return unsupported(n, "a fully connected node of unexpected ranks");
     }
-    const int64_t o = transposed ? filter.dims[1] : filter.dims[0], i = transposed ? filter.dims[0] : filter.dims[1];
-    if (i == 0 || o == 0) return unsupported(n, "a fully connected node with no input or output features");
-    const uint64_t rows_in = x.numel() / static_cast<uint64_t>(i);
-    if (x.dims[x.rank - 1] != i || y.dims[y.rank - 1] != o || rows_in != y.numel() / static_cast<uint64_t>(o)) {
+    *o = transposed ? filter.dims[1] : filter.dims[0];
+    *i = transposed ? filter.dims[0] : filter.dims[1];
+    if (*i == 0 || *o == 0) return unsupported(n, "a fully connected node with no input or output features");
+    const uint64_t rows = x.numel() / static_cast<uint64_t>(*i);
+    if (x.dims[x.rank - 1] != *i || y.dims[y.rank - 1] != *o || rows != y.numel() / static_cast<uint64_t>(*o)) {
       return unsupported(n, "its filter's shape does not match its input and output");
     }
+    return Error();
+  }
+
+  Error fully_connected(uint32_t n, const GraphNode& node, Value* min, Value* max) {
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    const GraphValue& filter = graph_.values[node.inputs[1]];
+    const bool transposed = node.flags & 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS: the filter is [I, O]
+    int64_t i = 0, o = 0;
+    Error checked = fully_connected_features(n, node, &i, &o);
+    if (!checked.ok()) return checked;
     Tensor* weight = nullptr;
     const bool dynamic = graph_.values[node.inputs[0]].dtype == Datatype::kQdint8;
     const bool four_bit = filter.dtype == Datatype::kQcint4 || filter.dtype == Datatype::kQbint4;
@@ -1613,7 +1626,6 @@ class Compiler {
   // An fp16 convolution, depthwise convolution, deconvolution or fully connected node: the f32 lowering's
   // geometry, its filter and bias packed as Half, the same kernels (ATen's run Half).
   Error half_weighted(uint32_t n, const GraphNode& node, Value* min, Value* max) {
-    const GraphValue& x = graph_.values[node.inputs[0]];
     const GraphValue& filter = graph_.values[node.inputs[1]];
     const GraphValue& y = graph_.values[node.outputs[0]];
     if (y.dtype != Datatype::kFp16) return unsupported(n, "an fp16 input with a %s output", datatype_name(y.dtype));
@@ -1623,15 +1635,9 @@ class Compiler {
     Error err;
     if (node.type == NodeType::kFullyConnected) {
       const bool transposed = node.flags & 1;  // XNN_FLAG_TRANSPOSE_WEIGHTS: the filter is [I, O]
-      if (filter.rank != 2 || x.rank < 1 || y.rank < 1) {
-        return unsupported(n, "a fully connected node of unexpected ranks");
-      }
-      const int64_t o = transposed ? filter.dims[1] : filter.dims[0], i = transposed ? filter.dims[0] : filter.dims[1];
-      if (i == 0 || o == 0) return unsupported(n, "a fully connected node with no input or output features");
-      const uint64_t rows = x.numel() / static_cast<uint64_t>(i);
-      if (x.dims[x.rank - 1] != i || y.dims[y.rank - 1] != o || rows != y.numel() / static_cast<uint64_t>(o)) {
-        return unsupported(n, "its filter's shape does not match its input and output");
-      }
+      int64_t i = 0, o = 0;
+      if (!(err = fully_connected_features(n, node, &i, &o)).ok()) return err;
+      const uint64_t rows = graph_.values[node.inputs[0]].numel() / static_cast<uint64_t>(i);
       // The GEMM takes the filter [I, O].
       err = transposed ? pack_half(node.inputs[1], n, i * o, [](int64_t k) { return k; }, &weight)
                        : pack_half(node.inputs[1], n, i * o, [&](int64_t k) { return (k % o) * i + k / o; }, &weight);
