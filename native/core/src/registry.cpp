@@ -145,9 +145,10 @@ void MissingOps::add(const char* op, const char* caller) {
 }
 
 void MissingOps::add_backend(const char* id) {
-  // An id already listed (several delegates of one backend) is listed once.
+  // An id already listed (several delegates of one backend) is listed once. An empty id (a corrupt
+  // program) matches everywhere, so it is never looked for: the search would walk off the list.
   const size_t n = strlen(id);
-  for (const char* p = backends_; (p = strstr(p, id)) != nullptr; ++p) {
+  for (const char* p = backends_; n > 0 && *p != '\0' && (p = strstr(p, id)) != nullptr; ++p) {
     if ((p == backends_ || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return;
   }
   ++backend_count_;
