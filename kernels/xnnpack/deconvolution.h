@@ -36,12 +36,12 @@ inline Error deconv(Args args) {
         for (int64_t ox = 0; ox < ow; ++ox) {
           int32_t acc = bias != nullptr ? bias[o] : 0;
           for (int64_t ky = 0; ky < kh; ++ky) {
-            const int64_t ty = oy + ph - ky * dh;
-            if (ty < 0 || ty % sh != 0 || ty / sh >= h) continue;
+            const int64_t iy = tap_input(oy, ky, sh, ph, dh, h, true);
+            if (iy < 0) continue;
             for (int64_t kx = 0; kx < kw; ++kx) {
-              const int64_t tx = ox + pw - kx * dw;
-              if (tx < 0 || tx % sw != 0 || tx / sw >= wd) continue;
-              const int64_t at = (ty / sh) * wd + tx / sw;
+              const int64_t ix = tap_input(ox, kx, sw, pw, dw, wd, true);
+              if (ix < 0) continue;
+              const int64_t at = iy * wd + ix;
               for (int64_t ic = 0; ic < gic; ++ic) {
                 const int64_t ci = group * gic + ic;
                 acc += (image[ci * h * wd + at] - zi) * static_cast<int32_t>(weights[((ci * goc + ol) * kh + ky) * kw + kx]);

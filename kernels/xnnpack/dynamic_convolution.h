@@ -43,19 +43,11 @@ inline Error dynamic_conv(Args args, bool transposed) {
         for (int64_t ox = 0; ox < ow; ++ox) {
           int32_t acc = 0;
           for (int64_t ky = 0; ky < kh; ++ky) {
-            int64_t iy = oy * sh - ph + ky * dh;
-            if (transposed) {
-              const int64_t ty = oy + ph - ky * dh;
-              iy = ty >= 0 && ty % sh == 0 ? ty / sh : -1;
-            }
-            if (iy < 0 || iy >= h) continue;
+            const int64_t iy = tap_input(oy, ky, sh, ph, dh, h, transposed);
+            if (iy < 0) continue;
             for (int64_t kx = 0; kx < kw; ++kx) {
-              int64_t ix = ox * sw - pw + kx * dw;
-              if (transposed) {
-                const int64_t tx = ox + pw - kx * dw;
-                ix = tx >= 0 && tx % sw == 0 ? tx / sw : -1;
-              }
-              if (ix < 0 || ix >= wd) continue;
+              const int64_t ix = tap_input(ox, kx, sw, pw, dw, wd, transposed);
+              if (ix < 0) continue;
               for (int64_t ic = 0; ic < gic; ++ic) {
                 const int64_t ci = group * gic + ic;
                 const int64_t filter_row = transposed ? ci * goc + ol : o * gic + ic;

@@ -51,6 +51,19 @@ Error fully_connected(Args args);
 // max, out, scratch (one widened row).
 Error dynamic_fully_connected(Args args);
 
+// The input index that output index `o` of a convolution reads through tap `k` along one dim of
+// `size` inputs, or -1 when the tap falls outside: o * stride - pad + k * dilation; for a transposed
+// convolution, the input whose strided tap lands on o (o + pad - k * dilation, divisible by stride).
+inline int64_t tap_input(int64_t o, int64_t k, int64_t stride, int64_t pad, int64_t dilation, int64_t size,
+                         bool transposed) {
+  int64_t i = o * stride - pad + k * dilation;
+  if (transposed) {
+    const int64_t t = o + pad - k * dilation;
+    i = t >= 0 && t % stride == 0 ? t / stride : -1;
+  }
+  return i < size ? i : -1;
+}
+
 // Element strides of `t` against the output's rank-`rank` shape: 0 where t
 // broadcasts (size 1), for a contiguous tensor of the same rank.
 inline void broadcast_strides(const Tensor& t, int32_t rank, int64_t* strides) {

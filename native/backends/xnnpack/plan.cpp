@@ -913,6 +913,24 @@ class Compiler {
     }
   }
 
+  // The [rows, 2] fp32 tensor of value y's per-row scale and zero point, which its convert node writes and
+  // the dynamically quantized nodes reading y take.
+  Error row_quantization(uint32_t y, uint64_t rows, Tensor** out) {
+    Tensor* params = nullptr;
+    Error err = alloc(&params, 1);
+    if (!err.ok()) return err;
+    Result<void*> memory = context_.allocate(sat_mul(rows == 0 ? 1 : rows, 8), "XNNPACK row quantization");
+    if (!memory.ok()) return memory.error;
+    params->dtype = ScalarType::kFloat;
+    params->dim = 2;
+    params->sizes[0] = static_cast<int64_t>(rows);
+    params->sizes[1] = 2;
+    params->data = memory.value;
+    row_params_[y] = params;
+    *out = params;
+    return Error();
+  }
+
   // convert.f32_qd8: int8 rows, each with the scale and zero point it gets at run time (a [rows, 2]
   // fp32 tensor the reading node takes beside it). Rows are the value's last num_nonbatch_dims dims.
   Error dynamic_quantization(uint32_t n, const GraphNode& node, Tensor* in, Tensor* out, const Step& after) {
@@ -927,18 +945,9 @@ class Compiler {
       row = sat_mul(row, static_cast<uint64_t>(value.dims[d]));
     }
     if (row == 0) return unsupported(n, "dynamically quantizes empty rows");
-    const uint64_t rows = value.numel() / row;
     Tensor* params = nullptr;
-    Error err = alloc(&params, 1);
+    Error err = row_quantization(y, value.numel() / row, &params);
     if (!err.ok()) return err;
-    Result<void*> memory = context_.allocate(sat_mul(rows == 0 ? 1 : rows, 8), "XNNPACK row quantization");
-    if (!memory.ok()) return memory.error;
-    params->dtype = ScalarType::kFloat;
-    params->dim = 2;
-    params->sizes[0] = static_cast<int64_t>(rows);
-    params->sizes[1] = 2;
-    params->data = memory.value;
-    row_params_[y] = params;
     if (!(err = track(params, y, ShapeForm::kRowParams)).ok()) return err;
     Value* args[] = {tensor_value(in), tensor_value(out), tensor_value(params)};
     return call(n, args, 3, after);
@@ -1490,17 +1499,8 @@ class Compiler {
     if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) {
       return err;
     }
-    const uint64_t rows = source.numel() / static_cast<uint64_t>(source.dims[3]);
     Tensor* params = nullptr;
-    if (!(err = alloc(&params, 1)).ok()) return err;
-    Result<void*> memory = context_.allocate(sat_mul(rows == 0 ? 1 : rows, 8), "XNNPACK row quantization");
-    if (!memory.ok()) return memory.error;
-    params->dtype = ScalarType::kFloat;
-    params->dim = 2;
-    params->sizes[0] = static_cast<int64_t>(rows);
-    params->sizes[1] = 2;
-    params->data = memory.value;
-    row_params_[y] = params;
+    if (!(err = row_quantization(y, source.numel() / static_cast<uint64_t>(source.dims[3]), &params)).ok()) return err;
     Value* args[] = {tensor_value(in), tensor_value(out), tensor_value(params)};
     return call(n, args, 3, after);
   }
