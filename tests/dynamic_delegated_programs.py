@@ -3,9 +3,11 @@
 `to_executorch`), fp32 and PT2E-quantized (static int8 per channel, and dynamically quantized linears).
 
 Between them their delegates hold every node kind a dynamic shape flows through in practice:
-convolutions and poolings over a dynamic batch or image size, fully connected layers, batch matrix
-multiplies, softmax, element-wise nodes with broadcasting, concatenation, padding, transposes and
-reshapes over a dynamic sequence, and the converts around quantized ones.
+convolutions, deconvolutions, poolings, PReLU and bilinear resizes over a dynamic batch or image size,
+fully connected layers, batch matrix multiplies, softmax, element-wise nodes with broadcasting,
+concatenation, padding, transposes and reshapes over a dynamic sequence, and the converts around
+quantized ones (static int8; dynamically quantized linears and convolutions, pointwise ones quantized
+pixel by pixel), fp32 and fp16.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ class Dynamic:
     make: Callable[[], Any]  # the module, seeded by the caller
     example: tuple[int, ...]  # the traced input's shape
     dims: Callable[[], dict[int, Any]]  # its dynamic dims, as torch.export takes them
-    recipe: str  # f32, qs8 (PT2E static int8, per-channel weights) or qd8 (dynamically quantized linears)
+    # f32; qs8 (PT2E static int8, per-channel weights); qd8 (dynamically quantized linears and convolutions);
+    # f16 (the module in half precision, fp16 inputs)
+    recipe: str
     sizes: tuple[tuple[int, ...], ...]  # input shapes within the bounds the tests run at
     past_bound: tuple[int, ...]  # one shape beyond a bound
 
@@ -93,7 +97,44 @@ def _modules() -> dict[str, Callable[[], Any]]:
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return torch.relu(self.linear(x.reshape(2, -1, 16)))
 
-    return {"cnn": DynamicBatchCnn, "attention": Attention, "mix": Mix, "spatial": Spatial, "mlp": Mlp, "pairs": Pairs}
+    class Decoder(nn.Module):
+        """A strided convolution, a PReLU per channel, a deconvolution back up and a bilinear resize to a
+        fixed size, over a batch of any size."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.down = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+            self.prelu = nn.PReLU(8)
+            self.up = nn.ConvTranspose2d(8, 4, 2, stride=2)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = self.up(self.prelu(self.down(x)))
+            return functional.interpolate(y, size=(12, 20), mode="bilinear", align_corners=False)
+
+    class QuantizedConvs(nn.Module):
+        """Convolutions for dynamic quantization: a 3x3 one, a pointwise one (XNNPACK quantizes its pixels one
+        by one), a depthwise one and a deconvolution."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, padding=1)
+            self.pointwise = nn.Conv2d(8, 8, 1)
+            self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+            self.up = nn.ConvTranspose2d(8, 4, 2, stride=2)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.up(self.depthwise(self.pointwise(self.conv(x))))
+
+    return {
+        "cnn": DynamicBatchCnn,
+        "attention": Attention,
+        "mix": Mix,
+        "spatial": Spatial,
+        "mlp": Mlp,
+        "pairs": Pairs,
+        "decoder": Decoder,
+        "quantized_convs": QuantizedConvs,
+    }
 
 
 def programs() -> dict[str, Dynamic]:
@@ -111,7 +152,10 @@ def programs() -> dict[str, Dynamic]:
         # Multiples of 4: the strided convolution and the pooling then divide them evenly.
         return {2: 4 * torch.export.Dim("h", min=2, max=8), 3: 4 * torch.export.Dim("w", min=2, max=8)}
 
-    cnn_sizes = ((1, 3, 16, 16), (3, 3, 16, 16), (8, 3, 16, 16), (2, 3, 16, 16))
+    def cnn_image(side: int) -> tuple[tuple[int, ...], ...]:
+        return tuple((n, 3, side, side) for n in (1, 3, 8, 2))
+
+    cnn_sizes = cnn_image(16)
     image_sizes = ((1, 3, 8, 12), (1, 3, 32, 32), (1, 3, 20, 8), (1, 3, 16, 16))
     return {
         "cnn_f32": Dynamic(modules["cnn"], (2, 3, 16, 16), batch, "f32", cnn_sizes, (9, 3, 16, 16)),
@@ -135,6 +179,11 @@ def programs() -> dict[str, Dynamic]:
         "mlp_qd8": Dynamic(
             modules["mlp"], (2, 8, 16), seq(2), "qd8", ((2, 2, 16), (2, 11, 16), (2, 24, 16)), (2, 25, 16)
         ),
+        "mlp_f16": Dynamic(
+            modules["mlp"], (2, 8, 16), seq(2), "f16", ((2, 2, 16), (2, 11, 16), (2, 24, 16)), (2, 25, 16)
+        ),
+        "decoder_f32": Dynamic(modules["decoder"], (2, 3, 8, 8), batch, "f32", cnn_image(8), (9, 3, 8, 8)),
+        "convs_qd8": Dynamic(modules["quantized_convs"], (2, 3, 8, 8), batch, "qd8", cnn_image(8), (9, 3, 8, 8)),
     }
 
 
@@ -154,7 +203,9 @@ def export(name: str, program: Dynamic, out_dir: Path) -> Path:
     example = (torch.randn(*program.example, generator=torch.Generator().manual_seed(0)),)
     dims = (program.dims(),)
     with torch.no_grad():
-        if program.recipe != "f32":
+        if program.recipe == "f16":
+            module, example = module.half(), (example[0].half(),)
+        elif program.recipe != "f32":
             config = get_symmetric_quantization_config(is_per_channel=True, is_dynamic=program.recipe == "qd8")
             quantizer = XNNPACKQuantizer().set_global(config)
             prepared = prepare_pt2e(torch.export.export(module, example, dynamic_shapes=dims).module(), quantizer)

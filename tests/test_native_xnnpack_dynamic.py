@@ -4,8 +4,9 @@ ExecuTorch writes a dynamic dim's upper bound into the XNNPACK graph; its runtim
 each call's input shapes and resizes the outputs. Ours re-derives every value's shape through the plan
 (native/backends/xnnpack/shapes.cpp) and must agree with ExecuTorch's runtime at every size within the
 bounds: fp32 and dynamically quantized (qd8) programs within 1e-4, static int8 (qs8) ones within one
-quantization step of their output. One loaded method runs several sizes in turn without the heap; a
-shape past a bound, or one a node cannot take, is one error line and a non-zero exit.
+quantization step of their output, fp16 ones within a few fp16 ulps of their output's magnitude. One
+loaded method runs several sizes in turn without the heap; a shape past a bound, or one a node cannot
+take, is one error line and a non-zero exit.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from bot.build import cmake
 from tests import dynamic_delegated_programs as ddp
 from tests.test_native_xnnpack import output_step
+from tests.test_native_xnnpack_kinds import FP16_ULPS
 from tests.test_runtime_sanitized import SANITIZED, SANITIZER_REPORT
 
 pytestmark = pytest.mark.export
@@ -33,8 +35,9 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {name: ddp.export(name, program, out) for name, program in PROGRAMS.items()}
 
 
-def make_input(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+def make_input(name: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    dtype = np.float16 if PROGRAMS[name].recipe == "f16" else np.float32
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
 def executorch_output(model: Path, array: np.ndarray) -> np.ndarray:
@@ -46,8 +49,11 @@ def executorch_output(model: Path, array: np.ndarray) -> np.ndarray:
     return out.detach().numpy()
 
 
-def tolerance(name: str, model: Path) -> float:
-    return output_step(model) if PROGRAMS[name].recipe == "qs8" else TOLERANCE
+def tolerance(name: str, model: Path, theirs: np.ndarray) -> float:
+    recipe = PROGRAMS[name].recipe
+    if recipe == "f16":  # XNNPACK rounds each fp16 operator's result; ATen's Half kernels compute in fp32
+        return FP16_ULPS * float(np.spacing(np.abs(theirs).max().astype(np.float16)))
+    return output_step(model) if recipe == "qs8" else TOLERANCE
 
 
 def run(runner: Path, model: Path, inputs: list[Path], out: Path) -> subprocess.CompletedProcess[str]:
@@ -79,7 +85,7 @@ def test_every_size_within_the_bounds_matches_executorch(
 ) -> None:
     model = exported[name]
     for k, shape in enumerate(PROGRAMS[name].sizes):
-        array = make_input(shape, seed=k)
+        array = make_input(name, shape, seed=k)
         path = tmp_path / f"in{k}.npy"
         np.save(path, array)
         proc = run(runner, model, [path], tmp_path / f"out{k}")
@@ -87,7 +93,7 @@ def test_every_size_within_the_bounds_matches_executorch(
         ours = np.load(tmp_path / f"out{k}" / "output0.npy")
         theirs = executorch_output(model, array)
         assert ours.shape == theirs.shape, shape
-        assert np.abs(ours.astype(np.float64) - theirs).max() <= tolerance(name, model), shape
+        assert np.abs(ours.astype(np.float64) - theirs).max() <= tolerance(name, model, theirs), shape
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -102,7 +108,7 @@ def test_one_method_runs_every_size_in_turn_without_the_heap(
     paths = []
     for k, shape in enumerate(order):
         paths.append(tmp_path / f"in{k}.npy")
-        np.save(paths[-1], make_input(shape, seed=sizes.index(shape)))
+        np.save(paths[-1], make_input(name, shape, seed=sizes.index(shape)))
     runs = ";".join(map(str, paths))
     proc = subprocess.run(
         [str(all_ops_build / "execute_alloc_test"), "--output-dir", str(tmp_path / "out"), f"{model}={runs}"],
@@ -116,7 +122,7 @@ def test_one_method_runs_every_size_in_turn_without_the_heap(
         ours = np.load(tmp_path / "out" / f"model0.run{k}.output0.npy")
         theirs = executorch_output(model, np.load(path))
         assert ours.shape == theirs.shape, order[k]
-        assert np.abs(ours.astype(np.float64) - theirs).max() <= tolerance(name, model), order[k]
+        assert np.abs(ours.astype(np.float64) - theirs).max() <= tolerance(name, model, theirs), order[k]
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -125,7 +131,7 @@ def test_a_shape_past_the_bound_is_one_error_line(
 ) -> None:
     shape = PROGRAMS[name].past_bound
     path = tmp_path / "big.npy"
-    np.save(path, make_input(shape, seed=0))
+    np.save(path, make_input(name, shape, seed=0))
     line = error_line(run(runner, exported[name], [path], tmp_path / "out"))
     assert str(list(shape)) in line
     # More elements than the input's bound: the method refuses them. A dim past its bound within
@@ -142,7 +148,7 @@ def test_a_delegate_input_past_its_graph_bound_is_one_error_line(
     model = tmp_path / "raised.pte"
     model.write_bytes(ddp.with_input_bound(exported["cnn_f32"].read_bytes(), 0, raised))
     path = tmp_path / "big.npy"
-    np.save(path, make_input(program.past_bound, seed=0))
+    np.save(path, make_input("cnn_f32", program.past_bound, seed=0))
     line = error_line(run(runner, model, [path], tmp_path / "out"))
     bound = [raised - 1, *program.past_bound[1:]]  # the batch Dim's max, as the delegate holds it
     assert line.endswith(
@@ -154,7 +160,7 @@ def test_a_delegate_input_past_its_graph_bound_is_one_error_line(
 def test_a_shape_a_node_cannot_take_is_one_error_line(exported: dict[str, Path], runner: Path, tmp_path: Path) -> None:
     """Within the input's bound, an odd length cannot be split into pairs: the reshape's rule says so."""
     path = tmp_path / "odd.npy"
-    np.save(path, make_input((2, 5, 8), seed=0))
+    np.save(path, make_input("pairs_f32", (2, 5, 8), seed=0))
     line = error_line(run(runner, exported["pairs_f32"], [path], tmp_path / "out"))
     assert "(static_reshape): cannot reshape 80 elements to [2, 0, 16]" in line
 
@@ -171,7 +177,7 @@ def test_every_size_runs_clean_under_sanitizers(
     program = PROGRAMS[name]
     for k, shape in enumerate([*program.sizes, program.past_bound]):
         path = tmp_path / f"in{k}.npy"
-        np.save(path, make_input(shape, seed=k))
+        np.save(path, make_input(name, shape, seed=k))
         proc = run(sanitized, exported[name], [path], tmp_path / f"out{k}")
         assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
         assert proc.returncode == (1 if shape == program.past_bound else 0), proc.stderr[-3000:]
@@ -181,10 +187,10 @@ def test_refusals_run_clean_under_sanitizers(exported: dict[str, Path], sanitize
     """A reshape that cannot divide, and an input past its delegate's bound, stop cleanly."""
     raised = tmp_path / "raised.pte"
     raised.write_bytes(ddp.with_input_bound(exported["cnn_f32"].read_bytes(), 0, PROGRAMS["cnn_f32"].past_bound[0]))
-    cases = [(exported["pairs_f32"], (2, 5, 8)), (raised, PROGRAMS["cnn_f32"].past_bound)]
-    for k, (model, shape) in enumerate(cases):
+    cases = [("pairs_f32", exported["pairs_f32"], (2, 5, 8)), ("cnn_f32", raised, PROGRAMS["cnn_f32"].past_bound)]
+    for k, (name, model, shape) in enumerate(cases):
         path = tmp_path / f"in{k}.npy"
-        np.save(path, make_input(shape, seed=k))
+        np.save(path, make_input(name, shape, seed=k))
         proc = run(sanitized, model, [path], tmp_path / f"out{k}")
         assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
         assert "XnnpackBackend" in error_line(proc)

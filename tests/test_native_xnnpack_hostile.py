@@ -19,6 +19,7 @@ import pytest
 from bot.build import cmake
 from bot.selection.pte import FlatReader, Table
 from bot.selection.xnnpack import NODE_LAYOUTS
+from tests import crafted_programs
 from tests.conftest import REPO_ROOT
 from tests.test_runtime_sanitized import FUZZ, FUZZ_SECONDS_CAP, SANITIZED, SANITIZER_REPORT
 
@@ -353,6 +354,19 @@ def test_hostile_payload_fails_in_one_line(name: str, runner: Path, sanitized: P
     text = CASES[name][2]
     check_one_line(run(runner, model), text)
     check_one_line(run(sanitized, model), text)
+
+
+def test_a_program_cannot_call_a_node_kind(runner: Path, sanitized: Path, tmp_path: Path) -> None:
+    """Node kinds trust the plan that calls them (it checked their shapes at init): a program that names
+    one as an operator (a zoo program whose first operator is renamed xnnpack::static_slice.f32) is
+    refused at load, in one line."""
+    pte_file = crafted_programs.zoo_program("resnet")
+    operator = pte_file.program.execution_plan[0].operators[0]
+    operator.name, operator.overload = "xnnpack::static_slice", "f32"
+    model = tmp_path / "calls_a_node_kind.pte"
+    model.write_bytes(crafted_programs.serialize(pte_file))
+    for binary in (runner, sanitized):
+        check_one_line(run(binary, model), "operator 0 (xnnpack::static_slice.f32) is a node kind of XnnpackBackend")
 
 
 # --- the fuzz target -------------------------------------------------------------------

@@ -119,12 +119,34 @@ def test_kind_programs_match_executorch(
     check_matches(name, kind_programs[name], runner, tmp_path)
 
 
-def test_oplist_lists_the_new_kinds_and_their_runtime_runs_them(kind_programs: dict[str, Path], tmp_path: Path) -> None:
+# The kind programs by dtype family, each family's runtime selected from its own programs' traces.
+FAMILIES = ("f32", "qs8", "f16", "qd8")
+# Planner lowerings (native/backends/xnnpack/plan.cpp) that only one family's node kinds reach: a runtime
+# keeps one only when it selects such a kind (selection.h).
+FAMILY_LOWERINGS = {"f16": "Compiler::half_weighted", "qd8": "Compiler::dynamic_convolution"}
+
+
+def family(name: str) -> str:
+    return next(f for f in FAMILIES if f"_{f}" in name)
+
+
+def symbols(binary: Path) -> str:
+    return subprocess.run(["nm", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("dtypes", FAMILIES)
+def test_oplist_lists_the_new_kinds_and_their_runtime_runs_them(
+    dtypes: str, kind_programs: dict[str, Path], runner: Path, tmp_path: Path
+) -> None:
     """`bot oplist` of each program lists the node kinds its delegates hold; traced (`--trace`), the ops
-    they call too, and a selective runtime built from the merged traces (nothing else) runs every
-    program as ExecuTorch does."""
+    they call too. A selective runtime built from one dtype family's merged traces (nothing else) runs
+    every program of the family as ExecuTorch does, and compiles none of the planner's lowerings that
+    only another family's kinds reach (the all-ops runtime shows them as functions of their own; in the
+    family's own runtime the compiler may inline one into its one caller)."""
+    programs = {name: pte for name, pte in kind_programs.items() if family(name) == dtypes}
+    assert programs
     traced = []
-    for name, pte in kind_programs.items():
+    for name, pte in programs.items():
         static = oplist.from_model(pte, name).operators
         assert {op for op in static if op.startswith("xnnpack::")} == set(xnnpack.program_node_kinds(pte))
         inputs = []
@@ -142,11 +164,15 @@ def test_oplist_lists_the_new_kinds_and_their_runtime_runs_them(kind_programs: d
         selection = oplist.load(path)
         assert NEW_KINDS[name] <= set(selection.operators), sorted(selection.operators)
         traced.append(selection)
-    merged = tmp_path / "merged.yaml"
+    merged = tmp_path / f"{dtypes}.yaml"
     oplist.dump(oplist.merge(traced), merged)
-    runner = cmake.runner_path(cmake.build(cmake.selective_flavour(merged), targets=("executor_runner",)))
-    for name, pte in kind_programs.items():
-        check_matches(name, pte, runner, tmp_path / "out" / name)
+    family_runner = cmake.runner_path(cmake.build(cmake.selective_flavour(merged), targets=("executor_runner",)))
+    for name, pte in programs.items():
+        check_matches(name, pte, family_runner, tmp_path / "out" / name)
+    everything, selected = symbols(runner), symbols(family_runner)
+    for owner, lowering in FAMILY_LOWERINGS.items():
+        assert lowering in everything, lowering
+        assert owner == dtypes or lowering not in selected, (dtypes, lowering)
 
 
 # (program, union type, {field: value}, what the one error line says)

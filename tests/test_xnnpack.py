@@ -18,12 +18,13 @@ from tests.test_oplist import gen_oplist
 
 DELEGATED = cmake.REPO_ROOT / "models" / "delegated"
 PROGRAMS = sorted(p.stem for p in DELEGATED.glob("*.pte"))
-GRAPH_CPP = cmake.REPO_ROOT / "native" / "backends" / "xnnpack" / "graph.cpp"
+GRAPH_SOURCES = [cmake.REPO_ROOT / "native" / "backends" / "xnnpack" / f"graph.{ext}" for ext in ("h", "cpp")]
 
 
 def cpp_table(name: str) -> tuple[str, ...]:
-    """The string array `name` of graph.cpp (nullptr entries left out)."""
-    body = re.search(rf"{name}\[[^\]]*\] = \{{(.*?)\}};", GRAPH_CPP.read_text(), re.S)
+    """The string array `name` of the backend's graph.h or graph.cpp (nullptr entries left out)."""
+    text = "".join(path.read_text() for path in GRAPH_SOURCES)
+    body = re.search(rf"{name}\[[^\]]*\] = \{{(.*?)\}};", text, re.S)
     assert body is not None, name
     return tuple(re.findall(r'"([a-z0-9_]+)"', body.group(1)))
 

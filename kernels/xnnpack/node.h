@@ -2,26 +2,105 @@
 // delegate is an op of this library ("xnnpack::conv2d.f32"), selected, traced
 // and sized like any other; native/backends/xnnpack plans a delegate's graph
 // into calls of them, on tensors laid out as our kernels take them (NCHW
-// images, weights packed once at init). Most run the portable or optimized
-// kernel of the matching ATen op, then the clamp XNNPACK fuses into the node.
+// images, weights packed once at init). The heavy ones (convolution, pooling,
+// matrix products) run the portable or optimized kernel of the matching ATen
+// op, then the clamp XNNPACK fuses into the node; element-wise ones and the
+// int8 ones run loops of their own.
 #pragma once
 
 #include <cmath>
 #include <cstring>
 
+#include "sb/half.h"
 #include "sb/kernel.h"
 
 namespace sb::xnnpack_nodes {
 
-// Clamps `out` in place to [min, max] (doubles; infinite bounds are no bound)
-// through aten::clamp.out, which a kernel using it lists in its calls.
-inline Error clamp_output(KernelContext& ctx, Value* out, const Value& min, const Value& max) {
+// Clamps `out` (float, or Half computed in float) in place to [min, max]: doubles, where an infinite
+// bound is no bound. NaN stays NaN, as ATen's clamp keeps it.
+template <typename T>
+void clamp_elements(T* data, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = data[i];
+    data[i] = static_cast<T>(v < lo ? lo : v > hi ? hi : v);
+  }
+}
+
+inline Error clamp_output(Value* out, const Value& min, const Value& max) {
   const bool has_min = std::isfinite(min.as_double), has_max = std::isfinite(max.as_double);
   if (!has_min && !has_max) return Error();
-  Value lo = has_min ? Value::from_double(min.as_double) : Value::none();
-  Value hi = has_max ? Value::from_double(max.as_double) : Value::none();
-  Value* const args[] = {out, &lo, &hi, out};
-  return ctx.call("aten::clamp.out", Args(args, 4));
+  Tensor& t = *out->as_tensor;
+  const float lo = static_cast<float>(min.as_double), hi = static_cast<float>(max.as_double);
+  if (t.dtype == ScalarType::kFloat) {
+    clamp_elements(t.data_as<float>(), t.numel(), lo, hi);
+  } else if (t.dtype == ScalarType::kHalf) {
+    clamp_elements(t.data_as<Half>(), t.numel(), lo, hi);
+  } else {
+    return Error::make(ErrorCode::kInvalidArgument, "an XNNPACK node clamps a %s output", scalar_type_name(t.dtype));
+  }
+  return Error();
+}
+
+// Element strides of `t` against the output's rank-`rank` shape: 0 where t
+// broadcasts (size 1), for a contiguous tensor of the same rank.
+inline void broadcast_strides(const Tensor& t, int32_t rank, int64_t* strides) {
+  int64_t s = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    strides[d] = t.sizes[d] == 1 ? 0 : s;
+    s *= t.sizes[d];
+  }
+}
+
+// out = f(a, b) over out's shape, element by element: a and b hold In elements and out Out ones, and
+// each dim of a and b is out's or 1 (the plan presents a binary node's inputs at its output's rank). A
+// call that breaks this (a program naming the kind itself) is refused, never read past.
+template <typename In, typename Out, typename F>
+Error broadcast(const char* op, const Tensor& a, const Tensor& b, Tensor& out, F f) {
+  const int32_t rank = out.dim;
+  bool fits = a.dim == rank && b.dim == rank && a.dtype == ScalarTypeOf<In>::value &&
+              b.dtype == ScalarTypeOf<In>::value && out.dtype == ScalarTypeOf<Out>::value;
+  for (int32_t d = 0; fits && d < rank; ++d) {
+    fits = (a.sizes[d] == out.sizes[d] || a.sizes[d] == 1) && (b.sizes[d] == out.sizes[d] || b.sizes[d] == 1);
+  }
+  if (!fits) return Error::make(ErrorCode::kInvalidArgument, "%s: its inputs do not broadcast to its output", op);
+  const In* pa = a.data_as<In>();
+  const In* pb = b.data_as<In>();
+  Out* po = out.data_as<Out>();
+  const int64_t total = out.numel();
+  if (a.numel() == total && b.numel() == total) {
+    for (int64_t i = 0; i < total; ++i) po[i] = f(pa[i], pb[i]);
+    return Error();
+  }
+  int64_t sa[kMaxDims], sb[kMaxDims], index[kMaxDims] = {};
+  broadcast_strides(a, rank, sa);
+  broadcast_strides(b, rank, sb);
+  int64_t ia = 0, ib = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    po[i] = f(pa[ia], pb[ib]);
+    for (int32_t d = rank - 1; d >= 0; --d) {
+      ia += sa[d];
+      ib += sb[d];
+      if (++index[d] < out.sizes[d]) break;
+      ia -= sa[d] * out.sizes[d];
+      ib -= sb[d] * out.sizes[d];
+      index[d] = 0;
+    }
+  }
+  return Error();
+}
+
+// XNNPACK's float binary nodes (input1, input2, output min, output max, out), fp32 or fp16 (T = Half):
+// out = clamp(Op()(a, b)), computed in float and rounded once to T, as ATen's Half kernels round. A
+// node kind of its own, as XNNPACK's are, not an ATen op then a clamp: a delegated runtime needs
+// neither ATen's broadcasting arithmetic nor its clamp.
+template <typename T, typename Op>
+Error binary_clamped(KernelContext& ctx, Args args) {
+  const float lo = static_cast<float>(args[2]->as_double), hi = static_cast<float>(args[3]->as_double);
+  return broadcast<T, T>(ctx.kernel().op, *args[0]->as_tensor, *args[1]->as_tensor, *args[4]->as_tensor,
+                         [&](T x, T y) {
+                           const float v = Op()(static_cast<float>(x), static_cast<float>(y));
+                           return static_cast<T>(v < lo ? lo : v > hi ? hi : v);
+                         });
 }
 
 // Runs `op`, an ATen element-wise op of `n` schema arguments, with `out`
@@ -33,7 +112,7 @@ inline Error call_then_clamp(KernelContext& ctx, const char* op, Value* const* i
   args[n] = out;
   Error err = ctx.call(op, Args(args, n + 1));
   if (!err.ok()) return err;
-  return clamp_output(ctx, out, min, max);
+  return clamp_output(out, min, max);
 }
 
 // A convolution node (regular or depthwise: the plan packs their filters alike): input, weight, bias,

@@ -41,7 +41,7 @@ bool fixed_point_add(float a_ratio, float b_ratio, int32_t a_zero_point, int32_t
   return true;
 }
 
-Error add_qs8_impl(KernelContext& /*ctx*/, Args args) {
+Error add_qs8_impl(KernelContext& ctx, Args args) {
   const float s1 = static_cast<float>(args[2]->as_double), s2 = static_cast<float>(args[3]->as_double);
   const int32_t z1 = static_cast<int32_t>(args[4]->as_int), z2 = static_cast<int32_t>(args[5]->as_int);
   const int32_t zo = static_cast<int32_t>(args[6]->as_int), lo = static_cast<int32_t>(args[7]->as_int);
@@ -51,20 +51,18 @@ Error add_qs8_impl(KernelContext& /*ctx*/, Args args) {
   Tensor& out = *args[9]->as_tensor;
   FixedPointAdd p;
   if (fixed_point_add(s1, s2, z1, z2, &p)) {
-    qs8::broadcast(a, b, out, [&](int8_t x, int8_t y) {
+    return broadcast<int8_t, int8_t>(ctx.kernel().op, a, b, out, [&](int8_t x, int8_t y) {
       const int64_t sum = (p.bias + x * p.a_multiplier + y * p.b_multiplier) >> p.shift;  // arithmetic: floor
       const int64_t v = sum + zo;
       return static_cast<int8_t>(v < lo ? lo : v > hi ? hi : v);
     });
-    return Error();
   }
   const float lo_bound = static_cast<float>(lo - zo), hi_bound = static_cast<float>(hi - zo);
-  qs8::broadcast(a, b, out, [&](int8_t x, int8_t y) {
+  return broadcast<int8_t, int8_t>(ctx.kernel().op, a, b, out, [&](int8_t x, int8_t y) {
     float v = static_cast<float>(x - z1) * s1 + static_cast<float>(y - z2) * s2;
     v = v < lo_bound ? lo_bound : v > hi_bound ? hi_bound : v;
     return static_cast<int8_t>(qs8::round_to_int(v) + zo);
   });
-  return Error();
 }
 
 }  // namespace

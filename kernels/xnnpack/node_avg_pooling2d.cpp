@@ -8,7 +8,7 @@
 namespace sb::xnnpack_nodes {
 namespace {
 
-constexpr const char* kCalls[] = {"aten::avg_pool2d.out", "aten::clamp.out"};
+constexpr const char* kCalls[] = {"aten::avg_pool2d.out"};
 
 Error avg_pooling2d_f32_impl(KernelContext& ctx, Args args) {
   Value ceil_mode = Value::from_bool(false);

@@ -8,7 +8,7 @@
 namespace sb::xnnpack_nodes {
 namespace {
 
-constexpr const char* kCalls[] = {"aten::convolution.out", "aten::clamp.out"};
+constexpr const char* kCalls[] = {"aten::convolution.out"};
 
 Error conv2d_f32_impl(KernelContext& ctx, Args args) {
   return convolution_then_clamp(ctx, args);

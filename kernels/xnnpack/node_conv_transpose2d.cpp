@@ -9,7 +9,7 @@
 namespace sb::xnnpack_nodes {
 namespace {
 
-constexpr const char* kCalls[] = {"aten::convolution.out", "aten::clamp.out"};
+constexpr const char* kCalls[] = {"aten::convolution.out"};
 
 Error conv_transpose2d_f32_impl(KernelContext& ctx, Args args) {
   Value transposed = Value::from_bool(true);

@@ -64,43 +64,4 @@ inline int64_t tap_input(int64_t o, int64_t k, int64_t stride, int64_t pad, int6
   return i < size ? i : -1;
 }
 
-// Element strides of `t` against the output's rank-`rank` shape: 0 where t
-// broadcasts (size 1), for a contiguous tensor of the same rank.
-inline void broadcast_strides(const Tensor& t, int32_t rank, int64_t* strides) {
-  int64_t s = 1;
-  for (int32_t d = rank - 1; d >= 0; --d) {
-    strides[d] = t.sizes[d] == 1 ? 0 : s;
-    s *= t.sizes[d];
-  }
-}
-
-// out = f(a, b) over the output's shape, a and b broadcast (same rank).
-template <typename F>
-void broadcast(const Tensor& a, const Tensor& b, Tensor& out, F f) {
-  const int8_t* pa = a.data_as<int8_t>();
-  const int8_t* pb = b.data_as<int8_t>();
-  int8_t* po = out.data_as<int8_t>();
-  const int64_t total = out.numel();
-  if (a.numel() == total && b.numel() == total) {
-    for (int64_t i = 0; i < total; ++i) po[i] = f(pa[i], pb[i]);
-    return;
-  }
-  const int32_t rank = out.dim;
-  int64_t sa[kMaxDims], sb[kMaxDims], index[kMaxDims] = {};
-  broadcast_strides(a, rank, sa);
-  broadcast_strides(b, rank, sb);
-  int64_t ia = 0, ib = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    po[i] = f(pa[ia], pb[ib]);
-    for (int32_t d = rank - 1; d >= 0; --d) {
-      ia += sa[d];
-      ib += sb[d];
-      if (++index[d] < out.sizes[d]) break;
-      ia -= sa[d] * out.sizes[d];
-      ib -= sb[d] * out.sizes[d];
-      index[d] = 0;
-    }
-  }
-}
-
 }  // namespace sb::xnnpack_nodes::qs8

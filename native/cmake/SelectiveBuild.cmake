@@ -24,7 +24,8 @@
 # resolved when CMake configures (and again whenever an input changes), so
 # only the kernels it chooses are compiled. The result is a static library
 # holding the generated registration and those kernels, built with the
-# dtype-selection header; the merged selection is written next to them as
+# dtype-selection header and the list of registered ops (sb/selected_ops.h);
+# the merged selection is written next to them as
 # selected_operators.yaml. A selected op that no library implements fails
 # with a message naming it.
 function(gen_selected_ops)
@@ -94,5 +95,6 @@ function(gen_selected_ops)
   # "util/x.h" is the portable library's helper; the optimized library's are named from
   # kernels/: "optimized/simd/x.h", "optimized/microkernels/x.h", "optimized/operators/x.h".
   target_include_directories(${ARG_LIB_NAME} PRIVATE "${SB_KERNELS_DIR}/portable" "${SB_KERNELS_DIR}" "${out_dir}")
-  target_compile_definitions(${ARG_LIB_NAME} PRIVATE "SB_SELECTED_DTYPES_HEADER=\"selected_dtypes.h\"")
+  target_compile_definitions(${ARG_LIB_NAME} PRIVATE "SB_SELECTED_DTYPES_HEADER=\"selected_dtypes.h\""
+                                                     "SB_SELECTED_OPS_HEADER=\"selected_op_list.h\"")
 endfunction()

@@ -42,6 +42,6 @@ const XnnpackBackend kBackend;
 
 }  // namespace
 
-extern const Backend backend{"XnnpackBackend", &kBackend};
+extern const Backend backend{"XnnpackBackend", &kBackend, "xnnpack"};
 
 }  // namespace sb::xnnpack

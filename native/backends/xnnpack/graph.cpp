@@ -143,11 +143,26 @@ class Parser {
     if (!(err = check_externals()).ok()) return err;
     for (uint32_t i = 0; i < nodes.length; ++i) {
       if (!(err = read_node(r_.table_element(nodes, i), i)).ok()) return err;
+      take_converted_dims(graph_.nodes[i]);
     }
     return Error();
   }
 
  private:
+  // ExecuTorch 1.5 may declare a dynamically quantized (qd8) image NCHW while the convert writing it reads
+  // an NHWC one. XNNPACK takes the value's shape from its convert (shapes propagate at run time); so does
+  // this graph: the value gets the input's dims, in which every reader's geometry then holds.
+  void take_converted_dims(const GraphNode& node) {
+    if (node.type != NodeType::kConvert) return;
+    const GraphValue& x = graph_.values[node.inputs[0]];
+    GraphValue& y = graph_.values[node.outputs[0]];
+    const bool channels_first = x.rank == 4 && y.rank == 4 && y.dims[0] == x.dims[0] && y.dims[1] == x.dims[3] &&
+                                y.dims[2] == x.dims[1] && y.dims[3] == x.dims[2];
+    if (y.dtype == Datatype::kQdint8 && y.flags == 0 && channels_first) {
+      for (int32_t d = 0; d < 4; ++d) y.dims[d] = x.dims[d];
+    }
+  }
+
   template <typename T>
   Error allocate(T** out, uint64_t count, const char* what) {
     *out = nullptr;
@@ -569,15 +584,6 @@ class Parser {
   uint32_t num_externs_ = 0;
 };
 
-constexpr const char* kNodeTypeNames[kNumNodeTypes] = {
-    nullptr, "add", "fully_connected", "softmax", "sigmoid", "static_transpose", "clamp", "conv2d", "div",
-    "static_resize_bilinear2d", "static_constant_pad", "avg_pooling2d", "minimum", "depthwise_conv2d",
-    "max_pooling2d", "multiply", "subtract", "floor", "convert", "global_avg_pooling2d", "static_reshape",
-    "argmax_pooling2d", "square_root", "ceiling", "hardswish", "leaky_relu", "maximum", "negate", "square", "elu",
-    "abs", "prelu", "concatenate2", "concatenate3", "concatenate4", "static_slice", "scaled_dot_product_attention",
-    "batch_matrix_multiply", "concatenate5", "conv_transpose2d", "reciprocal_square_root", "log", "gelu", "tanh",
-    "exp", "sin", "copy", "cos"};
-
 constexpr const char* kDatatypeNames[kNumDatatypes] = {"invalid", "f32", "f16", "qs8", "qu8", "qs32", "qc8", "qc32",
                                                       "qc4", "qd8", "qb4", "qp8", "s32", "pf32", "bf16"};
 
@@ -591,10 +597,6 @@ uint64_t GraphValue::numel() const {
 
 const char* datatype_name(Datatype dtype) {
   return static_cast<uint8_t>(dtype) < kNumDatatypes ? kDatatypeNames[static_cast<uint8_t>(dtype)] : "invalid";
-}
-
-const char* node_type_name(NodeType type) {
-  return static_cast<uint8_t>(type) < kNumNodeTypes ? kNodeTypeNames[static_cast<uint8_t>(type)] : nullptr;
 }
 
 Error parse_graph(BackendInitContext& context, Span<const uint8_t> payload, Graph* graph) {

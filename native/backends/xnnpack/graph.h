@@ -99,9 +99,21 @@ enum class NodeType : uint8_t {
 };
 constexpr uint8_t kNumNodeTypes = 48;
 
+inline constexpr const char* kNodeTypeNames[kNumNodeTypes] = {
+    nullptr, "add", "fully_connected", "softmax", "sigmoid", "static_transpose", "clamp", "conv2d", "div",
+    "static_resize_bilinear2d", "static_constant_pad", "avg_pooling2d", "minimum", "depthwise_conv2d",
+    "max_pooling2d", "multiply", "subtract", "floor", "convert", "global_avg_pooling2d", "static_reshape",
+    "argmax_pooling2d", "square_root", "ceiling", "hardswish", "leaky_relu", "maximum", "negate", "square", "elu",
+    "abs", "prelu", "concatenate2", "concatenate3", "concatenate4", "static_slice", "scaled_dot_product_attention",
+    "batch_matrix_multiply", "concatenate5", "conv_transpose2d", "reciprocal_square_root", "log", "gelu", "tanh",
+    "exp", "sin", "copy", "cos"};
+
 // The node kind's name, as a selectable unit spells it ("conv2d",
-// "fully_connected", "static_transpose"); nullptr for kNone.
-const char* node_type_name(NodeType type);
+// "fully_connected", "static_transpose"); nullptr for kNone. A constant
+// expression, so code can ask at compile time whether a kind is selected.
+constexpr const char* node_type_name(NodeType type) {
+  return static_cast<uint8_t>(type) < kNumNodeTypes ? kNodeTypeNames[static_cast<uint8_t>(type)] : nullptr;
+}
 
 enum class QuantKind : uint8_t { kNone, kPerChannel, kPerTensor, kPerTokenDynamic, kPerChannelGroup };
 

@@ -10,6 +10,7 @@
 #include "sb/checked.h"
 #include "sb/half.h"
 #include "sb/registry.h"
+#include "selection.h"
 #include "xnnpack/microkernels/qs8_dwconv.h"
 #include "xnnpack/microkernels/qs8_gemm.h"
 
@@ -31,6 +32,50 @@ Error unsupported(uint32_t node, const char* format, ...) {
   va_end(ap);
   return Error::make(ErrorCode::kNotSupported, "XNNPACK node %u: %s", static_cast<unsigned>(node), message);
 }
+
+// ---- what this runtime lowers (selection.h) --------------------------------------------------------
+// Each lowering below is kept only while a kind it serves is selected: unlowered() stands in for the rest.
+constexpr bool kLowersConvolution = selects_any("*", NodeType::kConv2d, NodeType::kDepthwiseConv2d);
+constexpr bool kLowersInt8Convolution = selects_any("qs8*", NodeType::kConv2d, NodeType::kDepthwiseConv2d);
+constexpr bool kLowersDynamicConvolution =
+    selects_any("qd8*", NodeType::kConv2d, NodeType::kDepthwiseConv2d, NodeType::kConvTranspose2d);
+constexpr bool kLowersPixelQuantization = selects(NodeType::kConvert, "f32_qd8") && selects(NodeType::kConv2d, "qd8*");
+constexpr bool kLowersHalfWeights = selects_any("f16*", NodeType::kConv2d, NodeType::kDepthwiseConv2d,
+                                                NodeType::kConvTranspose2d, NodeType::kFullyConnected);
+constexpr bool kLowersFullyConnected = selects(NodeType::kFullyConnected);
+constexpr bool kLowersInt8FullyConnected = selects(NodeType::kFullyConnected, "qs8*");
+constexpr bool kLowersDynamicFullyConnected = selects(NodeType::kFullyConnected, "qd8*");
+constexpr bool kLowersFourBitFullyConnected = selects(NodeType::kFullyConnected, "*4w");
+constexpr bool kLowersDeconvolution = selects(NodeType::kConvTranspose2d);
+constexpr bool kLowersInt8Deconvolution = selects(NodeType::kConvTranspose2d, "qs8*");
+constexpr bool kLowersPooling = selects_any("*", NodeType::kAvgPooling2d, NodeType::kMaxPooling2d);
+constexpr bool kLowersInt8Pooling = selects_any("qs8*", NodeType::kAvgPooling2d, NodeType::kMaxPooling2d);
+constexpr bool kLowersGlobalAvgPooling = selects(NodeType::kGlobalAvgPooling2d);
+constexpr bool kLowersInt8GlobalAvgPooling = selects(NodeType::kGlobalAvgPooling2d, "qs8*");
+constexpr bool kLowersBinary = selects_any("*", NodeType::kAdd, NodeType::kSubtract, NodeType::kMultiply,
+                                           NodeType::kDiv, NodeType::kMinimum, NodeType::kMaximum);
+constexpr bool kLowersInt8Binary = selects_any("qs8*", NodeType::kAdd, NodeType::kSubtract, NodeType::kMultiply,
+                                               NodeType::kDiv, NodeType::kMinimum, NodeType::kMaximum);
+constexpr bool kLowersClamp = selects(NodeType::kClamp);
+constexpr bool kLowersInt8Clamp = selects(NodeType::kClamp, "qs8*");
+constexpr bool kLowersConvert = selects(NodeType::kConvert);
+constexpr bool kLowersDynamicQuantization = selects(NodeType::kConvert, "f32_qd8");
+constexpr bool kLowersSlopes = selects_any("*", NodeType::kELU, NodeType::kLeakyReLU);
+constexpr bool kLowersSoftmax = selects(NodeType::kSoftmax);
+constexpr bool kLowersConcatenate = selects_any("*", NodeType::kConcatenate2, NodeType::kConcatenate3,
+                                                NodeType::kConcatenate4, NodeType::kConcatenate5);
+constexpr bool kLowersTranspose = selects(NodeType::kStaticTranspose);
+constexpr bool kLowersReshape = selects_any("*", NodeType::kStaticReshape, NodeType::kCopy);
+constexpr bool kLowersPad = selects(NodeType::kStaticConstantPad);
+constexpr bool kLowersSlice = selects(NodeType::kStaticSlice);
+constexpr bool kLowersBatchMatmul = selects(NodeType::kBatchMatrixMultiply);
+constexpr bool kLowersResize = selects(NodeType::kStaticResizeBilinear2D);
+constexpr bool kLowersPReLU = selects(NodeType::kPReLU);
+constexpr bool kLowersUnary =
+    selects_any("*", NodeType::kSigmoid, NodeType::kTanh, NodeType::kExp, NodeType::kAbs, NodeType::kNegate,
+                NodeType::kFloor, NodeType::kCeiling, NodeType::kSquareRoot, NodeType::kReciprocalSquareRoot,
+                NodeType::kLog, NodeType::kSin, NodeType::kCos, NodeType::kGelu, NodeType::kSquare,
+                NodeType::kHardswish);
 
 bool is_anchor(NodeType t) {
   return t == NodeType::kConv2d || t == NodeType::kDepthwiseConv2d || t == NodeType::kAvgPooling2d ||
@@ -718,6 +763,11 @@ class Compiler {
   Value* double_value(double v) { return scalar(Value::from_double(v)); }
 
   // ---- nodes ---------------------------------------------------------------------------------------------
+  // A node whose kind this runtime left out (kLowers*): resolve_kernels() refuses such a node first.
+  Error unlowered(uint32_t n) {
+    return unsupported(n, "its kind is not in this runtime's selection");
+  }
+
   Error lower(uint32_t n) {
     const GraphNode& node = graph_.nodes[n];
     const uint32_t y = node.outputs[0];
@@ -727,29 +777,32 @@ class Compiler {
     Tensor *in = nullptr, *out = nullptr;
     Error err;
     if (graph_.values[node.inputs[0]].dtype == Datatype::kFp16 && has_filter(node.type)) {
-      return half_weighted(n, node, min, max);
+      return kLowersHalfWeights ? half_weighted(n, node, min, max) : unlowered(n);
     }
     if (graph_.values[node.inputs[0]].dtype == Datatype::kQdint8 && has_filter(node.type) &&
         node.type != NodeType::kFullyConnected) {
-      return dynamic_convolution(n, node, min, max);
+      return kLowersDynamicConvolution ? dynamic_convolution(n, node, min, max) : unlowered(n);
     }
-    if (node.type == NodeType::kConvert && graph_.values[y].dtype == Datatype::kQdint8 && pointwise_only(y)) {
+    if (kLowersPixelQuantization && node.type == NodeType::kConvert && graph_.values[y].dtype == Datatype::kQdint8 &&
+        pointwise_only(y)) {
       return pixel_quantization(n, node);
     }
     switch (node.type) {
       case NodeType::kConv2d:
       case NodeType::kDepthwiseConv2d:
-        return convolution(n, node, min, max);
+        return kLowersConvolution ? convolution(n, node, min, max) : unlowered(n);
       case NodeType::kFullyConnected:
-        return fully_connected(n, node, min, max);
+        return kLowersFullyConnected ? fully_connected(n, node, min, max) : unlowered(n);
       case NodeType::kAvgPooling2d:
       case NodeType::kMaxPooling2d:
-        return pooling(n, node, min, max);
+        return kLowersPooling ? pooling(n, node, min, max) : unlowered(n);
       case NodeType::kGlobalAvgPooling2d: {
+        if (!kLowersGlobalAvgPooling) return unlowered(n);
         if (!(err = reader(node.inputs[0], true, n, &in)).ok() || !(err = writer(y, true, n, &out, &after)).ok()) {
           return err;
         }
         if (is_qs8(node.inputs[0])) {
+          if (!kLowersInt8GlobalAvgPooling) return unlowered(n);
           Int8Io q;
           if (!(err = int8_io(n, node, node.inputs[0], y, &q)).ok()) return err;
           const GraphValue& x = graph_.values[node.inputs[0]];
@@ -765,6 +818,7 @@ class Compiler {
       }
       case NodeType::kAdd: case NodeType::kSubtract: case NodeType::kMultiply: case NodeType::kDiv:
       case NodeType::kMinimum: case NodeType::kMaximum: {
+        if (!kLowersBinary) return unlowered(n);
         const bool cf = channels_first_[y];
         const int32_t rank = graph_.values[y].rank;
         const uint8_t* order = cf ? kChannelsFirst : kIdentity;
@@ -775,6 +829,7 @@ class Compiler {
           return err;
         }
         if (is_qs8(node.inputs[0])) {
+          if (!kLowersInt8Binary) return unlowered(n);
           Int8Io q;
           float s2 = 0;
           int32_t z2 = 0;
@@ -792,11 +847,13 @@ class Compiler {
         return call(n, args, 5, after);
       }
       case NodeType::kClamp: {
+        if (!kLowersClamp) return unlowered(n);
         const bool cf = channels_first_[y];
         if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
           return err;
         }
         if (is_qs8(node.inputs[0])) {
+          if (!kLowersInt8Clamp) return unlowered(n);
           Int8Io q;
           if (!(err = int8_io(n, node, node.inputs[0], y, &q)).ok()) return err;
           if (q.si != q.so || q.zi != q.zo) return unsupported(n, "an int8 clamp that changes the quantization");
@@ -807,11 +864,14 @@ class Compiler {
         return call(n, args, 4, after);
       }
       case NodeType::kConvert: {
+        if (!kLowersConvert) return unlowered(n);
         const bool cf = channels_first_[y];
         if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
           return err;
         }
-        if (graph_.values[y].dtype == Datatype::kQdint8) return dynamic_quantization(n, node, in, out, after);
+        if (graph_.values[y].dtype == Datatype::kQdint8) {
+          return kLowersDynamicQuantization ? dynamic_quantization(n, node, in, out, after) : unlowered(n);
+        }
         const uint32_t quantized = is_qs8(y) ? y : node.inputs[0];
         float scale = 0;
         int32_t zp = 0;
@@ -820,6 +880,7 @@ class Compiler {
         return call(n, args, 4, after);
       }
       case NodeType::kELU: case NodeType::kLeakyReLU: {
+        if (!kLowersSlopes) return unlowered(n);
         const bool cf = channels_first_[y];
         if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
           return err;
@@ -828,6 +889,7 @@ class Compiler {
         return call(n, args, 3, after);
       }
       case NodeType::kSoftmax: {
+        if (!kLowersSoftmax) return unlowered(n);
         const bool cf = channels_first_[y];
         if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
           return err;
@@ -843,10 +905,11 @@ class Compiler {
       }
       case NodeType::kConcatenate2: case NodeType::kConcatenate3: case NodeType::kConcatenate4:
       case NodeType::kConcatenate5:
-        return concatenate(n, node);
+        return kLowersConcatenate ? concatenate(n, node) : unlowered(n);
       case NodeType::kStaticTranspose:
-        return transpose(n, node);
+        return kLowersTranspose ? transpose(n, node) : unlowered(n);
       case NodeType::kStaticReshape: case NodeType::kCopy: {
+        if (!kLowersReshape) return unlowered(n);
         if (graph_.values[node.inputs[0]].numel() != graph_.values[y].numel()) {
           return unsupported(n, "reshapes %llu elements into %llu",
                              static_cast<unsigned long long>(graph_.values[node.inputs[0]].numel()),
@@ -859,6 +922,7 @@ class Compiler {
         return call(n, args, 2, after);
       }
       case NodeType::kStaticConstantPad: {
+        if (!kLowersPad) return unlowered(n);
         if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) {
           return err;
         }
@@ -876,6 +940,7 @@ class Compiler {
         return call(n, args, 4, after);
       }
       case NodeType::kStaticSlice: {
+        if (!kLowersSlice) return unlowered(n);
         if (!(err = reader(node.inputs[0], false, n, &in)).ok() || !(err = writer(y, false, n, &out, &after)).ok()) {
           return err;
         }
@@ -894,14 +959,15 @@ class Compiler {
         return call(n, args, 3, after);
       }
       case NodeType::kBatchMatrixMultiply:
-        return batch_matmul(n, node);
+        return kLowersBatchMatmul ? batch_matmul(n, node) : unlowered(n);
       case NodeType::kConvTranspose2d:
-        return deconvolution(n, node, min, max);
+        return kLowersDeconvolution ? deconvolution(n, node, min, max) : unlowered(n);
       case NodeType::kStaticResizeBilinear2D:
-        return resize_bilinear(n, node);
+        return kLowersResize ? resize_bilinear(n, node) : unlowered(n);
       case NodeType::kPReLU:
-        return prelu(n, node);
+        return kLowersPReLU ? prelu(n, node) : unlowered(n);
       default: {  // element-wise unary nodes
+        if (!kLowersUnary) return unlowered(n);
         const bool cf = channels_first_[y];
         if (node.num_inputs != 1) return unsupported(n, "node kind %s is not supported", node_type_name(node.type));
         if (!(err = reader(node.inputs[0], cf, n, &in)).ok() || !(err = writer(y, cf, n, &out, &after)).ok()) {
@@ -1000,6 +1066,7 @@ class Compiler {
     }
     const int64_t stride[2] = {g[6], g[7]}, padding[2] = {g[0], g[3]}, dilation[2] = {g[8], g[9]};
     if (is_qs8(node.inputs[0])) {
+      if (!kLowersInt8Convolution) return unlowered(n);
       Int8Io q;
       Tensor *scales = nullptr, *work = nullptr;
       if (!(err = int8_io(n, node, node.inputs[0], node.outputs[0], &q)).ok() ||
@@ -1060,6 +1127,10 @@ class Compiler {
     const bool dynamic = graph_.values[node.inputs[0]].dtype == Datatype::kQdint8;
     const bool four_bit = filter.dtype == Datatype::kQcint4 || filter.dtype == Datatype::kQbint4;
     const bool int8 = is_qs8(node.inputs[0]) || dynamic;
+    if ((dynamic && !kLowersDynamicFullyConnected) || (int8 && !dynamic && !kLowersInt8FullyConnected) ||
+        (four_bit && !kLowersFourBitFullyConnected)) {
+      return unlowered(n);
+    }
     // fp32 GEMMs take the filter [I, O]; int8 dot products take it [O, I].
     auto as_stored = [](int64_t k) { return k; };
     auto from_io = [&](int64_t k) { return (k % i) * o + k / i; };  // [O, I] from [I, O]
@@ -1156,6 +1227,7 @@ class Compiler {
       return call(n, args, 7, after);
     }
     if (is_qs8(node.inputs[0])) {
+      if (!kLowersInt8Pooling) return unlowered(n);
       Int8Io q;
       if (!(err = int8_io(n, node, node.inputs[0], node.outputs[0], &q)).ok()) return err;
       if (q.si != q.so || q.zi != q.zo) return unsupported(n, "an int8 max pooling that changes the quantization");
@@ -1337,6 +1409,7 @@ class Compiler {
     if (x.dtype != Datatype::kFp32 && !int8 && !half) {
       return unsupported(n, "a %s deconvolution", datatype_name(x.dtype));
     }
+    if ((int8 && !kLowersInt8Deconvolution) || (half && !kLowersHalfWeights)) return unlowered(n);
     const int64_t taps = kh * kw;
     auto source = [&](int64_t i) {
       const int64_t ci = i / (goc * taps), o = (i / taps) % goc, t = i % taps;
@@ -1500,15 +1573,19 @@ class Compiler {
       return err;
     }
     Tensor* params = nullptr;
-    if (!(err = row_quantization(y, source.numel() / static_cast<uint64_t>(source.dims[3]), &params)).ok()) return err;
+    if (!(err = row_quantization(y, source.numel() / static_cast<uint64_t>(source.dims[3]), &params)).ok() ||
+        !(err = track(params, node.inputs[0], ShapeForm::kRowCount)).ok()) {
+      return err;
+    }
     Value* args[] = {tensor_value(in), tensor_value(out), tensor_value(params)};
     return call(n, args, 3, after);
   }
 
   // A pointwise dynamically quantized convolution over pixels quantized one by one: the dynamic convolution
   // kernel on [pixels, C, 1, 1] (the NHWC image's rows as 1x1 images, each with its own parameters).
-  Error pointwise_convolution(uint32_t n, const GraphNode& node, const GraphValue& x, Value* min, Value* max) {
+  Error pointwise_convolution(uint32_t n, const GraphNode& node, uint32_t source, Value* min, Value* max) {
     const uint32_t v = node.inputs[0];
+    const GraphValue& x = graph_.values[source];
     const GraphValue& y = graph_.values[node.outputs[0]];
     Tensor* params = row_params_[v];
     const int64_t c = x.dims[3], o = y.dims[3];
@@ -1543,7 +1620,10 @@ class Compiler {
     rows->sizes[1] = c;
     out_rows->sizes[1] = o;
     rows->sizes[2] = rows->sizes[3] = out_rows->sizes[2] = out_rows->sizes[3] = 1;
-    if (!(err = bind_like(out_rows, node.outputs[0])).ok()) return err;
+    if (!(err = bind_like(out_rows, node.outputs[0])).ok() || !(err = track(rows, source, ShapeForm::kRows)).ok() ||
+        !(err = track(out_rows, node.outputs[0], ShapeForm::kRows)).ok()) {
+      return err;
+    }
     const int64_t ones[2] = {1, 1}, zeros[2] = {0, 0};
     Value* args[] = {tensor_value(rows),  tensor_value(params), tensor_value(weight), bias_value,
                      tensor_value(scales), int_list(ones, 2),  int_list(zeros, 2),   int_list(ones, 2),
@@ -1657,7 +1737,9 @@ class Compiler {
       in_rows->sizes[0] = out_rows->sizes[0] = static_cast<int64_t>(rows);
       in_rows->sizes[1] = i;
       out_rows->sizes[1] = o;
-      if (!(err = bind_like(in_rows, node.inputs[0])).ok() || !(err = bind_like(out_rows, node.outputs[0])).ok()) {
+      if (!(err = bind_like(in_rows, node.inputs[0])).ok() || !(err = bind_like(out_rows, node.outputs[0])).ok() ||
+          !(err = track(in_rows, node.inputs[0], ShapeForm::kRows)).ok() ||
+          !(err = track(out_rows, node.outputs[0], ShapeForm::kRows)).ok()) {
         return err;
       }
       Value* args[] = {tensor_value(in_rows), tensor_value(weight), bias_value, min, max, tensor_value(out_rows)};
@@ -1774,7 +1856,7 @@ class Compiler {
     }
     Tensor* params = row_params_[node.inputs[0]];
     const QuantParams& q = graph_.values[node.inputs[0]].quant;
-    if (pointwise) return pointwise_convolution(n, node, x, min, max);
+    if (pointwise) return pointwise_convolution(n, node, source, min, max);
     if (params == nullptr || q.kind != QuantKind::kPerTokenDynamic || q.num_nonbatch_dims != 3 ||
         params->sizes[0] != x.dims[0]) {
       return unsupported(n, "its dynamically quantized input is not quantized per image by a convert node");
@@ -1825,6 +1907,7 @@ class Compiler {
     if (!(err = alloc(&image, 1)).ok()) return err;
     *image = *in;
     for (int k = 0; k < 4; ++k) image->sizes[k] = x.dims[kChannelsFirst[k]];
+    if (!(err = track(image, source, ShapeForm::kPresented, kChannelsFirst, 4)).ok()) return err;
     in = image;
     const int64_t stride[2] = {sh, sw}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw}, adjustment[2] = {ah, aw};
     if (transposed) {

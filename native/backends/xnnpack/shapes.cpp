@@ -6,6 +6,7 @@
 #include "plan.h"
 #include "sb/checked.h"
 #include "sb/tensor.h"
+#include "selection.h"
 
 namespace sb::xnnpack {
 namespace {
@@ -54,9 +55,10 @@ bool is_unary(NodeType t) {
   }
 }
 
+// Element-wise nodes of two inputs, broadcast against each other (PReLU's slope against its input).
 bool is_binary(NodeType t) {
   return t == NodeType::kAdd || t == NodeType::kSubtract || t == NodeType::kMultiply || t == NodeType::kDiv ||
-         t == NodeType::kMinimum || t == NodeType::kMaximum;
+         t == NodeType::kMinimum || t == NodeType::kMaximum || t == NodeType::kPReLU;
 }
 
 // The dims of node n's output from its inputs' dims (XNNPACK's order, NHWC images), by its kind's
@@ -93,6 +95,10 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
   switch (node.type) {
     case NodeType::kConv2d: case NodeType::kDepthwiseConv2d:
     case NodeType::kAvgPooling2d: case NodeType::kMaxPooling2d: {
+      if (!selects_any("*", NodeType::kConv2d, NodeType::kDepthwiseConv2d, NodeType::kAvgPooling2d,
+                       NodeType::kMaxPooling2d)) {
+        break;
+      }
       // Geometry: padding top, right, bottom, left; window height, width; stride; dilation.
       const bool conv = node.type == NodeType::kConv2d || node.type == NodeType::kDepthwiseConv2d;
       const bool dilated = conv || node.type == NodeType::kMaxPooling2d;
@@ -111,13 +117,39 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       out[3] = conv ? y.dims[3] : in[3];
       return Error();
     }
+    case NodeType::kConvTranspose2d: {
+      if (!selects(NodeType::kConvTranspose2d)) break;
+      // Geometry: padding top, right, bottom, left; kernel height, width; stride; dilation; group input and
+      // output channels, groups; adjustment height, width. Each side: (in - 1) * stride + the kernel's
+      // reach + the adjustment + 1, less both paddings.
+      if (x.rank != 4 || rank != 4) return node_error(graph, n, "takes a rank-%d image", static_cast<int>(x.rank));
+      if (in[3] != x.dims[3]) {
+        return node_error(graph, n, "takes %lld channels, its filter %lld", static_cast<long long>(in[3]),
+                          static_cast<long long>(x.dims[3]));
+      }
+      for (int k = 0; k < 2; ++k) {
+        const uint64_t span = sat_add(sat_mul(static_cast<uint64_t>(in[1 + k] - 1), g[6 + k]),
+                                      sat_add(sat_mul(g[8 + k], uint64_t{g[4 + k]} - 1), uint64_t{g[13 + k]} + 1));
+        const uint64_t padding = uint64_t{g[k == 0 ? 0 : 1]} + g[k == 0 ? 2 : 3];
+        if (in[1 + k] == 0 || span <= padding || span - padding > static_cast<uint64_t>(INT64_MAX)) {
+          return node_error(graph, n, "a %lldx%lld image leaves no output", static_cast<long long>(in[1]),
+                            static_cast<long long>(in[2]));
+        }
+        out[1 + k] = static_cast<int64_t>(span - padding);
+      }
+      out[0] = in[0];
+      out[3] = y.dims[3];
+      return Error();
+    }
     case NodeType::kGlobalAvgPooling2d:
+      if (!selects(NodeType::kGlobalAvgPooling2d)) break;
       if (x.rank != 4 || rank != 4) return node_error(graph, n, "takes a rank-%d image", static_cast<int>(x.rank));
       out[0] = in[0];
       out[1] = out[2] = 1;
       out[3] = in[3];
       return Error();
     case NodeType::kFullyConnected: {
+      if (!selects(NodeType::kFullyConnected)) break;
       // The filter fixes the input's last dim; the output's is the filter's output channels.
       const int64_t features = in[x.rank - 1];
       if (features != x.dims[x.rank - 1]) {
@@ -136,6 +168,7 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       return Error();
     }
     case NodeType::kStaticReshape: {
+      if (!selects(NodeType::kStaticReshape)) break;
       // XNNPACK's new shape: fixed dims, and at most one 0 that takes what the others leave.
       if (node.list_size != rank) {
         return node_error(graph, n, "reshapes to %d dims of %d", static_cast<int>(node.list_size), rank);
@@ -163,6 +196,7 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       return Error();
     }
     case NodeType::kStaticTranspose:
+      if (!selects(NodeType::kStaticTranspose)) break;
       if (node.list_size != rank || x.rank != rank) return node_error(graph, n, "permutes a rank-%d value", rank);
       for (int32_t d = 0; d < rank; ++d) {
         if (node.list[0][d] >= rank) return node_error(graph, n, "its permutation is not one");
@@ -171,6 +205,10 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       return Error();
     case NodeType::kConcatenate2: case NodeType::kConcatenate3: case NodeType::kConcatenate4:
     case NodeType::kConcatenate5: {
+      if (!selects_any("*", NodeType::kConcatenate2, NodeType::kConcatenate3, NodeType::kConcatenate4,
+                       NodeType::kConcatenate5)) {
+        break;
+      }
       const int64_t axis = node.list[0][0];
       if (axis >= rank) return node_error(graph, n, "concatenates along dim %lld", static_cast<long long>(axis));
       uint64_t along = 0;
@@ -190,6 +228,7 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       return Error();
     }
     case NodeType::kStaticSlice:
+      if (!selects(NodeType::kStaticSlice)) break;
       // ExecuTorch writes a slice's sizes at their bound: a slice that reached the end of its input's
       // bound reaches the end of the input (as ATen clamps a slice's end), any other keeps its size.
       if (node.list_size != rank || x.rank != rank) return node_error(graph, n, "slices a rank-%d value", rank);
@@ -204,10 +243,12 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       }
       return Error();
     case NodeType::kStaticConstantPad:
+      if (!selects(NodeType::kStaticConstantPad)) break;
       if (node.list_size != rank || x.rank != rank) return node_error(graph, n, "pads a rank-%d value", rank);
       for (int32_t d = 0; d < rank; ++d) out[d] = in[d] + node.list[0][d] + node.list[1][d];
       return Error();
     case NodeType::kBatchMatrixMultiply: {
+      if (!selects(NodeType::kBatchMatrixMultiply)) break;
       const GraphValue& b = graph.values[node.inputs[1]];
       const int64_t* right = dims[node.inputs[1]].d;
       if (x.rank != rank || b.rank != rank || rank < 2) return node_error(graph, n, "multiplies different ranks");
@@ -224,8 +265,10 @@ Error infer(const Graph& graph, uint32_t n, const ValueDims* dims, int64_t* out)
       return Error();
     }
     default:
-      return node_error(graph, n, "has no shape rule for a change of input shapes");
+      break;
   }
+  // A kind without a rule, or one this runtime does not select (selection.h: its rule compiles away).
+  return node_error(graph, n, "has no shape rule for a change of input shapes");
 }
 
 bool at_bound(const GraphValue& value, const ValueDims& dims) {
@@ -287,6 +330,11 @@ void resize_tensors(const Graph& graph, const ShapeState& state) {
         t.sizes[1] = d[rank - 2];
         t.sizes[2] = d[rank - 1];
         break;
+      case ShapeForm::kRowCount: {
+        const int64_t last = d[rank - 1];
+        t.sizes[0] = last == 0 ? 0 : static_cast<int64_t>(product(d, 0, rank) / static_cast<uint64_t>(last));
+        break;
+      }
       case ShapeForm::kRowParams: {
         const uint64_t row = product(d, rank - value.quant.num_nonbatch_dims, rank);
         t.sizes[0] = row == 0 ? 0 : static_cast<int64_t>(product(d, 0, rank) / row);

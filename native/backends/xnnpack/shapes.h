@@ -31,6 +31,7 @@ enum class ShapeForm : uint8_t {
   kRows,       // [numel / last dim, last dim]: a fully connected node's matrix
   kMatrices,   // [product of the batch dims, rows, columns]: a batch matrix multiply's
   kRowParams,  // [rows, 2]: a dynamically quantized value's per-row scale and zero point
+  kRowCount,   // only the first size follows, as numel / last dim: a table of one entry per row (pixel)
 };
 
 struct ShapedTensor {

@@ -553,6 +553,11 @@ class Method::Loader {
       snprintf(over, sizeof over, "%.*s", static_cast<int>(overload.length), overload.data);
       snprintf(full, sizeof full, overload.length ? "%s.%s" : "%s%s", base, over);
       printable(full);
+      if (const Backend* owner = node_kind_owner(base)) {
+        return Error::make(ErrorCode::kInvalidProgram,
+                           "invalid program: operator %u (%s) is a node kind of %s, which only its delegates run",
+                           static_cast<unsigned>(k), full, owner->id);
+      }
       const KernelDef* def = registry_.find(base, over);
       if (def == nullptr) {
         missing.add(full, nullptr);
@@ -563,6 +568,16 @@ class Method::Loader {
     }
     if (!(err = find_backends(missing)).ok()) return err;
     return missing.error(label_);
+  }
+
+  // The registered backend whose node kinds live in op namespace `name`'s ("xnnpack::conv2d"), if any.
+  const Backend* node_kind_owner(const char* name) const {
+    for (size_t b = 0; b < registry_.num_backends(); ++b) {
+      const char* ns = registry_.backend(b).node_kinds;
+      const size_t n = ns == nullptr ? 0 : strlen(ns);
+      if (n > 0 && strncmp(name, ns, n) == 0 && name[n] == ':' && name[n + 1] == ':') return &registry_.backend(b);
+    }
+    return nullptr;
   }
 
   // The backend of each delegate: one the build does not register (or that

@@ -138,10 +138,15 @@ class BackendInterface {
   ~BackendInterface() = default;
 };
 
-// A backend as registered: the id programs name it by, and its implementation.
+// A backend as registered: the id programs name it by, its implementation,
+// and the op namespace of the kernels only its delegates call ("xnnpack" for
+// xnnpack::conv2d.f32), or nullptr. Those kernels trust the plan that calls
+// them (shapes it checked at init), so a program that names one as an
+// operator is refused at load.
 struct Backend {
   const char* id;
   const BackendInterface* backend;
+  const char* node_kinds = nullptr;
 };
 
 }  // namespace sb
