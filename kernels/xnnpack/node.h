@@ -16,16 +16,15 @@
 
 namespace sb::xnnpack_nodes {
 
-// Clamps `out` (float, or Half computed in float) in place to [min, max]: doubles, where an infinite
-// bound is no bound. NaN stays NaN, as ATen's clamp keeps it.
+// v within the node's output bounds (an infinite bound is none). NaN stays NaN, as ATen's clamp keeps it.
+inline float clamp_to(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
 template <typename T>
 void clamp_elements(T* data, int64_t n, float lo, float hi) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = data[i];
-    data[i] = static_cast<T>(v < lo ? lo : v > hi ? hi : v);
-  }
+  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(clamp_to(data[i], lo, hi));
 }
 
+// Clamps `out` (float, or Half computed in float) in place to the node's [min, max].
 inline Error clamp_output(Value* out, const Value& min, const Value& max) {
   const bool has_min = std::isfinite(min.as_double), has_max = std::isfinite(max.as_double);
   if (!has_min && !has_max) return Error();
@@ -98,8 +97,7 @@ Error binary_clamped(KernelContext& ctx, Args args) {
   const float lo = static_cast<float>(args[2]->as_double), hi = static_cast<float>(args[3]->as_double);
   return broadcast<T, T>(ctx.kernel().op, *args[0]->as_tensor, *args[1]->as_tensor, *args[4]->as_tensor,
                          [&](T x, T y) {
-                           const float v = Op()(static_cast<float>(x), static_cast<float>(y));
-                           return static_cast<T>(v < lo ? lo : v > hi ? hi : v);
+                           return static_cast<T>(clamp_to(Op()(static_cast<float>(x), static_cast<float>(y)), lo, hi));
                          });
 }
 

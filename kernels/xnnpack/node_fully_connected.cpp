@@ -16,8 +16,7 @@ template <typename T>
 void add_bias_clamped(T* out, const T* bias, int64_t rows, int64_t columns, float lo, float hi) {
   for (int64_t m = 0; m < rows; ++m, out += columns) {
     for (int64_t o = 0; o < columns; ++o) {
-      const float v = static_cast<float>(out[o]) + static_cast<float>(bias[o]);
-      out[o] = static_cast<T>(v < lo ? lo : v > hi ? hi : v);
+      out[o] = static_cast<T>(clamp_to(static_cast<float>(out[o]) + static_cast<float>(bias[o]), lo, hi));
     }
   }
 }

@@ -23,8 +23,7 @@ Error global_avg_pooling2d_impl(KernelContext& ctx, Args args) {
   for (int64_t c = 0; c < planes; ++c, x += n) {
     float sum = 0.0f;
     for (int64_t i = 0; i < n; ++i) sum += static_cast<float>(x[i]);
-    const float v = sum / static_cast<float>(n);  // an empty plane's mean is NaN, as ATen's
-    y[c] = static_cast<T>(v < lo ? lo : v > hi ? hi : v);
+    y[c] = static_cast<T>(clamp_to(sum / static_cast<float>(n), lo, hi));  // an empty plane's mean: NaN, as ATen's
   }
   return Error();
 }
