@@ -181,6 +181,41 @@ def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
             y = y + self.down(F.gelu(self.mlp(y)))
             return torch.cat([torch.tanh(y[:, :2]), y[:, 2:] - x[:, 2:]], dim=1)
 
+    class SmallPlanes(nn.Module):
+        """Max pools and strided convolutions over small, odd planes (the shapes of a CNN's later layers):
+        2x2 and 3x3 windows with and without padding, ceil mode, non-square and stride-1 ones, a 1x1
+        output; convolutions of stride 2 with 3x3 and 5x5 filters, padding and dilation, outputs down to
+        1x1, channel counts no vector width divides. Each result flattened and concatenated."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.convs = nn.ModuleList(
+                [
+                    nn.Conv2d(5, 7, 3, stride=2, padding=1),
+                    nn.Conv2d(5, 9, 3, stride=2),
+                    nn.Conv2d(5, 6, 5, stride=2, padding=2),
+                    nn.Conv2d(5, 4, 3, stride=2, padding=1, dilation=2),
+                    nn.Conv2d(5, 17, 3, stride=(2, 3), padding=1),
+                    nn.Conv2d(5, 3, (3, 5), stride=2, padding=(1, 2)),
+                ]
+            )
+            self.tiny = nn.Conv2d(5, 3, 3, stride=2)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            pools = [
+                F.max_pool2d(x, 2),
+                F.max_pool2d(x, 2, ceil_mode=True),
+                F.max_pool2d(x, 3, 2, 1),
+                F.max_pool2d(x, 3, 2),
+                F.max_pool2d(x, 3, 2, ceil_mode=True),
+                F.max_pool2d(x, (2, 3), 2, (1, 1)),
+                F.max_pool2d(x, 3, 1, 1),
+                F.max_pool2d(x[:, :, :3, :3], 2),
+                F.max_pool2d(torch.relu(x), 2),
+            ]
+            convs = [conv(x) for conv in self.convs] + [self.tiny(x[:, :, :4, :4])]
+            return torch.cat([torch.flatten(y, 1) for y in pools + convs], 1)
+
     def residual_stage() -> nn.Module:
         """torchvision resnet18's stem and first stage: int8 residual adds, whose rounding XNNPACK does in
         fixed point."""
@@ -200,6 +235,7 @@ def _kind_models() -> dict[str, tuple[Any, tuple[tuple[int, ...], ...]]]:
         "prelu_f32": (PReLUs, image),
         "cnn_f16": (HalfCnn, image),
         "attention_f16": (HalfAttention, ((1, 6, 16),)),
+        "small_planes_f32": (SmallPlanes, ((2, 5, 9, 11),)),
         "residual_qs8": (residual_stage, ((1, 3, 64, 64),)),
     }
 

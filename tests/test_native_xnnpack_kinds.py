@@ -25,6 +25,7 @@ from bot.selection import oplist, xnnpack
 from tests import delegated_programs as dp
 from tests.test_native_xnnpack import TOLERANCE, output_step
 from tests.test_native_xnnpack_hostile import check_one_line, node_fields
+from tests.test_optimized import SANITIZER_REPORT, optimized_build, sanitized_optimized  # noqa: F401 (fixtures)
 
 # What each program is there for: node kinds its delegates must hold.
 NEW_KINDS = {
@@ -47,6 +48,7 @@ NEW_KINDS = {
         "xnnpack::global_avg_pooling2d.f16",
         "xnnpack::fully_connected.f16",
     },
+    "small_planes_f32": {"xnnpack::max_pooling2d.f32", "xnnpack::conv2d.f32"},
     "attention_f16": {
         "xnnpack::fully_connected.f16",
         "xnnpack::batch_matrix_multiply.f16",
@@ -117,6 +119,32 @@ def test_kind_programs_match_executorch(
     name: str, kind_programs: dict[str, Path], runner: Path, tmp_path: Path
 ) -> None:
     check_matches(name, kind_programs[name], runner, tmp_path)
+
+
+# Programs whose pools and convolutions take the optimized runtime's own paths (pools of small planes,
+# strided convolutions with few output columns), on every cpu the optimized library is built for.
+OPTIMIZED_PATHS = ("small_planes_f32", "cnn_f16", "residual_qs8")
+
+
+@pytest.mark.parametrize("name", OPTIMIZED_PATHS)
+def test_kind_programs_match_executorch_on_optimized_runtimes(
+    name: str,
+    kind_programs: dict[str, Path],
+    optimized_build: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    check_matches(name, kind_programs[name], cmake.runner_path(optimized_build), tmp_path)
+
+
+def test_small_planes_under_sanitizers(
+    kind_programs: dict[str, Path],
+    sanitized_optimized: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    inputs = dp.kind_inputs("small_planes_f32")
+    proc = run(sanitized_optimized, kind_programs["small_planes_f32"], inputs, tmp_path)
+    assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
+    check_matches("small_planes_f32", kind_programs["small_planes_f32"], sanitized_optimized, tmp_path / "again")
 
 
 # The kind programs by dtype family, each family's runtime selected from its own programs' traces.

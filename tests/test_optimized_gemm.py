@@ -6,8 +6,9 @@ reference are cached under the build cache (keyed by the case and the torch/exec
 so only the first run exports. The cases walk every path of the kernels: tile edges in M, N and K
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
 bands read through row offsets and stored through the column map (stride 1; strides 2-4 in phases:
-rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps), im2col panels with
-padding, stride 1, 2 and 3, dilation, groups, absent bias, batches, the few-row wide tiles, dot
+rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps; rows of whole vectors
+but not whole tiles), im2col panels with padding, stride 1, 2 and 3, dilation, groups, gathered
+panels of output rows shorter than a vector (AVX2), absent bias, batches, the few-row wide tiles, dot
 products along K for products of a few columns (pointwise convolutions over tiny planes), addmm's
 beta/alpha/broadcasts, depthwise convolutions (optimized/microkernels/depthwise.h) and the ones handed to
 the portable kernel (1-D, transposed, double).
@@ -109,6 +110,11 @@ CASES = [
     Case("conv_s2_few_channels", conv(3, 4, 3, stride=2, padding=1), ((1, 3, 20, 21),)),
     Case("conv_s2_short_rows", conv(3, 8, 3, stride=2, padding=1), ((2, 3, 9, 10),)),
     Case("conv_s1_short_rows", conv(5, 9, 3, padding=1), ((1, 5, 7, 3),)),
+    # output rows shorter than a vector: panels gathered (AVX2), whatever the stride and dilation
+    Case("conv_gather_s2_4x4", conv(12, 16, 3, stride=2, padding=1), ((3, 12, 8, 8),)),
+    Case("conv_gather_one_output", conv(5, 7, 3, stride=2), ((2, 5, 3, 3),)),
+    Case("conv_gather_5x5_dilated", conv(6, 10, 5, stride=2, padding=3, dilation=2), ((1, 6, 11, 9),)),
+    Case("conv_gather_s3_rect", conv(7, 9, (3, 2), stride=(3, 2), padding=(1, 0)), ((1, 7, 10, 13),)),
     # stride 1 in bands: padded rows read in place through row offsets
     Case("conv_band_dilated", conv(6, 11, 3, padding=2, dilation=2), ((2, 6, 20, 24),)),
     Case("conv_band_many_bands", conv(8, 24, 3, padding=1), ((1, 8, 40, 40),)),
@@ -123,6 +129,11 @@ CASES = [
     Case("conv_band_s2_even_lanes", conv(4, 6, 3, stride=2, dilation=2), ((1, 4, 13, 38),)),
     Case("conv_band_rows_5", conv(6, 19, (1, 2), padding=(0, 1)), ((1, 6, 13, 4),)),
     Case("conv_band_wide_pad", conv(2, 9, (1, 19), padding=(0, 9)), ((1, 2, 5, 80),)),
+    # rows a whole number of vectors wide, not of tiles: tiles of one vector for each row's rest
+    Case("conv_band_rows_16", conv(3, 12, 3, padding=1), ((3, 3, 16, 16),)),
+    Case("conv_band_rows_24", conv(5, 13, 3, padding=1), ((1, 5, 6, 24),)),
+    Case("conv_band_rows_48", conv(4, 7, 3, padding=1, bias=False), ((1, 4, 5, 48),)),
+    Case("conv_band_rows_8", conv(9, 5, 3, padding=1), ((2, 9, 8, 8),)),
     # 1x1 stride 1: the input planes multiplied in place
     Case("conv_pointwise", conv(24, 8, 1), ((1, 24, 10, 10),)),
     Case("conv_pointwise_batch", conv(5, 7, 1, bias=False), ((3, 5, 6, 9),)),

@@ -108,6 +108,46 @@ void pack_im2col(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
   }
 }
 
+// Output rows shorter than a vector: a panel's columns span several output rows, and the per-row
+// runs above (or the masks below) cost more bookkeeping per K row than the data they move. Instead
+// each column's input offset at each tap (ky, kx) is tabled once per panel (-1 where the tap reads
+// padding, or past the panel's columns), and each K row is one gather per vector from its input
+// plane, whatever the stride and dilation.
+constexpr int64_t kGatherMaxTaps = 25;
+
+bool gathers_panels(const kernels::ConvGeometry& g) {
+  return kVectorGathers && g.ow < kLanes && g.kh * g.kw <= kGatherMaxTaps && g.h * g.w <= INT32_MAX;
+}
+
+void pack_im2col_gather(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr, int64_t width, float* dst) {
+  const Im2col& s = *static_cast<const Im2col*>(ctx);
+  alignas(64) int32_t at[kGatherMaxTaps][kGemmNR];
+  for (int64_t ky = 0, tap = 0; ky < s.kh; ++ky) {
+    for (int64_t kx = 0; kx < s.kw; ++kx, ++tap) {
+      int64_t oy = j0 / s.ow, ox = j0 % s.ow;
+      for (int64_t d = 0; d < width; ++d) {
+        int32_t off = -1;
+        if (d < nr) {
+          const int64_t iy = oy * s.sh + ky * s.dh - s.ph;
+          const int64_t ix = ox * s.sw + kx * s.dw - s.pw;
+          if (iy >= 0 && iy < s.h && ix >= 0 && ix < s.w) off = static_cast<int32_t>(iy * s.w + ix);
+          if (++ox == s.ow) ox = 0, ++oy;
+        }
+        at[tap][d] = off;
+      }
+    }
+  }
+  for (TapCursor t(s, k0); kc > 0; --kc, t.next(), dst += width) {
+    const float* plane = t.plane();
+    const int32_t* row = at[t.ky * s.kw + t.kx];
+    for (int64_t v = 0; v < width; v += kLanes) {
+      VecI idx;
+      std::memcpy(&idx, row + v, sizeof idx);
+      store(dst + v, gather_lanes(plane, idx));
+    }
+  }
+}
+
 #if defined(__AVX512F__)
 // Stride-1 and stride-2 panels with AVX-512 lane masks: per (run, kx) the
 // lanes whose input column lies inside the row are known before the K loop,
@@ -416,6 +456,9 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
           if (g.sw == 2) packer.pack = &pack_im2col_masked<2>;
         }
 #endif
+        // Masked panels where AVX-512 has them: its gathers measured slower than them (AVX2's faster
+        // than the runs).
+        if (packer.pack == &pack_im2col && gathers_panels(g)) packer.pack = &pack_im2col_gather;
         gemm_f32_packed(cout_g, n_cols, k, a, k, packer, c, n_cols, gb);
       }
     }

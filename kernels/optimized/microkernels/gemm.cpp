@@ -389,13 +389,17 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
   const int64_t period = map.period < 1 ? 1 : map.period;
   const int64_t valid = map.valid < period ? map.valid : period;
   StorePlan plan;
-  if (valid < period && valid % kGemmNR == 0) {
-    // Kept runs of whole tiles: tiles along each run, plain stores.
+  if (valid < period && valid % kLanes == 0) {
+    // Kept runs of whole vectors: tiles along each run (of kGemmNV vectors, the run's rest of one),
+    // plain stores, and the dropped columns never computed.
+    StorePlan one;
     plain_plan(kGemmNR, kGemmNV, &plan);
+    plain_plan(kLanes, 1, &one);
     for (int64_t q = 0; q * period < n; ++q) {
-      for (int64_t x = 0; x < valid && q * period + x < n; x += kGemmNR) {
-        run_rows(m, kGemmNV, k, a, lda, b + q * period + x, 0, offsets, 1, c + q * valid + x, ldc, &plan, true,
-                 row_bias, nullptr);
+      for (int64_t x = 0, nv; x < valid && q * period + x < n; x += nv * kLanes) {
+        nv = valid - x >= kGemmNR ? kGemmNV : 1;
+        run_rows(m, nv, k, a, lda, b + q * period + x, 0, offsets, 1, c + q * valid + x, ldc, nv == 1 ? &one : &plan,
+                 true, row_bias, nullptr);
       }
     }
     return;

@@ -152,6 +152,33 @@ inline void store_mask(float* p, VecF v, uint32_t mask) {
 #endif
 }
 
+// Whether gather_lanes is one instruction (else lane by lane: panel packers that would gather take
+// another way).
+#if defined(__AVX512F__) || defined(__AVX2__)
+constexpr bool kVectorGathers = true;
+#else
+constexpr bool kVectorGathers = false;
+#endif
+
+// Lane l = base[at[l]], or 0 where at[l] is negative (that lane is not read).
+inline VecF gather_lanes(const float* base, VecI at) {
+#if defined(__AVX512F__)
+  const __m512i idx = (__m512i)at;
+  return (VecF)_mm512_mask_i32gather_ps(_mm512_setzero_ps(), _mm512_cmpge_epi32_mask(idx, _mm512_setzero_si512()), idx,
+                                        base, 4);
+#elif defined(__AVX2__)
+  const __m256i idx = (__m256i)at;
+  const __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(-1)));
+  return (VecF)_mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, idx, keep, 4);
+#else
+  VecF v = {};
+  for (int64_t l = 0; l < kLanes; ++l) {
+    if (at[l] >= 0) v[l] = base[at[l]];
+  }
+  return v;
+#endif
+}
+
 // dst[0 .. n) = src[0 .. n) / = 0, for the short runs panel packers move:
 // whole vectors, then one masked (AVX-512, AVX2) or partial tail; nothing
 // outside [0, n) is read or written. (Masked moves keep the compiler from
