@@ -3,7 +3,9 @@ the naming convention (bot/feeds.py) and their reference outputs from ExecuTorch
 
 - `multi`: three methods (`to_edge({"forward": ..., "encode": ..., "decode": ...})`), each its own ops;
 - `state`: mutable buffers updated in place (a running sum with add_, a KV cache written with
-  index_put_ at a position input), run for several steps on one loaded method.
+  index_put_ at a position input), run for several steps on one loaded method;
+- `state_init`: the same, its buffers given an initial state (InitializedMutableBufferPass, which
+  export_llama uses for its cache positions): the program carries it in mutable_data_segments.
 """
 
 from __future__ import annotations
@@ -53,8 +55,8 @@ def _modules() -> dict[str, Any]:
     class State(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.register_buffer("total", torch.zeros(2, 3))
-            self.register_buffer("cache", torch.zeros(STEPS, 3))
+            self.register_buffer("total", torch.arange(6.0).reshape(2, 3))
+            self.register_buffer("cache", torch.full((STEPS, 3), 0.25))
 
         def forward(self, x: torch.Tensor, pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             self.total.add_(x)
@@ -79,7 +81,8 @@ def _examples(method: str, step: int) -> tuple[Any, ...]:
 
 def export(out_dir: Path) -> dict[str, Exported]:
     import torch
-    from executorch.exir import to_edge
+    from executorch.exir import ExecutorchBackendConfig, to_edge
+    from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
 
     out_dir.mkdir(parents=True, exist_ok=True)
     modules = _modules()
@@ -87,13 +90,18 @@ def export(out_dir: Path) -> dict[str, Exported]:
     multi = {m: torch.export.export(modules[m]().eval(), _examples(m, 0)) for m in ("forward", "encode", "decode")}
     state = {"forward": torch.export.export(modules["state"](), _examples("state", 0))}
     result = {}
-    for name, methods, steps in (("multi", multi, 1), ("state", state, STEPS)):
+    initialized = ExecutorchBackendConfig(passes=[InitializedMutableBufferPass(["total", "cache"])])
+    for name, methods, steps, config in (
+        ("multi", multi, 1, None),
+        ("state", state, STEPS, None),
+        ("state_init", state, STEPS, initialized),
+    ):
         program = out_dir / f"{name}.pte"
-        program.write_bytes(to_edge(methods).to_executorch().buffer)
+        program.write_bytes(to_edge(methods).to_executorch(config).buffer)
         inputs: dict[str, tuple[Path, ...]] = {}
         feeds: dict[str, list[list[np.ndarray]]] = {}
         for method in methods:
-            module_key = "state" if name == "state" else method
+            module_key = "state" if name.startswith("state") else method
             where = "" if method == "forward" else f".{method}"
             per_step = [[t.numpy() for t in _examples(module_key, k)] for k in range(steps)]
             paths = []

@@ -39,8 +39,11 @@ def test_every_method_equals_executorch(
     _close(result.outputs, program.expected[method][0])
 
 
-def test_every_step_equals_executorch(programs: dict[str, mp.Exported], runner: Path, tmp_path: Path) -> None:
-    program = programs["state"]
+@pytest.mark.parametrize("name", ["state", "state_init"])
+def test_every_step_equals_executorch(
+    name: str, programs: dict[str, mp.Exported], runner: Path, tmp_path: Path
+) -> None:
+    program = programs[name]
     assert program.steps >= 3
     result = runner_module.run_model(
         runner, program.program, list(program.inputs["forward"]), tmp_path, steps=program.steps
@@ -68,11 +71,12 @@ def test_wrong_number_of_step_inputs_is_one_line(programs: dict[str, mp.Exported
 def test_execute_does_not_allocate_across_steps_and_methods(
     programs: dict[str, mp.Exported], all_ops_build: Path
 ) -> None:
-    state = programs["state"]
-    paths = [str(p) for p in state.inputs["forward"]]
-    steps = ";".join(",".join(paths[k : k + 2]) for k in range(0, len(paths), 2))
+    specs = []
+    for name in ("state", "state_init"):
+        state = programs[name]
+        paths = [str(p) for p in state.inputs["forward"]]
+        specs.append(f"{state.program}=" + ";".join(",".join(paths[k : k + 2]) for k in range(0, len(paths), 2)))
     multi = programs["multi"]
-    specs = [f"{state.program}={steps}"]
     specs += [f"{multi.program}#{m}=" + ",".join(map(str, multi.inputs[m])) for m in ("forward", "encode", "decode")]
     proc = subprocess.run([str(all_ops_build / "execute_alloc_test"), *specs], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
