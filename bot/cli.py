@@ -48,6 +48,17 @@ def make_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--output-dir", type=Path, default=Path("out"), help="where output<N>.npy are written (default: %(default)s)"
     )
+    run.add_argument(
+        "--data", type=Path, action="append", default=[], help=".ptd file with the program's external weights (repeat)"
+    )
+    run.add_argument("--method", default="forward", help="the method to run (default: %(default)s)")
+    run.add_argument(
+        "--steps",
+        type=int,
+        default=1,
+        help="executes on the one loaded method, its state carried over; --input once per input (every step) "
+        "or once per input per step (default: %(default)s)",
+    )
     run.add_argument("--ops-yaml", type=Path, help="run on the selective runtime built from this yaml")
     run.add_argument("--no-dtype-selection", action="store_true", help="keep every dtype of the selected kernels")
 
@@ -61,6 +72,14 @@ def make_parser() -> argparse.ArgumentParser:
     ol.add_argument("-o", "--output", type=Path, help="yaml to write (default: stdout)")
     ol.add_argument("--trace", action="store_true", help="run the model on the tracer: adds transitive ops, dtypes")
     ol.add_argument("--input", type=Path, action="append", default=[], help=".npy input for --trace (repeat)")
+    ol.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        default=[],
+        help=".ptd data file for --trace (repeat; default: found by name beside the model)",
+    )
+    ol.add_argument("--steps", type=int, help="steps each method runs for --trace (default: as the inputs name)")
     ol.add_argument("--label", help="name recorded in debug_info (default: the file name)")
 
     bd = command("build", "build a selective runtime and print its size")

@@ -14,6 +14,7 @@ from bot.build import arch as arches
 from bot.build import bundle
 from bot.build.kernel_choice import KernelChoice
 from bot.errors import BotError, ExitCode
+from bot.feeds import FORWARD, MAX_STEPS, Feeds, classify
 from bot.report import verdict
 from bot.safety import bounded_walk, safe_yaml
 from bot.safety.limits import DEFAULT_LIMITS, Limits
@@ -33,7 +34,9 @@ OPS_LISTED = 8  # optimized ops an error message lists
 @dataclass(frozen=True)
 class Model:
     path: Path  # relative to the repo root
-    inputs: tuple[Path, ...]  # empty: the runner generates inputs
+    inputs: tuple[Path, ...]  # forward's; empty: the runner generates inputs
+    # Its data files (.ptd), other methods' inputs and steps (bot/feeds.py); paths relative to the repo root.
+    feeds: Feeds = dataclasses.field(default_factory=Feeds)
 
     @property
     def name(self) -> str:
@@ -177,14 +180,29 @@ def _confined(root: Path, path: Path, where: str) -> Path:
         raise BotError(f"{CONFIG_NAME}: {exc}", ExitCode.CONFIG) from None
 
 
-def _default_inputs(root: Path, model: Path, where: str, limits: Limits) -> tuple[Path, ...]:
-    _confined(root, model, where)  # before listing its directory
-    pattern = f"{glob.escape(model.stem)}.input*.npy"
-    found = sorted(
-        bounded_walk.glob((root / model).parent, [pattern], f"{CONFIG_NAME}: {where}: inputs beside {model}", limits),
-        key=lambda p: int(p.stem.rsplit("input", 1)[1]) if p.stem.rsplit("input", 1)[1].isdigit() else 0,
+def _model(root: Path, item: str | dict, where: str, limits: Limits) -> Model:
+    """A model entry: its explicit inputs, data, methods and steps, and the rest found by name beside it
+    (bot/feeds.py)."""
+    path = Path(item if isinstance(item, str) else item["path"])
+    spec = {} if isinstance(item, str) else item
+    _confined(root, path, where)  # before listing its directory
+    stem = glob.escape(path.stem)
+    beside = bounded_walk.glob(
+        (root / path).parent,
+        [f"{stem}.*.npy", f"{stem}.ptd", f"{stem}.*.ptd"],
+        f"{CONFIG_NAME}: {where}: inputs beside {path}",
+        limits,
     )
-    return tuple(p.relative_to(root) for p in found)
+    found = classify(path.stem, (p.relative_to(root) for p in beside))
+    methods = dict(found.inputs)
+    methods.update({name: tuple(Path(p) for p in paths) for name, paths in spec.get("methods", {}).items()})
+    inputs = tuple(Path(p) for p in spec.get("inputs", ())) or methods.pop(FORWARD, ())
+    methods.pop(FORWARD, None)
+    data = tuple(Path(p) for p in spec["data"]) if "data" in spec else found.data
+    steps = spec.get("steps", found.steps)
+    if not 1 <= steps <= MAX_STEPS:
+        raise BotError(f"{CONFIG_NAME}: {where}.steps: {steps} steps, not between 1 and {MAX_STEPS}", ExitCode.CONFIG)
+    return Model(path, inputs, Feeds(data=data, method_inputs=tuple(sorted(methods.items())), steps=steps))
 
 
 def _architectures(names: list[str], where: str) -> tuple[str, ...]:
@@ -214,11 +232,7 @@ def from_dict(data: dict, root: Path) -> Config:
     for name, spec in data["targets"].items():
         models = []
         for index, item in enumerate(spec["models"]):
-            path = Path(item if isinstance(item, str) else item["path"])
-            explicit = () if isinstance(item, str) else tuple(Path(p) for p in item.get("inputs", ()))
-            models.append(
-                Model(path, explicit or _default_inputs(root, path, f"targets.{name}.models[{index}]", limits))
-            )
+            models.append(_model(root, item, f"targets.{name}.models[{index}]", limits))
         where = f"targets.{name}"
         target_arches = (
             _architectures(spec["architectures"], f"{where}.architectures")
@@ -297,6 +311,15 @@ def check_paths(config: Config) -> None:
             files += [
                 (path, config.limits.npy_bytes, "an input", f"{where}.inputs[{number}]")
                 for number, path in enumerate(model.inputs)
+            ]
+            files += [
+                (path, config.limits.model_bytes, "a data file", f"{where}.data[{number}]")
+                for number, path in enumerate(model.feeds.data)
+            ]
+            files += [
+                (path, config.limits.npy_bytes, "an input", f"{where}.methods.{method}[{number}]")
+                for method, paths in model.feeds.method_inputs
+                for number, path in enumerate(paths)
             ]
             for file, limit, what, field in files:
                 _confined(root, file, field)

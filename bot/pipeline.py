@@ -352,6 +352,7 @@ def _smoke_run(
             step.working_on(model.path.as_posix())
             try:
                 inputs = [checkout.root / p for p in model.inputs]
+                feeds = model.feeds.under(checkout.root)
                 run_model(
                     cmake.runner_path(runtime),
                     checkout.root / model.path,
@@ -359,6 +360,8 @@ def _smoke_run(
                     work / model.name,
                     limits=limits,
                     arch=arch,
+                    data=feeds.data,
+                    steps=feeds.steps,
                 )
             except BotError as exc:
                 failures.append(LoadFailure(model.path.as_posix(), exc.message))

@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console
 
 from bot.commands import output
+from bot.feeds import Feeds
 from bot.progress import LogProgress, Progress, RichProgress, timing_table
 from bot.selection import regenerate
 from bot.selection.oplist import Operator, SelectedOps
@@ -127,6 +128,7 @@ def test_timing_table_ends_with_the_total() -> None:
 class _Model:
     path: Path
     inputs: tuple[Path, ...] = ()
+    feeds: Feeds = field(default_factory=Feeds)
 
 
 @dataclass
@@ -154,7 +156,9 @@ def test_regenerate_reports_each_model_traced(tmp_path: Path) -> None:
     cfg = _Config(tmp_path, [_Target("app", Path("app.yaml"), models)])
     traced: list[str] = []
 
-    def trace_model(runner: Path, model: Path, inputs: list[Path], label: str, reachable: bool) -> SelectedOps:
+    def trace_model(
+        runner: Path, model: Path, inputs: list[Path], label: str, reachable: bool, feeds: Feeds
+    ) -> SelectedOps:
         traced.append(label)
         return SelectedOps(operators={"aten::add.out": Operator(is_root_operator=True, debug_info=(label,))})
 

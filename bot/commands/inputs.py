@@ -25,6 +25,18 @@ def checked_inputs(model: Path, inputs: list[Path], limits: Limits) -> tuple[Pat
     return input_file(model, limits.model_bytes, "model"), [input_file(p, limits.npy_bytes, "input") for p in inputs]
 
 
+def checked_data(data: list[Path], limits: Limits) -> tuple[Path, ...]:
+    """The .ptd files a run is given: existing regular files within the model limit."""
+    return tuple(input_file(p, limits.model_bytes, "data") for p in data)
+
+
+def check_steps(steps: int) -> None:
+    from bot.feeds import MAX_STEPS
+
+    if not 1 <= steps <= MAX_STEPS:
+        raise BotError(f"--steps {steps}: give between 1 and {MAX_STEPS} steps", ExitCode.BAD_INPUT)
+
+
 def check_selection(ops_yaml: Path, limits: Limits = DEFAULT_LIMITS) -> None:
     """Checks the yaml (and that every op it selects has a kernel) before any build starts."""
     from bot.build import bundle

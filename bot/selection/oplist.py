@@ -143,11 +143,14 @@ def kernel_key(tensors: Iterable[tuple[str, tuple[int, ...]]]) -> str:
     return "v1/" + "|".join(parts) if parts else "v1"
 
 
-def from_program(program: pte.Program, model: str, method: str = "forward") -> SelectedOps:
-    """Root operators of a program, with kernel keys of their tensor arguments.
+def from_program(program: pte.Program, model: str, method: str | None = None) -> SelectedOps:
+    """Root operators of a program's methods (every method, or just `method`), with kernel keys of
+    their tensor arguments.
 
-    Matches gen_oplist: every operator in the plan's operator table is listed.
+    Matches gen_oplist: every operator in each plan's operator table is listed.
     """
+    if method is None:
+        return merge(from_program(program, model, plan.name) for plan in program.plans)
     plan = program.plan(method)
 
     def call_key(args: tuple[int, ...]) -> str:

@@ -16,8 +16,8 @@ from bot.safety.safe_files import MissingFileError, UnsafeFileError, inside_repo
 from bot.selection import oplist, pte
 from bot.selection.oplist import SelectedOps
 
-# (runner, model path, inputs, label, include reachable) -> selection; trace.trace_model in production.
-Tracer = Callable[[Path, Path, list[Path], str, bool], SelectedOps]
+# (runner, model path, inputs, label, include reachable, feeds=...) -> selection; trace.trace_model in production.
+Tracer = Callable[..., SelectedOps]
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,7 @@ def regenerate(
                     [config.root / p for p in model.inputs],
                     label,
                     config.include == "static",
+                    feeds=model.feeds.under(config.root),
                 )
             except BotError as exc:
                 if exc.exit_code not in (ExitCode.RUNTIME, ExitCode.BAD_INPUT):

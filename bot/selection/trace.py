@@ -12,6 +12,7 @@ from bot.build import cmake
 from bot.build.arch import HOST, Arch
 from bot.build.runner import emulator, run_model
 from bot.errors import BotError, ExitCode
+from bot.feeds import FORWARD, NO_FEEDS, Feeds
 from bot.progress import Progress
 from bot.safety import safe_files, sandbox
 from bot.safety.limits import DEFAULT_LIMITS, Limits
@@ -102,9 +103,13 @@ def trace_model(
     include_reachable: bool = True,
     limits: Limits = DEFAULT_LIMITS,
     arch: Arch = HOST,
+    feeds: Feeds = NO_FEEDS,
 ) -> SelectedOps:
-    """Static root ops of the program, everything a run executed, and what the
-    executed kernels may call on other inputs.
+    """Static root ops of the program, everything a run of each of its methods executed (every step
+    of it), and what the executed kernels may call on other inputs.
+
+    `inputs` are forward's; `feeds` gives the program's data files, the other methods' inputs (a
+    method without any runs on generated ones) and the steps each method runs.
 
     The static parts matter: the loader needs every operator of the program and
     every op a selected kernel declares, including ones a given input never reaches.
@@ -114,10 +119,36 @@ def trace_model(
     """
     try:
         static = oplist.from_model(model, label, limits.model_bytes)
+        methods = [plan.name for plan in pte.load(model, limits.model_bytes).plans]
     except pte.PteError as exc:
         # As the runtime says it ("<file>: invalid program: ..."): no regenerated yaml fixes it (report/model.py).
         detail = str(exc).removeprefix(f"{model}: ")
         raise BotError(f"{model.name}: invalid program: {detail}", ExitCode.BAD_INPUT) from None
+    traced = [
+        _trace_method(tracer_runner, model, method, _inputs_of(method, inputs, feeds), label, limits, arch, feeds)
+        for method in methods
+    ]
+    observed = oplist.merge([static, *traced])
+    if not include_reachable:
+        return observed
+    return close_over_calls(observed, _declared_calls_cached(tracer_runner, limits, arch), label)
+
+
+def _inputs_of(method: str, forward: list[Path], feeds: Feeds) -> list[Path]:
+    return list(forward) if method == FORWARD else list(feeds.inputs_of(method))
+
+
+def _trace_method(
+    tracer_runner: Path,
+    model: Path,
+    method: str,
+    inputs: list[Path],
+    label: str,
+    limits: Limits,
+    arch: Arch,
+    feeds: Feeds,
+) -> SelectedOps:
+    """What one method's run (every step of it) executed."""
     with tempfile.TemporaryDirectory(prefix="sb-trace-") as tmp:
         trace_file = Path(tmp) / "trace.tsv"
         trace_args = ("--trace-out", str(trace_file))
@@ -131,9 +162,17 @@ def trace_model(
                 limits=limits,
                 arch=arch,
                 extra_writes=(Path(tmp),),
+                data=feeds.data,
+                method=method,
+                steps=feeds.steps,
             )
         except BotError as exc:
-            raise _no_kernel(exc, model) from None
+            error = _no_kernel(exc, model)
+            if method != FORWARD:
+                error = BotError(
+                    error.message.replace(f"{model.name}: ", f"{model.name}: method {method}: ", 1), error.exit_code
+                )
+            raise error from None
         try:
             # The tracer writes one line per distinct (op, caller, kernel key): a yaml's worth at most.
             text = safe_files.read_text(
@@ -141,11 +180,7 @@ def trace_model(
             )
         except safe_files.UnsafeFileError as exc:
             raise BotError(str(exc), ExitCode.RUNTIME) from None
-        traced = parse_trace(text, label)
-    observed = oplist.merge([static, traced])
-    if not include_reachable:
-        return observed
-    return close_over_calls(observed, _declared_calls_cached(tracer_runner, limits, arch), label)
+        return parse_trace(text, label)
 
 
 def _no_kernel(exc: BotError, model: Path) -> BotError:

@@ -1,9 +1,19 @@
 // executor_runner: loads a .pte, feeds it inputs, runs it and writes outputs.
 //
-//   executor_runner --model M.pte [--input x.npy ...] [--output-dir D]
-//                   [--method forward] [--repeat N] [--trace-out T]
+//   executor_runner --model M.pte [--data W.ptd ...] [--input x.npy ...] [--output-dir D]
+//                   [--method forward] [--steps N] [--repeat N] [--trace-out T]
 //                   [--max-memory BYTES] [--max-work BYTES] [--max-seconds S]
 //   executor_runner --list-kernels | --list-prim-ops
+//
+// --data names a .ptd file (ExecuTorch's FlatTensor format) holding data the
+// program keeps outside the .pte: external constants and delegate weights,
+// found by key in every file given.
+//
+// --steps N executes the loaded method N times, as a decode loop does: its
+// mutable state (KV caches, running sums) carries over from one step to the
+// next. Inputs are then either one file per input, fed to every step, or one
+// per input per step (step 0's, then step 1's, ...). Each step's outputs go to
+// D/step<k>/output<i>.npy; with one step, to D/output<i>.npy.
 //
 // --trace-out (tracing builds only) writes every operator the run invoked,
 // root or reached through the dispatcher, with the dtypes it saw.
@@ -33,6 +43,7 @@
 #include "npy.h"
 #include "regular_file.h"
 #include "sb/checked.h"
+#include "sb/data_file.h"
 #include "sb/limits.h"
 #include "sb/method.h"
 #include "sb/prim_ops.h"
@@ -49,14 +60,17 @@ using sb::ErrorCode;
 
 constexpr int kExitUsage = 2;
 constexpr int kExitFailure = 1;
+constexpr uint64_t kMaxSteps = 1000000;
 
 struct Options {
   std::string model;
   std::string method = "forward";
+  std::vector<std::string> data_files;
   std::vector<std::string> inputs;
   std::string output_dir;
   std::string trace_out;
   int repeat = 0;
+  uint64_t steps = 1;
   bool list_kernels = false;
   bool list_prim_ops = false;
   sb::RuntimeLimits limits;
@@ -64,8 +78,9 @@ struct Options {
 };
 
 const char kUsage[] =
-    "usage: executor_runner --model M.pte [--input x.npy ...] [--output-dir D] [--method NAME] [--repeat N]"
-    " [--trace-out FILE]\n                       [--max-memory BYTES] [--max-work BYTES] [--max-seconds S]\n"
+    "usage: executor_runner --model M.pte [--data W.ptd ...] [--input x.npy ...] [--output-dir D] [--method NAME]"
+    " [--steps N] [--repeat N]\n                       [--trace-out FILE] [--max-memory BYTES] [--max-work BYTES]"
+    " [--max-seconds S]\n"
     "       executor_runner --list-kernels | --list-prim-ops";
 
 // A whole decimal number, nothing else.
@@ -95,6 +110,10 @@ bool parse_args(int argc, char** argv, Options* opt) {
     const bool has_value = i + 1 < argc;
     if (arg == "--model" && has_value) {
       opt->model = argv[++i];
+    } else if (arg == "--data" && has_value) {
+      opt->data_files.push_back(argv[++i]);
+    } else if (arg == "--steps" && has_value) {
+      if (!parse_u64(argv[++i], &opt->steps) || opt->steps == 0 || opt->steps > kMaxSteps) return false;
     } else if (arg == "--input" && has_value) {
       opt->inputs.push_back(argv[++i]);
     } else if (arg == "--output-dir" && has_value) {
@@ -206,26 +225,50 @@ int main(int argc, char** argv) {
 
   sb::Result<sb::Program> program = sb::Program::load(file.data(), file.size());
   if (!program.ok()) return fail(program.error);
+  // Each data file's bytes and its name; the DataFiles point into both, so neither moves once read.
+  std::vector<std::vector<uint8_t>> data_bytes(opt.data_files.size());
+  std::vector<std::string> data_labels(opt.data_files.size());
+  std::vector<sb::DataFile> data_files;
+  for (size_t k = 0; k < opt.data_files.size(); ++k) {
+    if (!(err = sb::runner::read_regular_file(opt.data_files[k], "data", &data_bytes[k])).ok()) return fail(err);
+    const size_t slash = opt.data_files[k].find_last_of('/');
+    data_labels[k] = slash == std::string::npos ? opt.data_files[k] : opt.data_files[k].substr(slash + 1);
+    sb::Result<sb::DataFile> data = sb::DataFile::load(data_bytes[k].data(), data_bytes[k].size(), data_labels[k].c_str());
+    if (!data.ok()) return fail(data.error);
+    data_files.push_back(data.value);
+  }
+  program.value.use_data_files(data_files.data(), data_files.size());
   sb::Method method;
   const std::string label = stem(opt.model);
   if (!(err = method.load(program.value, opt.method.c_str(), registry, label.c_str(), opt.limits)).ok()) {
     return fail(err);
   }
 
-  if (!opt.inputs.empty() && opt.inputs.size() != method.num_inputs()) {
-    return fail(Error::make(ErrorCode::kInvalidArgument, "%s takes %zu inputs, %zu given", label.c_str(),
-                            method.num_inputs(), opt.inputs.size()));
+  const size_t num_inputs = method.num_inputs();
+  const bool per_step = opt.steps > 1 && num_inputs > 0 && opt.inputs.size() == num_inputs * opt.steps;
+  if (!opt.inputs.empty() && opt.inputs.size() != num_inputs && !per_step) {
+    if (opt.steps > 1) {
+      return fail(Error::make(ErrorCode::kInvalidArgument,
+                              "%s takes %zu inputs: give %zu (every step's) or %llu (each step's), not %zu",
+                              label.c_str(), num_inputs, num_inputs,
+                              static_cast<unsigned long long>(num_inputs * opt.steps), opt.inputs.size()));
+    }
+    return fail(Error::make(ErrorCode::kInvalidArgument, "%s takes %zu inputs, %zu given", label.c_str(), num_inputs,
+                            opt.inputs.size()));
   }
   // Kept for the whole run: memory planning lets activations reuse input
-  // buffers, so inputs are set again before every execute.
-  std::vector<sb::runner::NpyArray> arrays(method.num_inputs());
-  for (size_t i = 0; i < method.num_inputs(); ++i) {
+  // buffers, so inputs are set again before every execute. One set per step
+  // when each step has its own.
+  const size_t input_sets = per_step ? static_cast<size_t>(opt.steps) : 1;
+  std::vector<sb::runner::NpyArray> arrays(num_inputs * input_sets);
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    const size_t i = k % num_inputs;
     const sb::Value& expected = method.input(i);
     if (!expected.is_tensor()) continue;  // scalar inputs keep their traced value
-    sb::runner::NpyArray& array = arrays[i];
+    sb::runner::NpyArray& array = arrays[k];
     if (!opt.inputs.empty()) {
-      if (!(err = sb::runner::read_npy(opt.inputs[i], &array)).ok()) return fail(err);
-      err = sb::runner::adapt_npy_input(opt.inputs[i], expected.as_tensor->dtype, &array);
+      if (!(err = sb::runner::read_npy(opt.inputs[k], &array)).ok()) return fail(err);
+      err = sb::runner::adapt_npy_input(opt.inputs[k], expected.as_tensor->dtype, &array);
       if (!err.ok()) return fail(err);
     } else {
       array.tensor = *expected.as_tensor;
@@ -235,10 +278,32 @@ int main(int argc, char** argv) {
       fill_generated(&array.tensor, static_cast<uint32_t>(i));
     }
   }
-  auto set_inputs = [&]() {
-    for (size_t i = 0; i < method.num_inputs(); ++i) {
+  auto set_inputs = [&](uint64_t step) {
+    const size_t first = per_step ? static_cast<size_t>(step) * num_inputs : 0;
+    for (size_t i = 0; i < num_inputs; ++i) {
       if (!method.input(i).is_tensor()) continue;
-      Error e = method.set_input(i, arrays[i].tensor);
+      Error e = method.set_input(i, arrays[first + i].tensor);
+      if (!e.ok()) return e;
+    }
+    return Error();
+  };
+  auto write_outputs = [&](const std::string& dir) {
+    mkdir(dir.c_str(), 0755);  // may exist already; write_npy reports real failures
+    for (size_t i = 0; i < method.num_outputs(); ++i) {
+      const sb::Value& out = method.output(i);
+      if (!out.is_tensor()) continue;
+      const std::string path = dir + "/output" + std::to_string(i) + ".npy";
+      // Outputs are written in logical (contiguous) order, whatever dim order the program keeps them in;
+      // inputs go the other way in Method::set_input.
+      sb::Tensor logical = *out.as_tensor;
+      std::vector<uint8_t> bytes;
+      if (!logical.is_default_dim_order()) {
+        bytes.assign(logical.nbytes(), 0);
+        for (int32_t d = 0; d < logical.dim; ++d) logical.dim_order[d] = static_cast<uint8_t>(d);
+        logical.data = bytes.data();
+        sb::copy_across_dim_orders(*out.as_tensor, logical);
+      }
+      Error e = sb::runner::write_npy(path, logical);
       if (!e.ok()) return e;
     }
     return Error();
@@ -252,8 +317,18 @@ int main(int argc, char** argv) {
     return fail(Error::make(ErrorCode::kNotSupported, "--trace-out needs a tracing build (-DSB_TRACING=ON)"));
   }
 #endif
-  if (!(err = set_inputs()).ok()) return fail(err);
-  if (!(err = method.execute()).ok()) return fail(err);
+  // Every step on the one loaded method: its mutable state carries over. With several
+  // steps, each step's outputs are written as it ends (the next step overwrites them).
+  if (!opt.output_dir.empty() && opt.steps > 1) mkdir(opt.output_dir.c_str(), 0755);
+  for (uint64_t step = 0; step < opt.steps; ++step) {
+    if (!(err = set_inputs(step)).ok() || !(err = method.execute()).ok()) {
+      if (opt.steps == 1) return fail(err);
+      return fail(Error::make(err.code(), "step %llu: %s", static_cast<unsigned long long>(step), err.message()));
+    }
+    if (!opt.output_dir.empty() && opt.steps > 1) {
+      if (!(err = write_outputs(opt.output_dir + "/step" + std::to_string(step))).ok()) return fail(err);
+    }
+  }
 #if SB_TRACING
   method.set_trace(nullptr);
   if (!opt.trace_out.empty() && !(err = recorder.write(opt.trace_out)).ok()) return fail(err);
@@ -262,32 +337,14 @@ int main(int argc, char** argv) {
     std::vector<double> ms;
     for (int k = 0; k < opt.repeat; ++k) {
       const auto start = std::chrono::steady_clock::now();
-      if (!(err = set_inputs()).ok() || !(err = method.execute()).ok()) return fail(err);
+      if (!(err = set_inputs(0)).ok() || !(err = method.execute()).ok()) return fail(err);
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(ms.begin(), ms.end());
     printf("latency_ms_median %.6f\n", ms[ms.size() / 2]);
   }
 
-  if (!opt.output_dir.empty()) {
-    mkdir(opt.output_dir.c_str(), 0755);  // may exist already; write_npy reports real failures
-    for (size_t i = 0; i < method.num_outputs(); ++i) {
-      const sb::Value& out = method.output(i);
-      if (!out.is_tensor()) continue;
-      const std::string path = opt.output_dir + "/output" + std::to_string(i) + ".npy";
-      // Outputs are written in logical (contiguous) order, whatever dim order the program keeps them in;
-      // inputs go the other way in Method::set_input.
-      sb::Tensor logical = *out.as_tensor;
-      std::vector<uint8_t> bytes;
-      if (!logical.is_default_dim_order()) {
-        bytes.assign(logical.nbytes(), 0);
-        for (int32_t d = 0; d < logical.dim; ++d) logical.dim_order[d] = static_cast<uint8_t>(d);
-        logical.data = bytes.data();
-        sb::copy_across_dim_orders(*out.as_tensor, logical);
-      }
-      if (!(err = sb::runner::write_npy(path, logical)).ok()) return fail(err);
-    }
-  }
+  if (!opt.output_dir.empty() && opt.steps == 1 && !(err = write_outputs(opt.output_dir)).ok()) return fail(err);
   printf("memory_bytes %llu\nwork_bytes %llu\n", static_cast<unsigned long long>(method.memory_used()),
          static_cast<unsigned long long>(method.last_work()));
   printf("ok %s: %zu inputs, %zu outputs\n", label.c_str(), method.num_inputs(), method.num_outputs());

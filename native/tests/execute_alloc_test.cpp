@@ -1,13 +1,15 @@
 // Proves that Method::execute does not touch the heap: malloc and friends
 // are interposed and counted while execute() runs.
 //
-//   execute_alloc_test [--output-dir D] M.pte[=in0.npy,in1.npy[;in0.npy,...]] [M2.pte ...]
+//   execute_alloc_test [--output-dir D] M.pte[+W.ptd...][#method][=in0.npy,in1.npy[;in0.npy,...]] [M2.pte ...]
 //
+// +W.ptd attaches a data file (the program's external weights); #method runs
+// that method instead of forward.
 // With input files, the inputs are set from them first (a dynamic model's may
 // have any shape within its bounds: kernels then resize their outputs), and
 // set_input is counted too. Input sets separated by ';' run in turn on the
 // same loaded method, so a dynamic model changes shape between executes (a
-// delegate re-derives its shapes then). With --output-dir, run r of the i-th
+// delegate re-derives its shapes then) and a stateful one steps its state. With --output-dir, run r of the i-th
 // model writes its tensor outputs to D/model<i>.run<r>.output<k>.npy. Prints
 // one line per model and exits non-zero if any execute (or set_input)
 // allocated.
@@ -20,6 +22,7 @@
 
 #include "npy.h"
 
+#include "sb/data_file.h"
 #include "sb/method.h"
 #include "sb/program.h"
 #include "sb/registry.h"
@@ -93,7 +96,19 @@ int main(int argc, char** argv) {
   for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
     const size_t eq = arg.find('=');
-    const std::string model = arg.substr(0, eq);
+    std::string model = arg.substr(0, eq);
+    std::string method_name = "forward";
+    const size_t hash = model.find('#');
+    if (hash != std::string::npos) {
+      method_name = model.substr(hash + 1);
+      model = model.substr(0, hash);
+    }
+    std::vector<std::string> data_paths;
+    for (size_t plus = model.find('+'); plus != std::string::npos; plus = model.find('+')) {
+      const size_t next = model.find('+', plus + 1);
+      data_paths.push_back(model.substr(plus + 1, next == std::string::npos ? std::string::npos : next - plus - 1));
+      model = model.substr(0, plus) + (next == std::string::npos ? "" : model.substr(next));
+    }
     // runs[r]: the inputs of the r-th execute (one run without inputs when none are given).
     std::vector<std::vector<sb::runner::NpyArray>> runs(1);
     for (size_t at = eq; at != std::string::npos && at < arg.size();) {
@@ -113,8 +128,22 @@ int main(int argc, char** argv) {
       return 2;
     }
     sb::Result<sb::Program> program = sb::Program::load(file.data(), file.size());
+    std::vector<std::vector<uint8_t>> data_bytes(data_paths.size());
+    std::vector<sb::DataFile> data_files;
+    for (size_t k = 0; k < data_paths.size(); ++k) {
+      sb::Result<sb::DataFile> data = sb::DataFile::load(nullptr, 0, "");
+      if (read_file(data_paths[k].c_str(), &data_bytes[k])) {
+        data = sb::DataFile::load(data_bytes[k].data(), data_bytes[k].size(), data_paths[k].c_str());
+      }
+      if (!data.ok()) {
+        fprintf(stderr, "error: %s: %s\n", data_paths[k].c_str(), data.error.message());
+        return 2;
+      }
+      data_files.push_back(data.value);
+    }
+    if (program.ok()) program.value.use_data_files(data_files.data(), data_files.size());
     sb::Method method;
-    if (!program.ok() || !(err = method.load(program.value, "forward", registry, model.c_str())).ok()) {
+    if (!program.ok() || !(err = method.load(program.value, method_name.c_str(), registry, model.c_str())).ok()) {
       fprintf(stderr, "error: %s\n", program.ok() ? err.message() : program.error.message());
       return 2;
     }

@@ -143,16 +143,17 @@ Result<Span<const uint8_t>> NamedData::get(Span<const char> key) const {
       return program_->segment(segment, "named data");
     }
   }
-  // The key comes from a payload: printable characters only, and not too many.
-  char shown[72];
-  size_t n = 0;
-  for (size_t k = 0; k < key.size() && n + 1 < sizeof shown; ++k) {
-    const unsigned char c = static_cast<unsigned char>(key[k]);
-    shown[n++] = c >= 32 && c < 127 ? static_cast<char>(c) : '?';
+  // Not in the program: in its data files (.ptd), where delegates' external weights go.
+  if (program_ != nullptr && !program_->data_files().empty()) {
+    Result<DataEntry> external = program_->external_data(key, "named data");
+    if (!external.ok()) return external.error;
+    return external.value.bytes;
   }
-  shown[n] = '\0';
-  return Error::make(ErrorCode::kInvalidProgram, "invalid program: no named data '%s%s' (%u entries)", shown,
-                     n < key.size() ? "…" : "", static_cast<unsigned>(list.length));
+  // The key comes from a payload: printable characters only, and not too many.
+  char shown[80];
+  format_key(shown, sizeof shown, key);
+  return Error::make(ErrorCode::kInvalidProgram, "invalid program: no named data '%s' (%u entries)", shown,
+                     static_cast<unsigned>(list.length));
 }
 
 Result<Span<const uint8_t>> NamedData::get(const char* key) const {

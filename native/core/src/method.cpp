@@ -98,10 +98,8 @@ bool supported_dtype(int8_t t) {
   }
 }
 
-bool is_constant(const Tensor* t, const Program& program) {
-  const auto* p = static_cast<const uint8_t*>(t ? t->data : nullptr);
-  return p != nullptr && p >= program.data() && p < program.data() + program.size();
-}
+// Constant data lives in the caller's program bytes or in its data files.
+bool is_constant(const Tensor* t, const Program& program) { return t != nullptr && program.holds(t->data); }
 
 bool is_list(uint8_t type) {
   return type == schema::kIntList || type == schema::kDoubleList || type == schema::kBoolList ||
@@ -382,25 +380,39 @@ class Method::Loader {
       return Error::make(ErrorCode::kNotSupported, "tensor value %u has a storage offset", static_cast<unsigned>(i));
     }
     const fb::Table extra = r_.table(val, schema::tensor::kExtraTensorInfo);
-    if (r_.scalar<int8_t>(extra, schema::extra_tensor_info::kLocation, 0) == schema::extra_tensor_info::kExternal) {
-      return Error::make(ErrorCode::kNotSupported, "tensor value %u keeps its data outside the .pte file", static_cast<unsigned>(i));
-    }
+    const bool external =
+        r_.scalar<int8_t>(extra, schema::extra_tensor_info::kLocation, 0) == schema::extra_tensor_info::kExternal;
     // shape_numel bounds the shape, so this fits 64 bits; a 32-bit size_t (Cortex-M) can
     // still be too small for it, and Tensor::nbytes() would wrap.
     const uint64_t nbytes = sat_mul(static_cast<uint64_t>(t.numel()), element_size(t.dtype));
     if (nbytes > SIZE_MAX) return invalid("tensor value %u is larger than this machine's address space", i);
     const uint32_t buffer_idx = r_.scalar<uint32_t>(val, schema::tensor::kDataBufferIdx, 0);
     const fb::Table alloc = r_.table(val, schema::tensor::kAllocationInfo);
+    // External data: a constant points into its data file; mutable state (planned) starts as a copy of it.
+    const uint8_t* initial = nullptr;
+    if (external) {
+      Result<const uint8_t*> data = external_tensor(i, extra, t, static_cast<size_t>(nbytes));
+      if (!data.ok()) return data.error;
+      initial = data.value;
+    }
     if (alloc.present) {
       const uint32_t id = r_.scalar<uint32_t>(alloc, schema::allocation::kMemoryId, 0);
       const uint64_t offset = r_.scalar<uint32_t>(alloc, schema::allocation::kOffsetLow, 0) |
                               (uint64_t{r_.scalar<uint32_t>(alloc, schema::allocation::kOffsetHigh, 0)} << 32);
       if (id == 0 || id >= m_.num_planned_) return invalid("tensor value %u names memory %u, which is not planned", i, id);
       if (sat_add(offset, nbytes) > planned_size(id)) return invalid("tensor value %u overruns planned buffer %u", i, id);
-      if (buffer_idx != 0) {
-        return Error::make(ErrorCode::kNotSupported, "tensor value %u is mutable state with an initial value", static_cast<unsigned>(i));
+      if (buffer_idx != 0 && !external) {
+        // Mutable state with an initial value (ExecuTorch's mutable_data_segments): copied in once, here;
+        // executes then carry it over, as ExecuTorch's do.
+        const uint64_t list = r_.scalar<uint64_t>(extra, schema::extra_tensor_info::kMutableDataSegmentsIdx, 0);
+        Result<const uint8_t*> data = program_.mutable_data(list, buffer_idx, static_cast<size_t>(nbytes));
+        if (!data.ok()) return data.error;
+        initial = data.value;
       }
       t.data = m_.planned_[id] + offset;
+      if (initial != nullptr) memcpy(t.data, initial, static_cast<size_t>(nbytes));
+    } else if (external) {
+      t.data = const_cast<uint8_t*>(initial);  // constants are never kernel outputs (check_outputs)
     } else if (buffer_idx != 0) {
       Result<const uint8_t*> data = program_.constant_data(buffer_idx, nbytes);
       if (!data.ok()) return data.error;
@@ -411,6 +423,54 @@ class Method::Loader {
       return invalid("tensor value %u has misaligned data", i);
     }
     return r_.failed() ? invalid("tensor value %u is out of bounds", i) : Error();
+  }
+
+  static bool same_sizes(const DataEntry& entry, const Tensor& t) {
+    if (entry.dim != t.dim) return false;
+    for (int32_t d = 0; d < t.dim; ++d) {
+      if (entry.sizes[d] != t.sizes[d]) return false;
+    }
+    return true;
+  }
+
+  // The data of external tensor value `i`, found by its fully qualified name in the program's data files
+  // and checked against the tensor: its layout when the file stored one (as ExecuTorch checks it), its size.
+  Result<const uint8_t*> external_tensor(uint32_t i, const fb::Table& extra, const Tensor& t, size_t nbytes) {
+    const fb::String name = r_.string(extra, schema::extra_tensor_info::kFullyQualifiedName);
+    if (r_.failed() || name.length == 0) return invalid("tensor value %u keeps its data outside the .pte file but has no name", i);
+    const Span<const char> key(name.data, name.length);
+    char user[48];
+    snprintf(user, sizeof user, "tensor value %u", static_cast<unsigned>(i));
+    Result<DataEntry> found = program_.external_data(key, user);
+    if (!found.ok()) return found.error;
+    const DataEntry& entry = found.value;
+    bool matches = entry.bytes.size() >= nbytes;
+    if (entry.has_layout) {
+      matches = matches && entry.dtype == t.dtype && entry.dim == t.dim;
+      for (int32_t d = 0; matches && d < t.dim; ++d) {
+        matches = entry.sizes[d] == t.sizes[d] && entry.dim_order[d] == t.dim_order[d];
+      }
+    }
+    if (!matches) {
+      char shown[80];
+      char theirs[80];
+      char ours[80];
+      format_key(shown, sizeof shown, key);
+      format_shape(ours, sizeof ours, t.sizes, t.dim);
+      if (entry.has_layout && entry.dtype == t.dtype && same_sizes(entry, t)) {
+        return Error::make(ErrorCode::kInvalidProgram, "tensor value %u: data '%s' has another dim order than the program's",
+                           static_cast<unsigned>(i), shown);
+      }
+      if (entry.has_layout) {
+        format_shape(theirs, sizeof theirs, entry.sizes, entry.dim);
+      } else {
+        snprintf(theirs, sizeof theirs, "%zu bytes", entry.bytes.size());
+      }
+      return Error::make(ErrorCode::kInvalidProgram, "tensor value %u: data '%s' is %s %s, the program expects %s %s",
+                         static_cast<unsigned>(i), shown, entry.has_layout ? scalar_type_name(entry.dtype) : "of",
+                         theirs, scalar_type_name(t.dtype), ours);
+    }
+    return entry.bytes.data();
   }
 
   // Pass 3: lists, each distinct items vector once.

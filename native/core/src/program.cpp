@@ -163,4 +163,68 @@ Result<Span<const uint8_t>> Program::inline_delegate_data(uint32_t index) const 
   return Span<const uint8_t>(r.bytes(bytes), bytes.length);
 }
 
+Result<const uint8_t*> Program::mutable_data(uint64_t list_index, uint32_t offset_index, size_t nbytes) const {
+  fb::Reader r(data_, program_size_);
+  const fb::Table root = r.root();
+  const fb::Vector lists = r.vector(root, schema::program::kMutableDataSegments, 4);
+  if (r.failed()) return invalid("mutable data table is out of bounds");
+  if (list_index >= lists.length) {
+    return Error::make(ErrorCode::kInvalidProgram, "invalid program: mutable data list %llu out of range (%u lists)",
+                       static_cast<unsigned long long>(list_index), static_cast<unsigned>(lists.length));
+  }
+  const fb::Table list = r.table_element(lists, static_cast<uint32_t>(list_index));
+  const uint32_t segment_index = r.scalar<uint32_t>(list, schema::subsegment::kSegmentIndex, 0);
+  const fb::Vector offsets = r.vector(list, schema::subsegment::kOffsets, 8);
+  if (r.failed()) return invalid("mutable data list is out of bounds");
+  if (offset_index >= offsets.length) {
+    return Error::make(ErrorCode::kInvalidProgram, "invalid program: mutable data %u out of range (%u entries)",
+                       static_cast<unsigned>(offset_index), static_cast<unsigned>(offsets.length));
+  }
+  const uint64_t offset = r.element<uint64_t>(offsets, offset_index);
+  Result<Span<const uint8_t>> bytes = segment(segment_index, "mutable data");
+  if (!bytes.ok()) return bytes.error;
+  if (sat_add(offset, nbytes) > bytes.value.size()) {
+    return Error::make(ErrorCode::kInvalidProgram,
+                       "invalid program: mutable data %u (%zu bytes at offset %llu) overruns its %zu-byte segment",
+                       static_cast<unsigned>(offset_index), nbytes, static_cast<unsigned long long>(offset),
+                       bytes.value.size());
+  }
+  return bytes.value.data() + offset;
+}
+
+Result<DataEntry> Program::external_data(Span<const char> key, const char* user) const {
+  char shown[80];
+  format_key(shown, sizeof shown, key);
+  const DataFile* found = nullptr;
+  int64_t index = -1;
+  for (const DataFile& file : data_files_) {
+    const int64_t at = file.find(key);
+    if (at < 0) continue;
+    if (found != nullptr) {
+      return Error::make(ErrorCode::kInvalidProgram, "%s: data '%s' is in both %s and %s", user, shown, found->label(),
+                         file.label());
+    }
+    found = &file;
+    index = at;
+  }
+  if (found == nullptr) {
+    if (data_files_.empty()) {
+      return Error::make(ErrorCode::kInvalidProgram, "%s: data '%s' is outside the .pte file, and no data file (.ptd) was given",
+                         user, shown);
+    }
+    return Error::make(ErrorCode::kInvalidProgram, "%s: no data file holds '%s' (%zu file%s given)", user, shown,
+                       data_files_.size(), data_files_.size() == 1 ? "" : "s");
+  }
+  return found->entry(static_cast<size_t>(index));
+}
+
+bool Program::holds(const void* p) const {
+  const auto* bytes = static_cast<const uint8_t*>(p);
+  if (bytes != nullptr && bytes >= data_ && bytes < data_ + size_) return true;
+  for (const DataFile& file : data_files_) {
+    if (file.holds(p)) return true;
+  }
+  return false;
+}
+
 }  // namespace sb

@@ -41,7 +41,7 @@ namespace allocation {
 constexpr int kMemoryId = 0, kOffsetLow = 1, kOffsetHigh = 2;
 }
 namespace extra_tensor_info {
-constexpr int kLocation = 2;
+constexpr int kMutableDataSegmentsIdx = 0, kFullyQualifiedName = 1, kLocation = 2;
 constexpr int8_t kExternal = 1;
 }
 namespace operator_ {
@@ -100,5 +100,20 @@ constexpr int kOffset = 0, kSize = 1;
 namespace subsegment {
 constexpr int kSegmentIndex = 0, kOffsets = 1;
 }
+
+
+// flat_tensor.fbs (the .ptd format, as shipped in the executorch wheel).
+namespace flat_tensor {
+constexpr int kVersion = 0, kSegments = 1, kNamedData = 2;
+namespace segment {
+constexpr int kOffset = 0, kSize = 1;
+}
+namespace named_data {
+constexpr int kKey = 0, kSegmentIndex = 1, kTensorLayout = 2;
+}
+namespace tensor_layout {
+constexpr int kScalarType = 0, kSizes = 1, kDimOrder = 2;
+}
+}  // namespace flat_tensor
 
 }  // namespace sb::schema

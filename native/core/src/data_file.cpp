@@ -1,0 +1,222 @@
+#include "sb/data_file.h"
+
+#include <cstring>
+
+#include "sb/checked.h"
+#include "sb/flatbuffer.h"
+#include "schema.h"
+
+namespace sb {
+namespace {
+
+constexpr char kIdentifier[] = "FT01";
+constexpr char kHeaderMagic[] = "FH01";
+constexpr size_t kHeaderOffset = 8;
+// magic, length, flatbuffer offset and size, segment base offset, segment data size
+constexpr uint32_t kHeaderLength = 40;
+// What malloc guarantees, and what ExecuTorch's FlatTensorDataMap asks of the bytes: with it (and
+// ExecuTorch's 128-byte segment alignment) every tensor is aligned for its elements.
+constexpr uintptr_t kAlignment = 16;
+constexpr uint32_t kVersion = 0;
+
+uint64_t read_u64(const uint8_t* p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+uint32_t read_u32(const uint8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// The bytes of entry `i` and, for an entry in range, the tables around it. Shared by
+// load() (which checks everything) and the lookups (which trust load()).
+struct EntryView {
+  fb::Table entry;
+  fb::String key;
+  uint32_t segment = 0;
+  uint64_t offset = 0;  // in the segment data
+  uint64_t size = 0;
+  fb::Table layout;
+};
+
+EntryView view_entry(fb::Reader& r, uint32_t i) {
+  namespace ft = schema::flat_tensor;
+  EntryView v;
+  const fb::Table root = r.root();
+  const fb::Vector entries = r.vector(root, ft::kNamedData, 4);
+  v.entry = r.table_element(entries, i);
+  v.key = r.string(v.entry, ft::named_data::kKey);
+  v.segment = r.scalar<uint32_t>(v.entry, ft::named_data::kSegmentIndex, 0);
+  v.layout = r.table(v.entry, ft::named_data::kTensorLayout);
+  const fb::Vector segments = r.vector(root, ft::kSegments, 4);
+  if (v.segment < segments.length) {
+    const fb::Table segment = r.table_element(segments, v.segment);
+    v.offset = r.scalar<uint64_t>(segment, ft::segment::kOffset, 0);
+    v.size = r.scalar<uint64_t>(segment, ft::segment::kSize, 0);
+  }
+  return v;
+}
+
+}  // namespace
+
+void format_key(char* out, size_t out_size, Span<const char> key) {
+  constexpr size_t kShown = 64;
+  size_t n = 0;
+  for (size_t k = 0; k < key.size() && k < kShown && n + 1 < out_size; ++k) {
+    const unsigned char c = static_cast<unsigned char>(key[k]);
+    out[n++] = c >= 32 && c < 127 ? static_cast<char>(c) : '?';
+  }
+  if (key.size() > kShown && n + 4 < out_size) {
+    memcpy(out + n, "...", 3);
+    n += 3;
+  }
+  out[n] = '\0';
+}
+
+Result<DataFile> DataFile::load(const uint8_t* data, size_t size, const char* label) {
+  namespace ft = schema::flat_tensor;
+  if (data == nullptr || size < kHeaderOffset + kHeaderLength) {
+    return Error::make(ErrorCode::kInvalidProgram, "data file %s: %zu bytes, too small for a .ptd", label, size);
+  }
+  if (memcmp(data + 4, kIdentifier, 4) != 0 || memcmp(data + kHeaderOffset, kHeaderMagic, 4) != 0) {
+    return Error::make(ErrorCode::kInvalidProgram,
+                       "data file %s: not an ExecuTorch data file (no FlatTensor identifier '%s' and header '%s')",
+                       label, kIdentifier, kHeaderMagic);
+  }
+  if (reinterpret_cast<uintptr_t>(data) % kAlignment != 0) {
+    return Error::make(ErrorCode::kInvalidArgument, "data file %s: its bytes are not aligned to %u", label,
+                       static_cast<unsigned>(kAlignment));
+  }
+  const uint32_t length = read_u32(data + kHeaderOffset + 4);
+  const uint64_t flatbuffer_offset = read_u64(data + kHeaderOffset + 8);
+  const uint64_t flatbuffer_size = read_u64(data + kHeaderOffset + 16);
+  const uint64_t segment_base = read_u64(data + kHeaderOffset + 24);
+  const uint64_t segment_data_size = read_u64(data + kHeaderOffset + 32);
+  if (length < kHeaderLength) {
+    return Error::make(ErrorCode::kInvalidProgram, "data file %s: header is %u bytes, shorter than %u", label,
+                       static_cast<unsigned>(length), static_cast<unsigned>(kHeaderLength));
+  }
+  const uint64_t flatbuffer_end = sat_add(flatbuffer_offset, flatbuffer_size);
+  if (flatbuffer_end > size) {
+    return Error::make(ErrorCode::kInvalidProgram,
+                       "data file %s: header says its table ends at byte %llu but the file has %zu (truncated?)",
+                       label, static_cast<unsigned long long>(flatbuffer_end), size);
+  }
+  const uint64_t segment_end = sat_add(segment_base, segment_data_size);
+  if (segment_end > size) {
+    return Error::make(ErrorCode::kInvalidProgram,
+                       "data file %s: header says its data ends at byte %llu but the file has %zu (truncated?)",
+                       label, static_cast<unsigned long long>(segment_end), size);
+  }
+
+  DataFile file;
+  file.data_ = data;
+  file.size_ = size;
+  file.label_ = label;
+  file.flatbuffer_size_ = static_cast<size_t>(flatbuffer_end);
+  file.segment_base_ = segment_base;
+  fb::Reader r(data, file.flatbuffer_size_);
+  const fb::Table root = r.root();
+  const uint32_t version = r.scalar<uint32_t>(root, ft::kVersion, 0);
+  const fb::Vector segments = r.vector(root, ft::kSegments, 4);
+  const fb::Vector entries = r.vector(root, ft::kNamedData, 4);
+  if (r.failed() || !root.present) {
+    return Error::make(ErrorCode::kInvalidProgram, "data file %s: its table is out of bounds (truncated or corrupt)",
+                       label);
+  }
+  if (version > kVersion) {
+    return Error::make(ErrorCode::kNotSupported, "data file %s: FlatTensor version %u, newer than this runtime reads (%u)",
+                       label, static_cast<unsigned>(version), static_cast<unsigned>(kVersion));
+  }
+  for (uint32_t s = 0; s < segments.length; ++s) {
+    const fb::Table segment = r.table_element(segments, s);
+    const uint64_t offset = r.scalar<uint64_t>(segment, ft::segment::kOffset, 0);
+    const uint64_t bytes = r.scalar<uint64_t>(segment, ft::segment::kSize, 0);
+    if (r.failed()) return Error::make(ErrorCode::kInvalidProgram, "data file %s: segment %u is out of bounds", label, s);
+    if (sat_add(offset, bytes) > segment_data_size) {
+      return Error::make(ErrorCode::kInvalidProgram,
+                         "data file %s: segment %u (%llu bytes at offset %llu) lies past the end of its %llu bytes of "
+                         "data (truncated?)",
+                         label, s, static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset),
+                         static_cast<unsigned long long>(segment_data_size));
+    }
+  }
+  for (uint32_t i = 0; i < entries.length; ++i) {
+    const EntryView v = view_entry(r, i);
+    if (r.failed() || !v.entry.present || v.key.data == nullptr) {
+      return Error::make(ErrorCode::kInvalidProgram, "data file %s: entry %u is out of bounds", label, i);
+    }
+    char key[80];
+    format_key(key, sizeof key, Span<const char>(v.key.data, v.key.length));
+    if (v.segment >= segments.length) {
+      return Error::make(ErrorCode::kInvalidProgram, "data file %s: '%s' names segment %u of %u", label, key,
+                         static_cast<unsigned>(v.segment), static_cast<unsigned>(segments.length));
+    }
+    if (!v.layout.present) continue;
+    const int8_t dtype = r.scalar<int8_t>(v.layout, ft::tensor_layout::kScalarType, 0);
+    const fb::Vector sizes = r.vector(v.layout, ft::tensor_layout::kSizes, 4);
+    const fb::Vector dim_order = r.vector(v.layout, ft::tensor_layout::kDimOrder, 1);
+    if (r.failed()) return Error::make(ErrorCode::kInvalidProgram, "data file %s: '%s' has its layout out of bounds", label, key);
+    if (sizes.length > static_cast<uint32_t>(kMaxDims) || dim_order.length != sizes.length) {
+      return Error::make(ErrorCode::kInvalidProgram, "data file %s: '%s' has %u sizes and %u dim order entries", label,
+                         key, static_cast<unsigned>(sizes.length), static_cast<unsigned>(dim_order.length));
+    }
+    DataEntry e = file.entry(i);
+    if (element_size(static_cast<ScalarType>(dtype)) == 0 || !is_dim_order(e.dim_order, e.dim)) {
+      return Error::make(ErrorCode::kInvalidProgram, "data file %s: '%s' has dtype %d or a dim order this runtime does not take",
+                         label, key, static_cast<int>(dtype));
+    }
+    const uint64_t numel = shape_numel(e.sizes, e.dim);
+    const uint64_t nbytes = sat_mul(numel, element_size(e.dtype));
+    if (numel == kSaturated || nbytes > v.size) {
+      return Error::make(ErrorCode::kInvalidProgram, "data file %s: '%s' is a %s tensor of %llu bytes in a %llu-byte segment",
+                         label, key, scalar_type_name(e.dtype), static_cast<unsigned long long>(nbytes),
+                         static_cast<unsigned long long>(v.size));
+    }
+  }
+  file.num_entries_ = entries.length;
+  return file;
+}
+
+Span<const char> DataFile::key(size_t i) const {
+  fb::Reader r(data_, flatbuffer_size_);
+  const EntryView v = view_entry(r, static_cast<uint32_t>(i));
+  return Span<const char>(v.key.data, v.key.length);
+}
+
+DataEntry DataFile::entry(size_t i) const {
+  namespace ft = schema::flat_tensor;
+  fb::Reader r(data_, flatbuffer_size_);
+  const EntryView v = view_entry(r, static_cast<uint32_t>(i));
+  DataEntry e;
+  e.bytes = Span<const uint8_t>(data_ + segment_base_ + v.offset, static_cast<size_t>(v.size));
+  if (!v.layout.present) return e;
+  const fb::Vector sizes = r.vector(v.layout, ft::tensor_layout::kSizes, 4);
+  const fb::Vector dim_order = r.vector(v.layout, ft::tensor_layout::kDimOrder, 1);
+  e.has_layout = true;
+  e.dtype = static_cast<ScalarType>(r.scalar<int8_t>(v.layout, ft::tensor_layout::kScalarType, 0));
+  e.dim = static_cast<int32_t>(sizes.length < static_cast<uint32_t>(kMaxDims) ? sizes.length : kMaxDims);
+  for (int32_t d = 0; d < e.dim; ++d) {
+    e.sizes[d] = r.element<int32_t>(sizes, static_cast<uint32_t>(d));
+    e.dim_order[d] = d < static_cast<int32_t>(dim_order.length) ? r.element<uint8_t>(dim_order, static_cast<uint32_t>(d)) : 0;
+  }
+  return e;
+}
+
+int64_t DataFile::find(Span<const char> key) const {
+  fb::Reader r(data_, flatbuffer_size_);
+  for (uint32_t i = 0; i < num_entries_; ++i) {
+    const fb::String name = view_entry(r, i).key;
+    if (name.length == key.size() && memcmp(name.data, key.data(), key.size()) == 0) return i;
+  }
+  return -1;
+}
+
+bool DataFile::holds(const void* p) const {
+  const auto* bytes = static_cast<const uint8_t*>(p);
+  return bytes != nullptr && data_ != nullptr && bytes >= data_ && bytes < data_ + size_;
+}
+
+}  // namespace sb

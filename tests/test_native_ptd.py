@@ -1,0 +1,235 @@
+"""Program-data separation: programs whose weights ExecuTorch's exporter wrote to .ptd files
+(tests/ptd_programs.py) run on our runtime with those files and match ExecuTorch's runtime; the .ptd
+reader (native/core: sb/data_file.h) turns every flaw of a hostile file into one error line, under ASan
+and UBSan too; execute stays off the heap; the static op list still equals gen_oplist."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.build import cmake, runner
+from bot.errors import BotError
+from bot.selection import oplist, pte
+from bot.selection.pte import FlatReader
+from tests import ptd_programs as pp
+from tests.test_oplist import gen_oplist
+from tests.test_runtime_sanitized import SANITIZED
+
+SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer")
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pp.Separated]:
+    return pp.export(tmp_path_factory.mktemp("ptd"))
+
+
+@pytest.mark.parametrize("name", ["portable", "xnnpack"])
+def test_outputs_equal_executorch(name: str, programs: dict[str, pp.Separated], runner: Path, tmp_path: Path) -> None:
+    program = programs[name]
+    result = runner_run(runner, program, tmp_path)
+    assert len(result.outputs) == len(program.expected)
+    for ours, theirs in zip(result.outputs, program.expected, strict=True):
+        np.testing.assert_allclose(ours, theirs, atol=1e-4, rtol=1e-4)
+
+
+def runner_run(
+    binary: Path, program: pp.Separated, out: Path, data: tuple[Path, ...] | None = None
+) -> runner.RunResult:
+    files = program.data if data is None else data
+    return runner.run_model(binary, program.program, list(program.inputs), out, data=files)
+
+
+def test_delegate_weights_and_constants_from_two_files_or_one(
+    programs: dict[str, pp.Separated], runner: Path, tmp_path: Path
+) -> None:
+    program = programs["xnnpack"]
+    assert len(program.data) == 2  # the delegate's weights in a file of their own
+    merged = pp.merge(program.data, tmp_path / "merged.ptd")
+    result = runner_run(runner, program, tmp_path / "out", (merged,))
+    np.testing.assert_allclose(result.outputs[0], program.expected[0], atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["portable", "xnnpack"])
+def test_a_missing_file_names_the_key(
+    name: str, programs: dict[str, pp.Separated], runner: Path, tmp_path: Path
+) -> None:
+    program = programs[name]
+    with pytest.raises(BotError) as raised:
+        runner_run(runner, program, tmp_path, program.data[1:])
+    assert "\n" not in raised.value.message
+    assert "data '" in raised.value.message or "no data file holds '" in raised.value.message, raised.value.message
+
+
+def test_a_key_in_two_files_is_refused(programs: dict[str, pp.Separated], runner: Path, tmp_path: Path) -> None:
+    program = programs["portable"]
+    with pytest.raises(BotError, match=r"data 'l1\.weight' is in both"):
+        runner_run(runner, program, tmp_path, program.data * 2)
+
+
+# Hostile .ptd files: each flaw, made by patching a real file, and the one line it gives.
+def _entries(data: bytes) -> list[tuple[str, int]]:
+    r = FlatReader(data)
+    found = []
+    for entry in r.tables(r.root(), 2):
+        key_field = r.field_pos(entry, 0)
+        assert key_field is not None
+        start = key_field + r.u32(key_field)
+        found.append((r.string(entry, 0), start + 4))
+    return found
+
+
+def truncated(data: bytes) -> bytes:
+    return data[: len(data) - 40]
+
+
+def segment_offset_past_end(data: bytes) -> bytes:
+    r = FlatReader(data)
+    # The first segment's offset is 0, which a flatbuffer leaves out: the last one's is stored.
+    segment = r.tables(r.root(), 1)[-1]
+    pos = r.field_pos(segment, 0)
+    assert pos is not None
+    return data[:pos] + struct.pack("<Q", 1 << 40) + data[pos + 8 :]
+
+
+def key_renamed(data: bytes) -> bytes:
+    key, pos = next((k, p) for k, p in _entries(data) if k == "l1.weight")
+    return data[:pos] + b"l1.wXight" + data[pos + len(key) :]
+
+
+def layout_transposed(data: bytes) -> bytes:
+    """l1.weight's sizes [8, 4] stored as [4, 8]: as many bytes, another tensor."""
+    r = FlatReader(data)
+    entry = next(e for e in r.tables(r.root(), 2) if r.string(e, 0) == "l1.weight")
+    layout = r.table(entry, 2)
+    start, length = r.vector(layout, 1, 4)
+    assert length == 2 and struct.unpack_from("<2i", data, start) == (8, 4)
+    return data[:start] + struct.pack("<2i", 4, 8) + data[start + 8 :]
+
+
+def layout_too_big(data: bytes) -> bytes:
+    r = FlatReader(data)
+    entry = next(e for e in r.tables(r.root(), 2) if r.string(e, 0) == "l1.weight")
+    start, _ = r.vector(r.table(entry, 2), 1, 4)
+    return data[:start] + struct.pack("<i", 800) + data[start + 4 :]
+
+
+def segment_index_out_of_range(data: bytes) -> bytes:
+    r = FlatReader(data)
+    entry = r.tables(r.root(), 2)[-1]  # segment index 0 is left out of its table; the last entry's is stored
+    pos = r.field_pos(entry, 1)
+    assert pos is not None
+    return data[:pos] + struct.pack("<I", 999) + data[pos + 4 :]
+
+
+def not_a_ptd(data: bytes) -> bytes:
+    return b"\0" * 4 + b"ET12" + data[8:]
+
+
+HOSTILE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
+    "truncated": (truncated, "data ends at byte"),
+    "segment_offset": (segment_offset_past_end, "lies past the end of its"),
+    "missing_key": (key_renamed, "no data file holds 'l1.weight'"),
+    "size_mismatch": (layout_transposed, "data 'l1.weight' is float32 [4, 8], the program expects float32 [8, 4]"),
+    "layout_larger_than_segment": (layout_too_big, "'l1.weight' is a float32 tensor of 12800 bytes in a 128-byte"),
+    "segment_index": (segment_index_out_of_range, "names segment 999"),
+    "not_a_ptd": (not_a_ptd, "not an ExecuTorch data file"),
+}
+
+
+def _hostile_file(programs: dict[str, pp.Separated], flaw: str, tmp_path: Path) -> Path:
+    source = programs["portable"].data[0]
+    path = tmp_path / f"{flaw}.ptd"
+    path.write_bytes(HOSTILE[flaw][0](source.read_bytes()))
+    return path
+
+
+def _one_error_line(proc: subprocess.CompletedProcess[str], expected: str) -> None:
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: ") and expected in lines[0], lines[0]
+    assert not any(report in proc.stderr for report in SANITIZER_REPORT), proc.stderr
+
+
+@pytest.mark.parametrize("flaw", sorted(HOSTILE))
+def test_hostile_data_file_gives_one_error_line(
+    flaw: str, programs: dict[str, pp.Separated], runner: Path, tmp_path: Path
+) -> None:
+    data = _hostile_file(programs, flaw, tmp_path)
+    program = programs["portable"]
+    proc = subprocess.run(
+        [str(runner), "--model", str(program.program), "--data", str(data)], capture_output=True, text=True, timeout=60
+    )
+    _one_error_line(proc, HOSTILE[flaw][1])
+
+
+@pytest.fixture(scope="module")
+def sanitized() -> Path:
+    return cmake.runner_path(cmake.build(SANITIZED))
+
+
+@pytest.mark.parametrize("flaw", sorted(HOSTILE))
+def test_hostile_data_file_under_sanitizers(
+    flaw: str, programs: dict[str, pp.Separated], sanitized: Path, tmp_path: Path
+) -> None:
+    data = _hostile_file(programs, flaw, tmp_path)
+    proc = subprocess.run(
+        [str(sanitized), "--model", str(programs["portable"].program), "--data", str(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    _one_error_line(proc, HOSTILE[flaw][1])
+
+
+@pytest.mark.parametrize("name", ["portable", "xnnpack"])
+def test_separated_programs_under_sanitizers(
+    name: str, programs: dict[str, pp.Separated], sanitized: Path, tmp_path: Path
+) -> None:
+    program = programs[name]
+    proc = subprocess.run(
+        [
+            str(sanitized),
+            "--model",
+            str(program.program),
+            *[arg for p in program.data for arg in ("--data", str(p))],
+            "--input",
+            str(program.inputs[0]),
+            "--output-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert not any(report in proc.stderr for report in SANITIZER_REPORT), proc.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "output0.npy"), program.expected[0], atol=1e-4, rtol=1e-4)
+
+
+def test_execute_does_not_allocate_with_external_data(programs: dict[str, pp.Separated], all_ops_build: Path) -> None:
+    specs = [
+        str(p.program) + "".join(f"+{d}" for d in p.data) + "=" + ",".join(map(str, p.inputs))
+        for p in programs.values()
+    ]
+    proc = subprocess.run([str(all_ops_build / "execute_alloc_test"), *specs], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    counts = [line.rsplit("=", 1)[1] for line in proc.stdout.splitlines()]
+    assert counts == ["0"] * len(specs), proc.stdout
+
+
+@pytest.mark.parametrize("name", ["portable", "xnnpack"])
+def test_static_oplist_equals_gen_oplist(name: str, programs: dict[str, pp.Separated], tmp_path: Path) -> None:
+    model = programs[name].program
+    theirs = gen_oplist(model, tmp_path / "theirs.yaml")
+    ours = oplist.from_program(pte.load(model), str(model))
+    assert set(ours.operators) == set(theirs["operators"])
+    assert {op: set(keys) for op, keys in ours.et_kernel_metadata.items()} == {
+        op: set(keys) for op, keys in theirs["et_kernel_metadata"].items()
+    }
