@@ -11,10 +11,11 @@ constexpr char kOp[] = "quantized_decomposed::embedding_2bit.out";
 constexpr int kBits = 2;
 
 Error embedding_2bit_out_impl(KernelContext& /*ctx*/, Args args) {
+  Tensor& out = *args[6]->as_tensor;
   EmbeddingShape shape;
-  Error err = check_embedding(kOp, args, kBits, EmbeddingParams::kAsOutput, &shape);
+  Error err = check_embedding(kOp, args, nullptr, out, kBits, EmbeddingParams::kAsOutput, &shape);
   if (!err.ok()) return err;
-  return embedding_lookup<kOp>(args, kBits, EmbeddingParams::kAsOutput, shape);
+  return embedding_lookup<kOp>(args, out, kBits, EmbeddingParams::kAsOutput, shape);
 }
 
 }  // namespace

@@ -12,10 +12,11 @@ constexpr char kOp[] = "quantized_decomposed::embedding_byte.dtype_out";
 constexpr int kBits = 8;
 
 Error embedding_byte_dtype_out_impl(KernelContext& /*ctx*/, Args args) {
+  Tensor& out = *args[7]->as_tensor;
   EmbeddingShape shape;
-  Error err = check_embedding(kOp, args, kBits, EmbeddingParams::kAsScales, &shape);
+  Error err = check_embedding(kOp, args, args[6], out, kBits, EmbeddingParams::kAsScales, &shape);
   if (!err.ok()) return err;
-  return embedding_lookup<kOp>(args, kBits, EmbeddingParams::kAsScales, shape);
+  return embedding_lookup<kOp>(args, out, kBits, EmbeddingParams::kAsScales, shape);
 }
 
 }  // namespace

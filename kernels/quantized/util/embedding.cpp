@@ -46,13 +46,13 @@ Error check_indices(const char* op, const Tensor& indices, int64_t rows) {
 
 }  // namespace
 
-Error check_embedding(const char* op, Args args, int bits, EmbeddingParams params, EmbeddingShape* shape) {
+Error check_embedding(const char* op, Args args, const Value* dtype, Tensor& out, int bits, EmbeddingParams params,
+                      EmbeddingShape* shape) {
   const Tensor& weight = *args[0]->as_tensor;
   const Tensor& scales = *args[1]->as_tensor;
   const int64_t quant_min = args[3]->as_int;
   const int64_t quant_max = args[4]->as_int;
   const Tensor& indices = *args[5]->as_tensor;
-  Tensor& out = *args[args.size() - 1]->as_tensor;
   if (weight.dim != 2) return fail(op, "weight must be 2-D");
   if (scales.dim != 1 && scales.dim != 2) return fail(op, "weight_scales must be 1-D or 2-D");
   if (scales.sizes[0] != weight.sizes[0]) return fail(op, "weight_scales must have one row per weight row");
@@ -83,8 +83,7 @@ Error check_embedding(const char* op, Args args, int bits, EmbeddingParams param
                        scalar_type_name(indices.dtype), int_indices_ok ? " or Int" : "");
   }
   if (quant_min > quant_max) return fail(op, "weight_quant_min is greater than weight_quant_max");
-  const bool has_dtype_arg = args.size() == 8;
-  if (has_dtype_arg && !args[6]->is_none() && !is_dtype(args[6]->as_int, out.dtype)) {
+  if (dtype != nullptr && !dtype->is_none() && !is_dtype(dtype->as_int, out.dtype)) {
     return fail(op, "out's dtype is not the dtype argument");
   }
   if (indices.dim + 1 > kMaxDims) return fail(op, "indices have too many dims");

@@ -4,7 +4,8 @@
 //
 // Arguments, as every one of these ops has them: weight, weight_scales,
 // weight_zero_points?, weight_quant_min, weight_quant_max, indices, then
-// (.dtype_out) the optional output dtype, then out.
+// (.dtype_out) the optional output dtype, then out. `dtype` is that optional
+// dtype (nullptr for .out).
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,8 @@ struct EmbeddingShape {
 // Checks the arguments as ExecuTorch does (and, where it would read a
 // parameter as another dtype than its own, refuses), resizes out to
 // indices.shape + [dim] and checks every index.
-Error check_embedding(const char* op, Args args, int bits, EmbeddingParams params, EmbeddingShape* shape);
+Error check_embedding(const char* op, Args args, const Value* dtype, Tensor& out, int bits, EmbeddingParams params,
+                      EmbeddingShape* shape);
 
 // The value at `j` of a packed row: 4 bits (high nibble first) offset by 8, or
 // 2 bits (lowest pair first) offset by 2.
@@ -46,13 +48,12 @@ inline int32_t packed_value(const uint8_t* row, int64_t j, int bits) {
 // out[i, j] = (w[index_i, j] - zero_point) * scale, in float, rounded once to
 // out's dtype. Arguments already checked by check_embedding.
 template <const char* Op>
-Error embedding_lookup(Args args, int bits, EmbeddingParams params, const EmbeddingShape& shape) {
+Error embedding_lookup(Args args, Tensor& out, int bits, EmbeddingParams params, const EmbeddingShape& shape) {
   using kernels::switch_dtype;
   const Tensor& weight = *args[0]->as_tensor;
   const Tensor& scales = *args[1]->as_tensor;
   const Tensor* zero_points = args[2]->is_none() ? nullptr : args[2]->as_tensor;
   const Tensor& indices = *args[5]->as_tensor;
-  Tensor& out = *args[args.size() - 1]->as_tensor;
   constexpr kernels::DtypeMask kParamTypes = kernels::kFloatType | kernels::kHalfType | kernels::kBFloat16Type;
   const ScalarType param_dtype = params == EmbeddingParams::kAsOutput ? out.dtype : scales.dtype;
   return switch_dtype<Op, kParamTypes>(out.dtype, [&](auto out_zero) {
