@@ -343,21 +343,23 @@ def optimized_library(config: Config) -> Path | None:
     return path if path.is_file() else None
 
 
-def node_kind_libraries(config: Config) -> list[Path]:
-    """The runtime's delegate node-kind libraries (kernels/xnnpack/functions.yaml beside the portable
-    library's kernels/portable), the ones it has."""
+def companion_libraries(config: Config) -> list[Path]:
+    """The libraries the runtime compiles beside its portable one (kernels/portable), the ones it has:
+    its delegate node kinds (kernels/xnnpack) and ExecuTorch's quantized library (kernels/quantized)."""
     portable = next((lib for lib in config.libraries() if lib.portable), None)
     if portable is None:
         return []
-    # The node-kind library sits beside the portable one, as in the bundle (kernels/xnnpack).
-    path = (config.root / portable.yaml).parent.parent / bundle.NODE_KIND_LIBRARY.relative_to("kernels")
-    return [path] if path.is_file() else []
+    kernels_dir = (config.root / portable.yaml).parent.parent
+    found = [kernels_dir / library.relative_to("kernels") for library in bundle.COMPANION_LIBRARIES]
+    return [path for path in found if path.is_file()]
 
 
 def selection_libraries(config: Config) -> list[Path]:
     """Every functions.yaml a selection resolves against: the config's libraries, then the runtime's
-    delegate node kinds."""
-    return [config.root / p for p in config.kernel_libraries] + node_kind_libraries(config)
+    delegate node kinds and quantized library."""
+    declared = [config.root / p for p in config.kernel_libraries]
+    listed = {path.resolve() for path in declared}
+    return declared + [path for path in companion_libraries(config) if path.resolve() not in listed]
 
 
 def check_kernel_choice(config: Config) -> None:

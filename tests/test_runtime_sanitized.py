@@ -17,6 +17,7 @@ import pytest
 from bot.build import cmake
 from bot.build.compare import TOLERANCE, max_error
 from tests import crafted_programs as crafted
+from tests import quantized_programs
 from tests.conftest import REPO_ROOT, ZOO_DIR, ZOO_MODELS, zoo_expected, zoo_inputs
 from tests.test_runtime_corrupt import CORRUPTIONS, MODEL
 
@@ -42,6 +43,27 @@ def run(runner: Path, model: Path, *args: str) -> subprocess.CompletedProcess[st
 def assert_no_report(proc: subprocess.CompletedProcess[str]) -> None:
     assert not any(marker in proc.stderr for marker in SANITIZER_REPORT), proc.stderr[-3000:]
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("name", quantized_programs.PROGRAMS)
+def test_quantized_programs_under_sanitizers(name: str, sanitized: Path, tmp_path: Path) -> None:
+    """The PT2E programs without a delegate: ExecuTorch's quantized kernels (kernels/quantized) on real models."""
+    args = [a for p in quantized_programs.inputs(name) for a in ("--input", str(p))]
+    proc = run(sanitized, quantized_programs.QUANTIZED_DIR / f"{name}.pte", *args, "--output-dir", str(tmp_path))
+    assert_no_report(proc)
+    assert proc.returncode == 0
+    for i, expected in enumerate(quantized_programs.expected(name)):
+        assert max_error(np.load(tmp_path / f"output{i}.npy"), np.load(expected)) <= TOLERANCE
+
+
+@pytest.mark.parametrize("bad", quantized_programs.BAD_INPUTS, ids=lambda bad: bad.name)
+def test_quantized_bad_input_under_sanitizers(
+    bad: quantized_programs.BadInput, sanitized: Path, tmp_path: Path
+) -> None:
+    args = [a for p in bad.input_paths(tmp_path) for a in ("--input", str(p))]
+    proc = run(sanitized, bad.model(), *args, "--output-dir", str(tmp_path / "out"))
+    assert_no_report(proc)
+    assert proc.returncode == 1 and bad.message in proc.stderr, proc.stderr[-2000:]
 
 
 @pytest.mark.parametrize("name", ZOO_MODELS)

@@ -23,6 +23,11 @@ RUNTIME_DIR = "native"
 PORTABLE_LIBRARY = Path("kernels") / "portable" / "functions.yaml"
 # The bundled backends' node kinds as ops (native/backends/xnnpack runs them): part of every selection.
 NODE_KIND_LIBRARY = Path("kernels") / "xnnpack" / "functions.yaml"
+# ExecuTorch's quantized library (quantized_decomposed::*, the q/dq ops of PT2E programs without a delegate):
+# compiled by the runtime itself beside the portable one, and part of every selection likewise.
+QUANTIZED_LIBRARY = Path("kernels") / "quantized" / "functions.yaml"
+# The libraries beside kernels/portable that the runtime's CMake project always compiles.
+COMPANION_LIBRARIES = (NODE_KIND_LIBRARY, QUANTIZED_LIBRARY)
 
 
 def root() -> Path:
@@ -47,8 +52,8 @@ def portable_library() -> Path:
 
 
 def runtime_libraries() -> list[Path]:
-    """The functions.yaml of every library the bundled runtime compiles itself (portable, node kinds)."""
-    return [root() / PORTABLE_LIBRARY, root() / NODE_KIND_LIBRARY]
+    """The functions.yaml of every library the bundled runtime compiles itself (portable, node kinds, quantized)."""
+    return [root() / PORTABLE_LIBRARY, *(root() / library for library in COMPANION_LIBRARIES)]
 
 
 def contains(path: Path) -> bool:

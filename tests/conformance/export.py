@@ -448,6 +448,7 @@ def _worker_setup() -> None:
     """Workers import torch and executorch once; their import-time chatter is not the export's."""
     with captured_stderr():
         import executorch.exir
+        import executorch.kernels.quantized  # ExecuTorch's quantized kernels, in its runtime too (cases/quantized.py)
         import executorch.runtime
 
         del executorch

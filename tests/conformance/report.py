@@ -1,11 +1,12 @@
-"""Writes OPS.md: the op x dtype matrix of ExecuTorch's portable library against our runtime.
+"""Writes OPS.md: the op x dtype matrices of ExecuTorch's portable and quantized libraries against our runtime.
 
     python -m tests.conformance.report [--out OPS.md] [--runner PATH]
 
 Rows are the 209 entries of ExecuTorch's portable `functions.yaml` (shipped in
-the executorch wheel); a cell sums up the conformance fixtures of that op and
-dtype, run now on the all-ops runtime (built if needed): pass / not supported
-by ExecuTorch either / fails (with the reason) / no kernel yet / no case yet.
+the executorch wheel), then the 19 of its quantized library's `quantized.yaml`; a
+cell sums up the conformance fixtures of that op and dtype, run now on the all-ops
+runtime (built if needed): pass / not supported by ExecuTorch either / fails (with
+the reason) / no kernel yet / no case yet.
 """
 
 from __future__ import annotations
@@ -31,15 +32,21 @@ COMPLEX_OPS = frozenset(
 CELL_REASON_CHARS = 90
 
 
-def executorch_portable_yaml() -> Path:
+def executorch_yaml(relative: str = "kernels/portable/functions.yaml") -> Path:
+    """A kernel library's yaml in the installed executorch wheel (its portable or quantized library)."""
     spec = importlib.util.find_spec("executorch")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("error: the executorch package is not installed (its portable functions.yaml lists the ops)")
+        raise SystemExit(f"error: the executorch package is not installed (its {relative} lists the ops)")
     for root in spec.submodule_search_locations:
-        path = Path(root) / "kernels" / "portable" / "functions.yaml"
+        path = Path(root) / relative
         if path.is_file():
             return path
-    raise SystemExit("error: executorch/kernels/portable/functions.yaml not found in the executorch package")
+    raise SystemExit(f"error: executorch/{relative} not found in the executorch package")
+
+
+QUANTIZED_YAML = "kernels/quantized/quantized.yaml"
+# The quantized library's columns: its ops take no complex or bool tensors.
+QUANTIZED_DTYPES = tuple(d for d in DTYPES if d not in COMPLEX_DTYPES and d != "b")
 
 
 def yaml_ops(path: Path) -> list[str]:
@@ -79,21 +86,19 @@ def _cell(results: list[tuple[Fixture, check.Result]]) -> tuple[str, str]:
     return f"pass {n}" + (f" ({', '.join(notes)})" if notes else ""), "pass"
 
 
-def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dict[str, check.Result]) -> str:
-    by_cell: dict[tuple[str, str], list[tuple[Fixture, check.Result]]] = defaultdict(list)
-    for fixture in found:
-        by_cell[(fixture.op, fixture.dtype)].append((fixture, results[fixture.id]))
-    op_set = set(ops)
-    have_kernel = [op for op in ops if op in kernels]
-    with_cases = [op for op in ops if any((op, d) in by_cell for d in DTYPES)]
-    status_counts = Counter(r.status for r in results.values())
-
+def _rows(
+    ops: list[str],
+    kernels: set[str],
+    by_cell: dict[tuple[str, str], list[tuple[Fixture, check.Result]]],
+    dtypes: tuple[str, ...],
+    cell_counts: Counter[str],
+    failures: list[str],
+) -> list[str]:
+    """The table rows of `ops` over `dtypes`, counting cells into `cell_counts` and failing cases into `failures`."""
     rows = []
-    cell_counts: Counter[str] = Counter()
-    failures: list[str] = []
     for op in sorted(ops):
         cells = []
-        for dtype in DTYPES:
+        for dtype in dtypes:
             entries = by_cell.get((op, dtype))
             if dtype in COMPLEX_DTYPES and op not in COMPLEX_OPS and not entries:
                 cells.append("—")  # no complex dtype for this op in ExecuTorch: not a cell
@@ -110,8 +115,32 @@ def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dic
             cell_counts[kind] += 1
             cells.append(text)
         rows.append(f"| `{op}` | " + " | ".join(cells) + " |")
+    return rows
 
-    extra = sorted({f.op for f in found} - op_set)
+
+def render(
+    ops: list[str],
+    kernels: set[str],
+    found: list[Fixture],
+    results: dict[str, check.Result],
+    quantized_ops: tuple[str, ...] = (),
+) -> str:
+    by_cell: dict[tuple[str, str], list[tuple[Fixture, check.Result]]] = defaultdict(list)
+    for fixture in found:
+        by_cell[(fixture.op, fixture.dtype)].append((fixture, results[fixture.id]))
+    op_set = set(ops)
+    have_kernel = [op for op in ops if op in kernels]
+    with_cases = [op for op in ops if any((op, d) in by_cell for d in DTYPES)]
+    status_counts = Counter(r.status for r in results.values())
+
+    cell_counts: Counter[str] = Counter()
+    failures: list[str] = []
+    rows = _rows(ops, kernels, by_cell, DTYPES, cell_counts, failures)
+    quantized_counts: Counter[str] = Counter()
+    quantized_rows = _rows(quantized_ops, kernels, by_cell, QUANTIZED_DTYPES, quantized_counts, failures)
+    quantized_with_cases = [op for op in quantized_ops if any((op, d) in by_cell for d in QUANTIZED_DTYPES)]
+
+    extra = sorted({f.op for f in found} - op_set - set(quantized_ops))
     lines = [
         "# Operator conformance",
         "",
@@ -168,6 +197,31 @@ def render(ops: list[str], kernels: set[str], found: list[Fixture], results: dic
         "  `to_edge` inserts it (RemoveMixedTypeOperators), so those kernels only ever see one dtype.",
         "- BFloat16 tensors are stored in the fixtures as float32 holding exact bfloat16 values.",
     ]
+    if quantized_ops:
+        have = [op for op in quantized_ops if op in kernels]
+        lines += [
+            "",
+            "## ExecuTorch's quantized library",
+            "",
+            "The `quantized_decomposed` ops of ExecuTorch's quantized kernel library",
+            "(`kernels/quantized/quantized.yaml` of the executorch wheel; ours: `kernels/quantized/`), which PT2E",
+            "programs without a delegate call for their quantize / dequantize steps. Cases:",
+            "`tests/conformance/cases/quantized.py`, referenced by ExecuTorch's runtime with",
+            "`executorch.kernels.quantized` loaded; a case's column is its first dtype (the float input of a quantize,",
+            "the integer input of a dequantize, the output of an embedding lookup), its name says the rest.",
+            "Integer outputs are identical; float ones within the tolerances above.",
+            "",
+            f"- Ops with a kernel: **{len(have)}/{len(quantized_ops)}**; with conformance cases: "
+            f"{len(quantized_with_cases)}/{len(quantized_ops)}",
+            f"- Cells (op x dtype): {quantized_counts['pass']} pass, {quantized_counts['both refuse']} not supported "
+            f"by ExecuTorch either, {quantized_counts['no program']} no program can hold the op in that dtype, "
+            f"{quantized_counts['fail']} fail, {quantized_counts['no kernel']} no kernel yet, "
+            f"{quantized_counts['no case']} no case (the op takes no such tensor there)",
+            "",
+            "| op | " + " | ".join(f"{d} ({DTYPE_NAMES[d]})" for d in QUANTIZED_DTYPES) + " |",
+            "|---|" + "---|" * len(QUANTIZED_DTYPES),
+            *quantized_rows,
+        ]
     if extra:
         lines += ["", "## Ops with cases outside ExecuTorch's portable list", ""]
         lines += [f"- `{op}`" for op in extra]
@@ -199,11 +253,13 @@ def main(argv: list[str] | None = None) -> int:
         from bot.build import cmake
 
         runner = cmake.runner_path(cmake.build(cmake.ALL_OPS, targets=("executor_runner",)))
-    ops = yaml_ops(executorch_portable_yaml())
+    ops = yaml_ops(executorch_yaml())
+    quantized_ops = tuple(yaml_ops(executorch_yaml(QUANTIZED_YAML)))
     kernels = set(yaml_ops(REPO_ROOT / "kernels" / "portable" / "functions.yaml"))
+    kernels |= set(yaml_ops(REPO_ROOT / "kernels" / "quantized" / "functions.yaml"))
     found = fixtures()
     results = check.run_all(runner, found)
-    args.out.write_text(render(ops, kernels, found, results))
+    args.out.write_text(render(ops, kernels, found, results, quantized_ops))
     counts = Counter(r.status for r in results.values())
     print(f"{args.out}: {len(found)} fixtures, " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     return 0

@@ -1,0 +1,34 @@
+// quantized_decomposed::quantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point,
+//                                                      int quant_min, int quant_max, ScalarType dtype, *,
+//                                                      Tensor(a!) out)
+//
+// The per-tensor quantize with its scale (one Double) and zero point (one
+// Long) in tensors, as choose_qparams writes them.
+#include "quantized/util/quantize.h"
+#include "sb/kernel.h"
+#include "util/shape.h"
+
+namespace sb::quantized {
+namespace {
+
+constexpr char kOp[] = "quantized_decomposed::quantize_per_tensor.Tensor_out";
+
+Error quantize_per_tensor_tensor_out_impl(KernelContext& /*ctx*/, Args args) {
+  const Tensor& in = *args[0]->as_tensor;
+  const Tensor& scale = *args[1]->as_tensor;
+  const Tensor& zero_point = *args[2]->as_tensor;
+  Tensor& out = *args[6]->as_tensor;
+  Error err = check_scalar_params(kOp, scale, zero_point);
+  if (!err.ok()) return err;
+  if (!(err = kernels::resize_output_like(kOp, out, in)).ok()) return err;
+  if (!(err = check_quantize_args(kOp, in, args[3]->as_int, args[4]->as_int, args[5]->as_int, out)).ok()) return err;
+  const ChannelParams params = whole_tensor(in, scale.data_as<double>(), zero_point.data_as<int64_t>());
+  if (!(err = check_invertible_scales(kOp, params)).ok()) return err;
+  return quantize_channels<kOp>(in, params, args[3]->as_int, args[4]->as_int, out);
+}
+
+}  // namespace
+
+extern const KernelDef quantize_per_tensor_tensor_out{kOp, "TTTiii|T", &quantize_per_tensor_tensor_out_impl, {}};
+
+}  // namespace sb::quantized
