@@ -134,19 +134,24 @@ Result<DataFile> DataFile::load(const uint8_t* data, size_t size, const char* la
     const fb::Table segment = r.table_element(segments, s);
     const uint64_t offset = r.scalar<uint64_t>(segment, ft::segment::kOffset, 0);
     const uint64_t bytes = r.scalar<uint64_t>(segment, ft::segment::kSize, 0);
-    if (r.failed()) return Error::make(ErrorCode::kInvalidProgram, "data file %s: segment %u is out of bounds", label, s);
+    if (r.failed()) {
+      return Error::make(ErrorCode::kInvalidProgram, "data file %s: segment %u is out of bounds", label,
+                         static_cast<unsigned>(s));
+    }
     if (sat_add(offset, bytes) > segment_data_size) {
       return Error::make(ErrorCode::kInvalidProgram,
                          "data file %s: segment %u (%llu bytes at offset %llu) lies past the end of its %llu bytes of "
                          "data (truncated?)",
-                         label, s, static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset),
+                         label, static_cast<unsigned>(s), static_cast<unsigned long long>(bytes),
+                         static_cast<unsigned long long>(offset),
                          static_cast<unsigned long long>(segment_data_size));
     }
   }
   for (uint32_t i = 0; i < entries.length; ++i) {
     const EntryView v = view_entry(r, i);
     if (r.failed() || !v.entry.present || v.key.data == nullptr) {
-      return Error::make(ErrorCode::kInvalidProgram, "data file %s: entry %u is out of bounds", label, i);
+      return Error::make(ErrorCode::kInvalidProgram, "data file %s: entry %u is out of bounds", label,
+                         static_cast<unsigned>(i));
     }
     char key[80];
     format_key(key, sizeof key, Span<const char>(v.key.data, v.key.length));
