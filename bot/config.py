@@ -344,19 +344,21 @@ def optimized_library(config: Config) -> Path | None:
 
 
 def node_kind_libraries(config: Config) -> list[Path]:
-    """The runtime's delegate node-kind libraries (kernels/xnnpack/functions.yaml beside the portable
-    library's kernels/portable), the ones it has."""
+    """The libraries the runtime's CMake project compiles besides the portable one, the ones it has, beside
+    the portable library's kernels/portable: its delegate node kinds (kernels/xnnpack) and ExecuTorch's LLM
+    custom ops (kernels/llm)."""
     portable = next((lib for lib in config.libraries() if lib.portable), None)
     if portable is None:
         return []
-    # The node-kind library sits beside the portable one, as in the bundle (kernels/xnnpack).
-    path = (config.root / portable.yaml).parent.parent / bundle.NODE_KIND_LIBRARY.relative_to("kernels")
-    return [path] if path.is_file() else []
+    # They sit beside the portable one, as in the bundle.
+    kernels = (config.root / portable.yaml).parent.parent
+    paths = [kernels / library.relative_to("kernels") for library in bundle.RUNTIME_EXTRA_LIBRARIES]
+    return [path for path in paths if path.is_file()]
 
 
 def selection_libraries(config: Config) -> list[Path]:
     """Every functions.yaml a selection resolves against: the config's libraries, then the runtime's
-    delegate node kinds."""
+    own others (delegate node kinds, LLM custom ops)."""
     return [config.root / p for p in config.kernel_libraries] + node_kind_libraries(config)
 
 

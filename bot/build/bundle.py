@@ -23,6 +23,11 @@ RUNTIME_DIR = "native"
 PORTABLE_LIBRARY = Path("kernels") / "portable" / "functions.yaml"
 # The bundled backends' node kinds as ops (native/backends/xnnpack runs them): part of every selection.
 NODE_KIND_LIBRARY = Path("kernels") / "xnnpack" / "functions.yaml"
+# ExecuTorch's LLM custom ops (llama::custom_sdpa.out, ...): compiled by the runtime's CMake project
+# beside the portable library, part of every selection like the node kinds.
+LLM_LIBRARY = Path("kernels") / "llm" / "functions.yaml"
+# The libraries every runtime's CMake project compiles besides the portable one, beside it in kernels/.
+RUNTIME_EXTRA_LIBRARIES = (NODE_KIND_LIBRARY, LLM_LIBRARY)
 
 
 def root() -> Path:
@@ -47,8 +52,8 @@ def portable_library() -> Path:
 
 
 def runtime_libraries() -> list[Path]:
-    """The functions.yaml of every library the bundled runtime compiles itself (portable, node kinds)."""
-    return [root() / PORTABLE_LIBRARY, root() / NODE_KIND_LIBRARY]
+    """The functions.yaml of every library the bundled runtime compiles itself (portable, node kinds, LLM ops)."""
+    return [root() / PORTABLE_LIBRARY, *(root() / library for library in RUNTIME_EXTRA_LIBRARIES)]
 
 
 def contains(path: Path) -> bool:
