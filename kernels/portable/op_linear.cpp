@@ -30,7 +30,11 @@ Error linear_out_impl(KernelContext& /*ctx*/, Args args) {
   int64_t out_sizes[kMaxDims];
   for (int32_t d = 0; d + 1 < input.dim; ++d) out_sizes[d] = input.sizes[d];
   out_sizes[input.dim - 1] = n;
-  Error err = check_product(kOp, input, weight, out, out_sizes, input.dim);
+  // Named as the schema names them, before check_product's own (mm's) names could speak.
+  Error err = check_dtype(kOp, "weight", weight, input.dtype);
+  if (err.ok()) err = check_dtype(kOp, "out", out, input.dtype);
+  if (!err.ok()) return err;
+  err = check_product(kOp, input, weight, out, out_sizes, input.dim);
   if (!err.ok()) return err;
   const Tensor* bias = bias_arg.is_none() ? nullptr : bias_arg.as_tensor;
   if (bias != nullptr) {
