@@ -14,7 +14,8 @@ import pytest
 
 from bot.build import cmake
 from bot.build.runner import run_model
-from bot.selection import oplist, pte
+from bot.feeds import Feeds
+from bot.selection import oplist, pte, trace
 from tests import llm_programs as lp
 from tests.test_oplist import gen_oplist
 from tests.test_runtime_sanitized import SANITIZED, assert_no_report
@@ -68,14 +69,19 @@ def test_static_oplist_equals_gen_oplist(name: str, llms: dict[str, lp.Exported]
     }
 
 
-def test_selective_runtime_from_the_programs_yaml_runs_it(llms: dict[str, lp.Exported], tmp_path: Path) -> None:
-    """The yaml of the sdpa program names the llama:: ops; the build finds them in kernels/llm and compiles
-    just the selected kernels (dtype-selective, as the bot builds targets)."""
+def test_selective_runtime_from_the_programs_traced_yaml_runs_it(llms: dict[str, lp.Exported], tmp_path: Path) -> None:
+    """`bot oplist --trace` over every decode step of the sdpa program: its yaml names the llama:: ops and
+    what the kernels call; the build finds them in kernels/llm and compiles just the selected kernels
+    (dtype-selective, as the bot builds targets), and that runtime runs every step."""
     program = llms["sdpa"]
-    selection = tmp_path / "llm_sdpa" / "selected_operators.yaml"
-    selection.parent.mkdir()
-    oplist.dump(oplist.from_program(pte.load(program.program), "sdpa"), selection)
-    build = cmake.build(cmake.selective_flavour(selection))
+    selection = trace.trace_model(
+        trace.tracer_runner(), program.program, list(program.inputs), "sdpa", feeds=Feeds(steps=lp.STEPS)
+    )
+    assert {"llama::custom_sdpa.out", "llama::update_cache.out", "aten::linear.out"} <= set(selection.operators)
+    path = tmp_path / "llm_sdpa" / "selected_operators.yaml"
+    path.parent.mkdir()
+    oplist.dump(selection, path)
+    build = cmake.build(cmake.selective_flavour(path))
     sources = (build / "sb_selected_kernels" / "selected_sources.txt").read_text().splitlines()
     compiled = {Path(s).name for s in sources if "/kernels/llm/" in s}
     assert compiled == {"op_custom_sdpa.cpp", "op_update_cache.cpp"}
