@@ -177,3 +177,31 @@ def hostile(program: Path, name: str) -> bytes:
     plan.values.append(value)
     call.args[position] = len(plan.values) - 1
     return bytes(_program.serialize_pte_binary(pte_file))
+
+
+def with_bias(program: Path) -> bytes:
+    """`program` (export_llama's `kv` or `sdpa`, whose linears have no bias) with a bias on every linear of
+    `dim` outputs: a constant of the program with that one dim (an RMSNorm weight), so aten::linear.out's
+    bias path runs on real shapes, with ExecuTorch's runtime as the reference as for the recipes."""
+    from executorch.exir import schema
+    from executorch.exir._serialize import _program
+
+    pte_file = _program.deserialize_pte_binary(program.read_bytes())
+    plan = pte_file.program.execution_plan[0]
+    dim = PARAMS["dim"]
+    bias = next(
+        i
+        for i, v in enumerate(plan.values)
+        if isinstance(v.val, schema.Tensor) and list(v.val.sizes) == [dim] and v.val.data_buffer_idx > 0
+    )
+    linear = next(i for i, o in enumerate(plan.operators) if f"{o.name}.{o.overload}" == "aten::linear.out")
+    changed = 0
+    for instruction in plan.chains[0].instructions:
+        call = instruction.instr_args
+        if isinstance(call, schema.KernelCall) and call.op_index == linear:
+            weight = plan.values[call.args[1]].val
+            if weight.sizes[0] == dim:
+                call.args[2] = bias
+                changed += 1
+    assert changed, "no linear with dim outputs"
+    return bytes(_program.serialize_pte_binary(pte_file))

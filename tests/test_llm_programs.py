@@ -49,6 +49,35 @@ def test_every_decode_step_equals_executorch(
     _assert_steps_match(result.step_outputs, program)
 
 
+@pytest.fixture(scope="session")
+def biased(llms: dict[str, lp.Exported], tmp_path_factory: pytest.TempPathFactory) -> lp.Exported:
+    """The kv program with a bias on its linears of dim outputs (lp.with_bias), ExecuTorch's outputs too."""
+    model = tmp_path_factory.mktemp("llm_bias") / "kv_bias.pte"
+    model.write_bytes(lp.with_bias(llms["kv"].program))
+    feeds = [lp.step_inputs(k) for k in range(lp.STEPS)]
+    return lp.Exported(model, llms["kv"].inputs, lp.run_executorch(model, feeds))
+
+
+@pytest.fixture(scope="module")
+def optimized_runner() -> Path:
+    """Every op, the optimized kernels preferred (aten::linear.out's on the packed GEMM)."""
+    return cmake.runner_path(cmake.build(cmake.optimized_all_ops()))
+
+
+def test_linear_bias_equals_executorch(biased: lp.Exported, runner: Path, tmp_path: Path) -> None:
+    result = run_model(runner, biased.program, list(biased.inputs), tmp_path, steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, biased)
+
+
+@pytest.mark.parametrize("name", [*NAMES, "kv_bias"])
+def test_optimized_kernels_equal_executorch(
+    name: str, llms: dict[str, lp.Exported], biased: lp.Exported, optimized_runner: Path, tmp_path: Path
+) -> None:
+    program = biased if name == "kv_bias" else llms[name]
+    result = run_model(optimized_runner, program.program, list(program.inputs), tmp_path, steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, program)
+
+
 def test_recipes_emit_the_ops_they_are_for(llms: dict[str, lp.Exported]) -> None:
     ops = {name: set(oplist.from_program(pte.load(p.program), name).operators) for name, p in llms.items()}
     assert "aten::linear.out" in ops["kv"] and not any(op.startswith("llama::") for op in ops["kv"])
