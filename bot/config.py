@@ -345,7 +345,8 @@ def optimized_library(config: Config) -> Path | None:
 
 def companion_libraries(config: Config) -> list[Path]:
     """The libraries the runtime compiles beside its portable one (kernels/portable), the ones it has:
-    its delegate node kinds (kernels/xnnpack) and ExecuTorch's quantized library (kernels/quantized)."""
+    its delegate node kinds (kernels/xnnpack), ExecuTorch's quantized library (kernels/quantized)
+    and its LLM custom ops (kernels/llm)."""
     portable = next((lib for lib in config.libraries() if lib.portable), None)
     if portable is None:
         return []
@@ -356,7 +357,7 @@ def companion_libraries(config: Config) -> list[Path]:
 
 def selection_libraries(config: Config) -> list[Path]:
     """Every functions.yaml a selection resolves against: the config's libraries, then the runtime's
-    delegate node kinds and quantized library."""
+    companion libraries (node kinds, quantized, LLM ops)."""
     declared = [config.root / p for p in config.kernel_libraries]
     listed = {path.resolve() for path in declared}
     return declared + [path for path in companion_libraries(config) if path.resolve() not in listed]

@@ -23,11 +23,13 @@ RUNTIME_DIR = "native"
 PORTABLE_LIBRARY = Path("kernels") / "portable" / "functions.yaml"
 # The bundled backends' node kinds as ops (native/backends/xnnpack runs them): part of every selection.
 NODE_KIND_LIBRARY = Path("kernels") / "xnnpack" / "functions.yaml"
-# ExecuTorch's quantized library (quantized_decomposed::*, the q/dq ops of PT2E programs without a delegate):
-# compiled by the runtime itself beside the portable one, and part of every selection likewise.
+# ExecuTorch's quantized library (quantized_decomposed::*, the q/dq ops of PT2E programs without a delegate)
+# and its LLM custom ops (llama::custom_sdpa.out, ...): compiled by the runtime itself beside the portable
+# library, and part of every selection likewise.
 QUANTIZED_LIBRARY = Path("kernels") / "quantized" / "functions.yaml"
+LLM_LIBRARY = Path("kernels") / "llm" / "functions.yaml"
 # The libraries beside kernels/portable that the runtime's CMake project always compiles.
-COMPANION_LIBRARIES = (NODE_KIND_LIBRARY, QUANTIZED_LIBRARY)
+COMPANION_LIBRARIES = (NODE_KIND_LIBRARY, QUANTIZED_LIBRARY, LLM_LIBRARY)
 
 
 def root() -> Path:
@@ -52,7 +54,7 @@ def portable_library() -> Path:
 
 
 def runtime_libraries() -> list[Path]:
-    """The functions.yaml of every library the bundled runtime compiles itself (portable, node kinds, quantized)."""
+    """The functions.yaml of every library the bundled runtime compiles itself (portable, and its companions)."""
     return [root() / PORTABLE_LIBRARY, *(root() / library for library in COMPANION_LIBRARIES)]
 
 

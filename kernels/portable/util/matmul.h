@@ -49,6 +49,27 @@ void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, int64
   }
 }
 
+// c[m x n] = a[m x k] * b[n x k]^T (+ bias), row-major, c not aliasing a, b or
+// bias: linear's product, whose weight holds one row of k per output column.
+// `bias` is null, one value (bias_stride 0) or n values (bias_stride 1),
+// added to each dot product before it is rounded. Each dot product sums
+// along k in order, in acc_t<T> (float for Half and BFloat16), as matmul does.
+template <typename T>
+void matmul_transposed_b(const T* __restrict a, const T* __restrict b, const T* __restrict bias, int64_t bias_stride,
+                         T* __restrict c, int64_t m, int64_t k, int64_t n) {
+  using Acc = acc_t<T>;
+  for (int64_t i = 0; i < m; ++i) {
+    const T* arow = a + i * k;
+    for (int64_t j = 0; j < n; ++j) {
+      const T* brow = b + j * k;
+      Acc sum{};
+      for (int64_t p = 0; p < k; ++p) sum = mul_add(sum, convert<Acc>(arow[p]), convert<Acc>(brow[p]));
+      if (bias != nullptr) sum = sum + convert<Acc>(bias[j * bias_stride]);
+      c[i * n + j] = convert<T>(sum);
+    }
+  }
+}
+
 // `batch` independent products, matrices stored back to back.
 template <typename T>
 void batched_matmul(const T* a, const T* b, T* c, int64_t batch, int64_t m, int64_t k, int64_t n) {

@@ -1,0 +1,207 @@
+"""LLMs exported by ExecuTorch's own recipe, `export_llama`, at tiny params, with their decode steps' inputs and
+ExecuTorch's outputs for them:
+
+- `kv`: `-kv` (a KV cache in mutable buffers written with index_put; every projection an aten::linear.out);
+- `sdpa`: `-kv --use_sdpa_with_kv_cache` (llama::update_cache.out and llama::custom_sdpa.out);
+- `q8da4w`: `-kv --use_sdpa_with_kv_cache -qmode 8da4w --group_size 32 -X` (int8 dynamically quantized
+  activations and int4 weights in groups of 32, the linears delegated to XNNPACK).
+
+export_llama leaves the weights uninitialised without a checkpoint, so each program is fed one: the state dict
+of the model class export_llama builds (llama_transformer.construct_transformer), seeded. Its programs take
+(tokens int64 [1, seq], input_pos int64 [1]); each decode step here feeds one token at the next position.
+
+Two surprises of export_llama 1.5.1 shape the recipes: `-qmode 8da4w` quantizes nothing at dim 64 unless
+`--group_size` divides it (the default group is 128: the program comes out identical to the float one); and
+without `-X` its linears become aten::linear.out on int8 weights with no dequantize, which ExecuTorch's own
+runtime refuses ("Tensors do not match: dtype={Float, Char, Float}"), so the portable form is not a program.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+STEPS = 4
+MAX_SEQ_LEN = 32
+PARAMS = {
+    "dim": 64,
+    "n_layers": 2,
+    "n_heads": 4,
+    "n_kv_heads": 2,  # grouped-query attention: two query heads per kv head
+    "vocab_size": 128,
+    "multiple_of": 32,
+    "norm_eps": 1e-5,
+}
+# name -> export_llama's flags beyond the checkpoint, params and lengths
+RECIPES: dict[str, tuple[str, ...]] = {
+    "kv": ("-kv",),
+    "sdpa": ("-kv", "--use_sdpa_with_kv_cache"),
+    "q8da4w": ("-kv", "--use_sdpa_with_kv_cache", "-qmode", "8da4w", "--group_size", "32", "-X"),
+}
+EXPORT_SECONDS = 600
+
+
+@dataclass(frozen=True)
+class Exported:
+    program: Path
+    inputs: tuple[Path, ...]  # by step, then (tokens, input_pos): the runner's --steps order
+    expected: tuple[tuple[np.ndarray, ...], ...]  # ExecuTorch's outputs per step
+
+
+def step_inputs(step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Decode step `step`: one token (any id below the vocab size) at position `step`."""
+    return np.array([[(5 + 7 * step) % PARAMS["vocab_size"]]], dtype=np.int64), np.array([step], dtype=np.int64)
+
+
+def write_checkpoint(out_dir: Path) -> tuple[Path, Path]:
+    """The params JSON and a seeded state dict of export_llama's own model class."""
+    import torch
+    from executorch.examples.models.llama.llama_transformer import construct_transformer
+    from executorch.examples.models.llama.model_args import ModelArgs
+
+    params = out_dir / "params.json"
+    params.write_text(json.dumps(PARAMS))
+    torch.manual_seed(0)
+    model = construct_transformer(ModelArgs(max_seq_len=MAX_SEQ_LEN, max_context_len=MAX_SEQ_LEN, **PARAMS))
+    checkpoint = out_dir / "checkpoint.pth"
+    torch.save(model.state_dict(), checkpoint)
+    return params, checkpoint
+
+
+def export_llama(name: str, out_dir: Path, params: Path, checkpoint: Path) -> Path:
+    """Runs `python -m executorch.examples.models.llama.export_llama` with recipe `name`."""
+    program = out_dir / f"{name}.pte"
+    command = [
+        sys.executable,
+        "-m",
+        "executorch.examples.models.llama.export_llama",
+        "-c",
+        str(checkpoint),
+        "-p",
+        str(params),
+        *RECIPES[name],
+        "--max_seq_length",
+        str(MAX_SEQ_LEN),
+        "--max_context_length",
+        str(MAX_SEQ_LEN),
+        "-o",
+        str(out_dir),
+        "--output_name",
+        program.name,
+    ]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=EXPORT_SECONDS, cwd=out_dir)
+    if proc.returncode != 0 or not program.is_file():
+        raise RuntimeError(f"export_llama {name} failed:\n{proc.stderr[-3000:]}")
+    return program
+
+
+def run_executorch(program: Path, steps: list[tuple[np.ndarray, ...]]) -> tuple[tuple[np.ndarray, ...], ...]:
+    """ExecuTorch's outputs of each step, executed in turn on one loaded method, with its LLM custom ops and
+    quantized kernels registered (the imports load them into its runtime)."""
+    import executorch.kernels.quantized  # noqa: F401
+    import torch
+    from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
+    from executorch.runtime import Runtime
+
+    loaded = Runtime.get().load_program(program).load_method("forward")
+    return tuple(
+        tuple(o.numpy().copy() for o in loaded.execute([torch.from_numpy(x) for x in inputs])) for inputs in steps
+    )
+
+
+def export(out_dir: Path, names: tuple[str, ...] = tuple(RECIPES)) -> dict[str, Exported]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    params, checkpoint = write_checkpoint(out_dir)
+    feeds = [step_inputs(k) for k in range(STEPS)]
+    paths = []
+    for k, arrays in enumerate(feeds):
+        for i, array in enumerate(arrays):
+            path = out_dir / f"step{k}.input{i}.npy"
+            np.save(path, array)
+            paths.append(path)
+    result = {}
+    for name in names:
+        program = export_llama(name, out_dir, params, checkpoint)
+        result[name] = Exported(program, tuple(paths), run_executorch(program, feeds))
+    return result
+
+
+# Hostile calls, crafted from the `sdpa` program with ExecuTorch's own serializer: each repoints one argument
+# of one call at a value appended to the program (a start_pos no cache holds, or a tensor sharing a real
+# tensor's memory with a smaller head dim or another dtype, so nothing is read past its buffer unless a
+# kernel misses the check). name -> (op, argument index, the appended value's kind and what it is)
+HOSTILE: dict[str, tuple[str, int, str, object]] = {
+    "update_cache_start_pos_past_cache": ("llama::update_cache.out", 2, "int", MAX_SEQ_LEN),
+    "update_cache_negative_start_pos": ("llama::update_cache.out", 2, "int", -1),
+    "update_cache_fewer_heads": ("llama::update_cache.out", 1, "sizes", (None, None, 1, None)),
+    "update_cache_wrong_dtype": ("llama::update_cache.out", 1, "dtype", "Half"),
+    "custom_sdpa_start_pos_past_cache": ("llama::custom_sdpa.out", 3, "int", MAX_SEQ_LEN),
+    "custom_sdpa_huge_start_pos": ("llama::custom_sdpa.out", 3, "int", (1 << 63) - 1),
+    "custom_sdpa_mismatched_head_dims": ("llama::custom_sdpa.out", 1, "sizes", (None, None, None, 8)),
+    "custom_sdpa_wrong_dtype": ("llama::custom_sdpa.out", 2, "dtype", "Half"),
+    "linear_mismatched_k": ("aten::linear.out", 1, "sizes", (None, 32)),
+    "linear_wrong_dtype": ("aten::linear.out", 1, "dtype", "Half"),
+}
+
+
+def hostile(program: Path, name: str) -> bytes:
+    """`program` (export_llama's `sdpa`) with the hostile call `name` of HOSTILE."""
+    import copy
+
+    from executorch.exir import schema
+    from executorch.exir._serialize import _program
+
+    op, position, kind, what = HOSTILE[name]
+    pte_file = _program.deserialize_pte_binary(program.read_bytes())
+    plan = pte_file.program.execution_plan[0]
+    index = next(i for i, o in enumerate(plan.operators) if f"{o.name}.{o.overload}" == op)
+    call = next(
+        ins.instr_args
+        for ins in plan.chains[0].instructions
+        if isinstance(ins.instr_args, schema.KernelCall) and ins.instr_args.op_index == index
+    )
+    if kind == "int":
+        value = schema.EValue(schema.Int(int(what)))  # type: ignore[call-overload]
+    else:
+        value = copy.deepcopy(plan.values[call.args[position]])
+        tensor = value.val
+        if kind == "sizes":
+            tensor.sizes = [old if new is None else new for old, new in zip(tensor.sizes, what, strict=True)]  # type: ignore[call-overload]
+        else:
+            tensor.scalar_type = getattr(schema.ScalarType, str(what).upper())
+    plan.values.append(value)
+    call.args[position] = len(plan.values) - 1
+    return bytes(_program.serialize_pte_binary(pte_file))
+
+
+def with_bias(program: Path) -> bytes:
+    """`program` (export_llama's `kv` or `sdpa`, whose linears have no bias) with a bias on every linear of
+    `dim` outputs: a constant of the program with that one dim (an RMSNorm weight), so aten::linear.out's
+    bias path runs on real shapes, with ExecuTorch's runtime as the reference as for the recipes."""
+    from executorch.exir import schema
+    from executorch.exir._serialize import _program
+
+    pte_file = _program.deserialize_pte_binary(program.read_bytes())
+    plan = pte_file.program.execution_plan[0]
+    dim = PARAMS["dim"]
+    bias = next(
+        i
+        for i, v in enumerate(plan.values)
+        if isinstance(v.val, schema.Tensor) and list(v.val.sizes) == [dim] and v.val.data_buffer_idx > 0
+    )
+    linear = next(i for i, o in enumerate(plan.operators) if f"{o.name}.{o.overload}" == "aten::linear.out")
+    changed = 0
+    for instruction in plan.chains[0].instructions:
+        call = instruction.instr_args
+        if isinstance(call, schema.KernelCall) and call.op_index == linear:
+            weight = plan.values[call.args[1]].val
+            if weight.sizes[0] == dim:
+                call.args[2] = bias
+                changed += 1
+    assert changed, "no linear with dim outputs"
+    return bytes(_program.serialize_pte_binary(pte_file))

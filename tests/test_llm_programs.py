@@ -1,0 +1,203 @@
+"""LLMs exported by export_llama (tests/llm_programs.py) run on our runtime: every decode step matches
+ExecuTorch's runtime on the logits, the static op list equals gen_oplist's, a selective runtime built from
+the program's own yaml compiles the LLM custom ops (kernels/llm) and runs it, execute stays off the heap
+across steps, and hostile calls to aten::linear.out and the custom ops are one error line, clean under
+the sanitizers."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.build import cmake
+from bot.build.runner import run_model
+from bot.feeds import Feeds
+from bot.selection import oplist, pte, trace
+from tests import llm_programs as lp
+from tests.test_oplist import gen_oplist
+from tests.test_runtime_sanitized import SANITIZED, assert_no_report
+
+NAMES = tuple(lp.RECIPES)
+TOLERANCE = 1e-4
+
+
+@pytest.fixture(scope="session")
+def llms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, lp.Exported]:
+    return lp.export(tmp_path_factory.mktemp("llm"))
+
+
+def _assert_steps_match(step_outputs: tuple[list[np.ndarray], ...], program: lp.Exported) -> None:
+    assert len(step_outputs) == len(program.expected) == lp.STEPS
+    for ours, theirs in zip(step_outputs, program.expected, strict=True):
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, atol=TOLERANCE, rtol=TOLERANCE)
+    # The cache carried over: every step's logits differ from the first's.
+    assert not any(np.allclose(step[0], step_outputs[0][0]) for step in step_outputs[1:])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_decode_step_equals_executorch(
+    name: str, llms: dict[str, lp.Exported], runner: Path, tmp_path: Path
+) -> None:
+    program = llms[name]
+    result = run_model(runner, program.program, list(program.inputs), tmp_path, steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, program)
+
+
+@pytest.fixture(scope="session")
+def biased(llms: dict[str, lp.Exported], tmp_path_factory: pytest.TempPathFactory) -> lp.Exported:
+    """The kv program with a bias on its linears of dim outputs (lp.with_bias), ExecuTorch's outputs too."""
+    model = tmp_path_factory.mktemp("llm_bias") / "kv_bias.pte"
+    model.write_bytes(lp.with_bias(llms["kv"].program))
+    feeds = [lp.step_inputs(k) for k in range(lp.STEPS)]
+    return lp.Exported(model, llms["kv"].inputs, lp.run_executorch(model, feeds))
+
+
+@pytest.fixture(scope="module")
+def optimized_runner() -> Path:
+    """Every op, the optimized kernels preferred (aten::linear.out's on the packed GEMM), for AVX2 as
+    tests/test_optimized.py builds them (without a cpu the x86-64 baseline cannot build the vector code)."""
+    return cmake.runner_path(cmake.build(cmake.optimized_all_ops("x86-64-v3")))
+
+
+def test_linear_bias_equals_executorch(biased: lp.Exported, runner: Path, tmp_path: Path) -> None:
+    result = run_model(runner, biased.program, list(biased.inputs), tmp_path, steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, biased)
+
+
+@pytest.mark.parametrize("name", [*NAMES, "kv_bias"])
+def test_optimized_kernels_equal_executorch(
+    name: str, llms: dict[str, lp.Exported], biased: lp.Exported, optimized_runner: Path, tmp_path: Path
+) -> None:
+    program = biased if name == "kv_bias" else llms[name]
+    result = run_model(optimized_runner, program.program, list(program.inputs), tmp_path, steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, program)
+
+
+def test_recipes_emit_the_ops_they_are_for(llms: dict[str, lp.Exported]) -> None:
+    ops = {name: set(oplist.from_program(pte.load(p.program), name).operators) for name, p in llms.items()}
+    assert "aten::linear.out" in ops["kv"] and not any(op.startswith("llama::") for op in ops["kv"])
+    assert {"aten::linear.out", "llama::custom_sdpa.out", "llama::update_cache.out"} <= ops["sdpa"]
+    # -X delegates the quantized linears: what stays is the custom ops around them.
+    assert "aten::linear.out" not in ops["q8da4w"]
+    assert {"llama::custom_sdpa.out", "llama::update_cache.out"} <= ops["q8da4w"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_static_oplist_equals_gen_oplist(name: str, llms: dict[str, lp.Exported], tmp_path: Path) -> None:
+    model = llms[name].program
+    theirs = gen_oplist(model, tmp_path / "theirs.yaml")
+    ours = oplist.from_program(pte.load(model), str(model))
+    assert set(ours.operators) == set(theirs["operators"])
+    assert {op: set(keys) for op, keys in ours.et_kernel_metadata.items()} == {
+        op: set(keys) for op, keys in theirs["et_kernel_metadata"].items()
+    }
+
+
+def test_selective_runtime_from_the_programs_traced_yaml_runs_it(llms: dict[str, lp.Exported], tmp_path: Path) -> None:
+    """`bot oplist --trace` over every decode step of the sdpa program: its yaml names the llama:: ops and
+    what the kernels call; the build finds them in kernels/llm and compiles just the selected kernels
+    (dtype-selective, as the bot builds targets), and that runtime runs every step."""
+    program = llms["sdpa"]
+    selection = trace.trace_model(
+        trace.tracer_runner(), program.program, list(program.inputs), "sdpa", feeds=Feeds(steps=lp.STEPS)
+    )
+    assert {"llama::custom_sdpa.out", "llama::update_cache.out", "aten::linear.out"} <= set(selection.operators)
+    path = tmp_path / "llm_sdpa" / "selected_operators.yaml"
+    path.parent.mkdir()
+    oplist.dump(selection, path)
+    build = cmake.build(cmake.selective_flavour(path))
+    sources = (build / "sb_selected_kernels" / "selected_sources.txt").read_text().splitlines()
+    compiled = {Path(s).name for s in sources if "/kernels/llm/" in s}
+    assert compiled == {"op_custom_sdpa.cpp", "op_update_cache.cpp"}
+    result = run_model(cmake.runner_path(build), program.program, list(program.inputs), tmp_path, steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, program)
+
+
+def test_execute_does_not_allocate_across_decode_steps(llms: dict[str, lp.Exported], all_ops_build: Path) -> None:
+    specs = []
+    for name in NAMES:
+        program = llms[name]
+        paths = [str(p) for p in program.inputs]
+        specs.append(f"{program.program}=" + ";".join(",".join(paths[k : k + 2]) for k in range(0, len(paths), 2)))
+    proc = subprocess.run([str(all_ops_build / "execute_alloc_test"), *specs], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [line.rsplit("=", 1)[1] for line in proc.stdout.splitlines()] == ["0"] * len(specs)
+
+
+EXPECTED_ERRORS = {
+    "update_cache_start_pos_past_cache": "llama::update_cache.out: start_pos 32 and 1 new positions do not fit "
+    "a cache of 32",
+    "update_cache_negative_start_pos": "llama::update_cache.out: start_pos -1 and 1 new positions do not fit "
+    "a cache of 32",
+    "update_cache_fewer_heads": "llama::update_cache.out: value [1, _, 2, 16] does not match cache [1, _, 1, 16]",
+    "update_cache_wrong_dtype": "llama::update_cache.out: value is float32, cache is float16",
+    "custom_sdpa_start_pos_past_cache": "llama::custom_sdpa.out: start_pos 32 and 1 new positions do not fit "
+    "a cache of 32",
+    "custom_sdpa_huge_start_pos": "llama::custom_sdpa.out: start_pos 9223372036854775807 and 1 new positions "
+    "do not fit a cache of 32",
+    "custom_sdpa_mismatched_head_dims": "llama::custom_sdpa.out: head dims differ: query 16, key 8, value 16",
+    "custom_sdpa_wrong_dtype": "llama::custom_sdpa.out: query is float32, key float32, value float16: they must match",
+    "linear_mismatched_k": "aten::linear.out: needs input [..., k] and weight [n, k]",
+    "linear_wrong_dtype": "aten::linear.out: weight has dtype float16, expected float32",
+}
+
+
+def test_every_hostile_call_has_its_expected_error() -> None:
+    assert set(EXPECTED_ERRORS) == set(lp.HOSTILE)
+
+
+def _run_hostile(runner: Path, llms: dict[str, lp.Exported], name: str, tmp_path: Path) -> None:
+    program = llms["sdpa"]
+    model = tmp_path / f"{name}.pte"
+    model.write_bytes(lp.hostile(program.program, name))
+    proc = subprocess.run(
+        [str(runner), "--model", str(model), *(a for p in program.inputs[:2] for a in ("--input", str(p)))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert_no_report(proc)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [f"error: {EXPECTED_ERRORS[name]}"]
+
+
+@pytest.mark.parametrize("name", sorted(lp.HOSTILE))
+def test_hostile_call_is_one_error_line(name: str, llms: dict[str, lp.Exported], runner: Path, tmp_path: Path) -> None:
+    _run_hostile(runner, llms, name, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def sanitized() -> Path:
+    return cmake.runner_path(cmake.build(SANITIZED))
+
+
+@pytest.mark.parametrize("name", sorted(lp.HOSTILE))
+def test_hostile_call_under_sanitizers(
+    name: str, llms: dict[str, lp.Exported], sanitized: Path, tmp_path: Path
+) -> None:
+    _run_hostile(sanitized, llms, name, tmp_path)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_decode_steps_under_sanitizers(
+    name: str, llms: dict[str, lp.Exported], sanitized: Path, tmp_path: Path
+) -> None:
+    program = llms[name]
+    args = [a for p in program.inputs for a in ("--input", str(p))] + ["--output-dir", str(tmp_path)]
+    proc = subprocess.run(
+        [str(sanitized), "--model", str(program.program), "--steps", str(lp.STEPS), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert_no_report(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    steps = tuple([np.load(tmp_path / f"step{k}" / "output0.npy")] for k in range(lp.STEPS))
+    _assert_steps_match(steps, program)
