@@ -19,16 +19,6 @@ constexpr uint32_t kHeaderLength = 40;
 constexpr uintptr_t kAlignment = 16;
 constexpr uint32_t kVersion = 0;
 
-uint64_t read_u64(const uint8_t* p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-uint32_t read_u32(const uint8_t* p) {
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
 
 // The bytes of entry `i` and, for an entry in range, the tables around it. Shared by
 // load() (which checks everything) and the lookups (which trust load()).
@@ -89,11 +79,11 @@ Result<DataFile> DataFile::load(const uint8_t* data, size_t size, const char* la
     return Error::make(ErrorCode::kInvalidArgument, "data file %s: its bytes are not aligned to %u", label,
                        static_cast<unsigned>(kAlignment));
   }
-  const uint32_t length = read_u32(data + kHeaderOffset + 4);
-  const uint64_t flatbuffer_offset = read_u64(data + kHeaderOffset + 8);
-  const uint64_t flatbuffer_size = read_u64(data + kHeaderOffset + 16);
-  const uint64_t segment_base = read_u64(data + kHeaderOffset + 24);
-  const uint64_t segment_data_size = read_u64(data + kHeaderOffset + 32);
+  const uint32_t length = fb::read_unaligned<uint32_t>(data + kHeaderOffset + 4);
+  const uint64_t flatbuffer_offset = fb::read_unaligned<uint64_t>(data + kHeaderOffset + 8);
+  const uint64_t flatbuffer_size = fb::read_unaligned<uint64_t>(data + kHeaderOffset + 16);
+  const uint64_t segment_base = fb::read_unaligned<uint64_t>(data + kHeaderOffset + 24);
+  const uint64_t segment_data_size = fb::read_unaligned<uint64_t>(data + kHeaderOffset + 32);
   if (length < kHeaderLength) {
     return Error::make(ErrorCode::kInvalidProgram, "data file %s: header is %u bytes, shorter than %u", label,
                        static_cast<unsigned>(length), static_cast<unsigned>(kHeaderLength));

@@ -14,16 +14,6 @@ constexpr char kHeaderMagic[] = "eh00";
 constexpr size_t kHeaderOffset = 8;
 constexpr uint32_t kHeaderMinLength = 24;  // magic, length, program_size, segment_base
 
-uint64_t read_u64(const uint8_t* p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-uint32_t read_u32(const uint8_t* p) {
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
 
 Error invalid(const char* what) { return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s", what); }
 
@@ -48,9 +38,9 @@ Result<Program> Program::load(const uint8_t* data, size_t size) {
   p.size_ = size;
   p.program_size_ = size;
   if (size >= kHeaderOffset + kHeaderMinLength && memcmp(data + kHeaderOffset, kHeaderMagic, 4) == 0) {
-    const uint32_t length = read_u32(data + kHeaderOffset + 4);
-    const uint64_t program_size = read_u64(data + kHeaderOffset + 8);
-    const uint64_t segment_base = read_u64(data + kHeaderOffset + 16);
+    const uint32_t length = fb::read_unaligned<uint32_t>(data + kHeaderOffset + 4);
+    const uint64_t program_size = fb::read_unaligned<uint64_t>(data + kHeaderOffset + 8);
+    const uint64_t segment_base = fb::read_unaligned<uint64_t>(data + kHeaderOffset + 16);
     if (length < kHeaderMinLength) return invalid("extended header is too short");
     if (program_size > size) {
       return Error::make(ErrorCode::kInvalidProgram,

@@ -13,6 +13,15 @@
 
 namespace sb::fb {
 
+// The little-endian T at p, which need not be aligned for T: the flatbuffer's scalars, and the fixed
+// headers ExecuTorch writes before a .pte's or .ptd's flatbuffer.
+template <typename T>
+T read_unaligned(const uint8_t* p) {
+  T v;
+  memcpy(&v, p, sizeof(T));
+  return v;
+}
+
 struct Table {
   uint32_t pos = 0;
   uint32_t vtable = 0;
@@ -91,9 +100,7 @@ class Reader {
   template <typename T>
   T read(uint64_t pos) {
     if (failed_ || !in_bounds(pos, sizeof(T))) return T{};
-    T v;
-    memcpy(&v, data_ + pos, sizeof(T));  // .pte data need not be aligned for T
-    return v;
+    return read_unaligned<T>(data_ + pos);
   }
 
   // Follows a uoffset stored at `pos`.
