@@ -393,20 +393,24 @@ def run_inputs(name: str) -> tuple[torch.Tensor, ...]:
     return DYNAMIC[name][1](torch.Generator().manual_seed(4321))
 
 
-def export(name: str, out_dir: Path) -> Path:
-    model, inputs = build(name)
+def save_program(out_dir: Path, name: str, program: bytes, inputs: tuple[torch.Tensor, ...]) -> Path:
+    """out_dir/<name>.pte, with the inputs it runs at (<name>.input<i>.npy) and ExecuTorch's outputs for them
+    (<name>.expected<i>.npy) beside it: what every exporter of the zoo writes."""
     out_dir.mkdir(parents=True, exist_ok=True)
     pte = out_dir / f"{name}.pte"
-    if name in DYNAMIC:
-        pte.write_bytes(to_pte(model, inputs, DYNAMIC[name][0]()))
-        inputs = run_inputs(name)
-    else:
-        pte.write_bytes(to_pte(model, inputs))
+    pte.write_bytes(program)
     for i, tensor in enumerate(inputs):
         np.save(out_dir / f"{name}.input{i}.npy", tensor.numpy())
     for i, array in enumerate(reference_outputs(pte, inputs)):
         np.save(out_dir / f"{name}.expected{i}.npy", array)
     return pte
+
+
+def export(name: str, out_dir: Path) -> Path:
+    model, inputs = build(name)
+    if name in DYNAMIC:
+        return save_program(out_dir, name, to_pte(model, inputs, DYNAMIC[name][0]()), run_inputs(name))
+    return save_program(out_dir, name, to_pte(model, inputs), inputs)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,14 +34,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import nn
 
 from bot.selection import pte as pte_reader
 from bot.selection.pte import FlatReader
 from bot.selection.xnnpack import BACKEND_ID, XnnGraph, read_xnn_payload
-from models.export import DYNAMIC, all_models, build, reference_outputs, run_inputs, to_delegated_pte
+from models.export import DYNAMIC, all_models, build, run_inputs, save_program, to_delegated_pte
 
 DELEGATED_DIR = Path(__file__).resolve().parent / "delegated"
 CALIBRATION_SEEDS = (101, 102, 103, 104)
@@ -134,16 +133,9 @@ def program_bytes(name: str) -> tuple[bytes, tuple[torch.Tensor, ...]]:
 
 def export(name: str, out_dir: Path) -> Path:
     data, inputs = program_bytes(name)
-    out_dir.mkdir(parents=True, exist_ok=True)
     for stale in out_dir.glob(f"{name}.*.npy"):
         stale.unlink()
-    pte = out_dir / f"{name}.pte"
-    pte.write_bytes(data)
-    for i, tensor in enumerate(inputs):
-        np.save(out_dir / f"{name}.input{i}.npy", tensor.numpy())
-    for i, array in enumerate(reference_outputs(pte, inputs)):
-        np.save(out_dir / f"{name}.expected{i}.npy", array)
-    return pte
+    return save_program(out_dir, name, data, inputs)
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,7 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from models.export import build, reference_outputs, to_pte
+from models.export import build, save_program, to_pte
 from models.export_delegated import quantize
 
 QUANTIZED_DIR = Path(__file__).resolve().parent / "quantized"
@@ -44,16 +42,9 @@ def export(name: str, out_dir: Path) -> Path:
     zoo_name, recipe = PROGRAMS[name]
     model, inputs = build(zoo_name)
     program = to_pte(quantize(zoo_name, model, inputs, recipe), inputs)
-    out_dir.mkdir(parents=True, exist_ok=True)
     for stale in out_dir.glob(f"{name}.*.npy"):
         stale.unlink()
-    pte = out_dir / f"{name}.pte"
-    pte.write_bytes(program)
-    for i, tensor in enumerate(inputs):
-        np.save(out_dir / f"{name}.input{i}.npy", tensor.numpy())
-    for i, array in enumerate(reference_outputs(pte, inputs)):
-        np.save(out_dir / f"{name}.expected{i}.npy", array)
-    return pte
+    return save_program(out_dir, name, program, inputs)
 
 
 def main(argv: list[str] | None = None) -> int:
