@@ -1583,9 +1583,9 @@ class Compiler {
 
   // A pointwise dynamically quantized convolution over pixels quantized one by one: the dynamic convolution
   // kernel on [pixels, C, 1, 1] (the NHWC image's rows as 1x1 images, each with its own parameters).
-  Error pointwise_convolution(uint32_t n, const GraphNode& node, uint32_t source, Value* min, Value* max) {
+  Error pointwise_convolution(uint32_t n, const GraphNode& node, Value* min, Value* max) {
     const uint32_t v = node.inputs[0];
-    const GraphValue& x = graph_.values[source];
+    const GraphValue& x = graph_.values[v];
     const GraphValue& y = graph_.values[node.outputs[0]];
     Tensor* params = row_params_[v];
     const int64_t c = x.dims[3], o = y.dims[3];
@@ -1620,7 +1620,7 @@ class Compiler {
     rows->sizes[1] = c;
     out_rows->sizes[1] = o;
     rows->sizes[2] = rows->sizes[3] = out_rows->sizes[2] = out_rows->sizes[3] = 1;
-    if (!(err = bind_like(out_rows, node.outputs[0])).ok() || !(err = track(rows, source, ShapeForm::kRows)).ok() ||
+    if (!(err = bind_like(out_rows, node.outputs[0])).ok() || !(err = track(rows, v, ShapeForm::kRows)).ok() ||
         !(err = track(out_rows, node.outputs[0], ShapeForm::kRows)).ok()) {
       return err;
     }
@@ -1629,19 +1629,6 @@ class Compiler {
                      tensor_value(scales), int_list(ones, 2),  int_list(zeros, 2),   int_list(ones, 2),
                      int_value(1),        min,                  max,                  tensor_value(out_rows)};
     return call(n, args, 12, after);
-  }
-
-  // The value a convert node reads to write `v`, kInvalidId when no convert writes it (found once for all).
-  uint32_t converted_from(uint32_t v) {
-    if (convert_sources_ == nullptr) {
-      if (!alloc(&convert_sources_, graph_.num_values).ok()) return kInvalidId;
-      for (uint32_t i = 0; i < graph_.num_values; ++i) convert_sources_[i] = kInvalidId;
-      for (uint32_t i = 0; i < graph_.num_nodes; ++i) {
-        const GraphNode& node = graph_.nodes[i];
-        if (node.type == NodeType::kConvert) convert_sources_[node.outputs[0]] = node.inputs[0];
-      }
-    }
-    return convert_sources_[v];
   }
 
   // ---- fp16 --------------------------------------------------------------------------------------------
@@ -1797,17 +1784,15 @@ class Compiler {
       return unsupported(n, "asymmetric padding (%u/%u, %u/%u)", static_cast<unsigned>(g[0]),
                          static_cast<unsigned>(g[2]), static_cast<unsigned>(g[3]), static_cast<unsigned>(g[1]));
     }
-    // ExecuTorch may declare a quantized graph input's qd8 image in NCHW order; XNNPACK takes its shape from
-    // the convert that writes it (shapes propagate at run time), and so does this.
-    const uint32_t source = converted_from(node.inputs[0]);
-    if (source == kInvalidId) {
+    // The qd8 image holds its convert's dims (parse_graph gives it them, as XNNPACK's shapes propagate), and
+    // its row parameters once that convert is lowered.
+    if (row_params_[node.inputs[0]] == nullptr) {
       return unsupported(n, "its dynamically quantized input does not come from a convert node");
     }
-    const GraphValue& x = graph_.values[source];
+    const GraphValue& x = graph_.values[node.inputs[0]];
     const GraphValue& y = graph_.values[node.outputs[0]];
     const GraphValue& filter = graph_.values[node.inputs[1]];
-    if (x.rank != 4 || y.rank != 4 || y.dtype != Datatype::kFp32 || graph_.values[node.inputs[0]].rank != 4 ||
-        graph_.values[node.inputs[0]].numel() != x.numel()) {
+    if (x.rank != 4 || y.rank != 4 || y.dtype != Datatype::kFp32) {
       return unsupported(n, "a dynamically quantized convolution of a rank-%d value into %s", static_cast<int>(x.rank),
                          datatype_name(y.dtype));
     }
@@ -1856,7 +1841,7 @@ class Compiler {
     }
     Tensor* params = row_params_[node.inputs[0]];
     const QuantParams& q = graph_.values[node.inputs[0]].quant;
-    if (pointwise) return pointwise_convolution(n, node, source, min, max);
+    if (pointwise) return pointwise_convolution(n, node, min, max);
     if (params == nullptr || q.kind != QuantKind::kPerTokenDynamic || q.num_nonbatch_dims != 3 ||
         params->sizes[0] != x.dims[0]) {
       return unsupported(n, "its dynamically quantized input is not quantized per image by a convert node");
@@ -1901,14 +1886,8 @@ class Compiler {
         !(err = writer(node.outputs[0], true, n, &out, &after)).ok()) {
       return err;
     }
-    // The image as the convert wrote it: its source's elements, presented channels-first.
+    // The convert wrote the image in its own storage, which must be the NCHW the kernels read.
     if (!channels_first_[node.inputs[0]]) return unsupported(n, "its quantized image is not stored channels-first");
-    Tensor* image = nullptr;
-    if (!(err = alloc(&image, 1)).ok()) return err;
-    *image = *in;
-    for (int k = 0; k < 4; ++k) image->sizes[k] = x.dims[kChannelsFirst[k]];
-    if (!(err = track(image, source, ShapeForm::kPresented, kChannelsFirst, 4)).ok()) return err;
-    in = image;
     const int64_t stride[2] = {sh, sw}, padding[2] = {g[0], g[3]}, dilation[2] = {dh, dw}, adjustment[2] = {ah, aw};
     if (transposed) {
       Value* args[] = {tensor_value(in),    tensor_value(params), tensor_value(weight),    bias_value,
@@ -1932,7 +1911,6 @@ class Compiler {
   bool* written_ = nullptr;  // some node writes it
   uint32_t* bound_ = nullptr;  // the external id whose memory it is (its own, or one it aliases)
   Tensor** row_params_ = nullptr;  // a dynamically quantized (qd8) value's per-row scale and zero point
-  uint32_t* convert_sources_ = nullptr;  // converted_from()'s table, made on first use
   uint8_t* pointwise_readers_ = nullptr;  // pointwise_only()'s table, made on first use
   Tensor* tensors_ = nullptr;
   uint64_t max_steps_ = 0, max_bindings_ = 0;
