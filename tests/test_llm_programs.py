@@ -49,6 +49,15 @@ def test_every_decode_step_equals_executorch(
     _assert_steps_match(result.step_outputs, program)
 
 
+def test_the_fused_cache_attention_equals_executorch(runner: Path, tmp_path: Path) -> None:
+    """llama::sdpa_with_kv_cache.out (both cache writes and the attention in one op) over STEPS steps on one
+    loaded method: the caches it writes carry over, and every step matches ExecuTorch."""
+    program = lp.export_fused_attention(tmp_path / "program")
+    assert "llama::sdpa_with_kv_cache.out" in pte.load(program.program).plans[0].operators
+    result = run_model(runner, program.program, list(program.inputs), tmp_path / "out", steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, program)
+
+
 @pytest.fixture(scope="session")
 def biased(llms: dict[str, lp.Exported], tmp_path_factory: pytest.TempPathFactory) -> lp.Exported:
     """The kv program with a bias on its linears of dim outputs (lp.with_bias), ExecuTorch's outputs too."""
