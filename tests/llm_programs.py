@@ -136,7 +136,6 @@ def export_fused_attention(out_dir: Path) -> Exported:
     recipe of 1.5.1 emits, exported with to_edge (the op mutates the caches, so the program's outputs carry
     over between steps), with ExecuTorch's outputs for STEPS steps of one token each."""
     import torch
-    from executorch.exir import EdgeCompileConfig, to_edge
     from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
     from torch import nn
 
@@ -163,20 +162,51 @@ def export_fused_attention(out_dir: Path) -> Exported:
             return y.view(b, s, heads * head_dim)
 
     torch.manual_seed(0)
-    module = FusedAttention().eval()
     feeds = [
         (np.random.default_rng(k).standard_normal((1, 1, heads * head_dim)).astype(np.float32), np.array([k]))
         for k in range(STEPS)
     ]
+    return _export_stateful(FusedAttention().eval(), feeds, out_dir, "fused_attention")
+
+
+def export_indexed_cache(out_dir: Path) -> Exported:
+    """A module writing its cache with llama::update_cache_with_indices (each token at a position it is given,
+    as a ring buffer would), returning the cache summed over positions, for STEPS steps of two tokens."""
+    import torch
+    from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
+    from torch import nn
+
+    class IndexedCache(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("cache", torch.zeros(1, 8, 2, 4))
+
+        def forward(self, value: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+            torch.ops.llama.update_cache_with_indices(value, self.cache, 0, positions)
+            return self.cache.sum(dim=1) + 0
+
+    feeds = [
+        (np.random.default_rng(k).standard_normal((1, 2, 2, 4)).astype(np.float32), np.array([[k, 7 - k]]))
+        for k in range(STEPS)
+    ]
+    return _export_stateful(IndexedCache().eval(), feeds, out_dir, "indexed_cache")
+
+
+def _export_stateful(module: object, feeds: list[tuple[np.ndarray, ...]], out_dir: Path, name: str) -> Exported:
+    """`module` (whose custom ops write its buffers) exported with to_edge into out_dir/<name>.pte, each step's
+    inputs saved beside it, and ExecuTorch's outputs over the steps."""
+    import torch
+    from executorch.exir import EdgeCompileConfig, to_edge
+
     exported = torch.export.export(module, tuple(torch.from_numpy(a) for a in feeds[0]))
-    program = out_dir / "fused_attention.pte"
     out_dir.mkdir(parents=True, exist_ok=True)
+    program = out_dir / f"{name}.pte"
     edge = to_edge(exported, compile_config=EdgeCompileConfig(_check_ir_validity=False))
     program.write_bytes(edge.to_executorch().buffer)
     paths = []
     for k, arrays in enumerate(feeds):
         for i, array in enumerate(arrays):
-            paths.append(out_dir / f"fused.step{k}.input{i}.npy")
+            paths.append(out_dir / f"{name}.step{k}.input{i}.npy")
             np.save(paths[-1], array)
     return Exported(program, tuple(paths), run_executorch(program, feeds))
 
