@@ -131,6 +131,86 @@ def export(out_dir: Path, names: tuple[str, ...] = tuple(RECIPES)) -> dict[str, 
     return result
 
 
+def export_fused_attention(out_dir: Path) -> Exported:
+    """A module calling llama::sdpa_with_kv_cache itself on its cache buffers: the fused op that no export_llama
+    recipe of 1.5.1 emits, exported with to_edge (the op mutates the caches, so the program's outputs carry
+    over between steps), with ExecuTorch's outputs for STEPS steps of one token each."""
+    import torch
+    from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
+    from torch import nn
+
+    heads, kv_heads, head_dim = 4, 2, 8
+
+    class FusedAttention(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("k_cache", torch.zeros(1, MAX_SEQ_LEN, kv_heads, head_dim))
+            self.register_buffer("v_cache", torch.zeros(1, MAX_SEQ_LEN, kv_heads, head_dim))
+            self.q = nn.Linear(heads * head_dim, heads * head_dim)
+            self.k = nn.Linear(heads * head_dim, kv_heads * head_dim)
+            self.v = nn.Linear(heads * head_dim, kv_heads * head_dim)
+
+        def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+            b, s, _ = x.shape
+            start = pos[0].item()
+            torch._check_is_size(start)
+            torch._check(start < MAX_SEQ_LEN)
+            q = self.q(x).view(b, s, heads, head_dim)
+            k = self.k(x).view(b, s, kv_heads, head_dim)
+            v = self.v(x).view(b, s, kv_heads, head_dim)
+            y = torch.ops.llama.sdpa_with_kv_cache(q, k, v, self.k_cache, self.v_cache, start, s, None, 0.0, True)
+            return y.view(b, s, heads * head_dim)
+
+    torch.manual_seed(0)
+    feeds = [
+        (np.random.default_rng(k).standard_normal((1, 1, heads * head_dim)).astype(np.float32), np.array([k]))
+        for k in range(STEPS)
+    ]
+    return _export_stateful(FusedAttention().eval(), feeds, out_dir, "fused_attention")
+
+
+def export_indexed_cache(out_dir: Path) -> Exported:
+    """A module writing its cache with llama::update_cache_with_indices (each token at a position it is given,
+    as a ring buffer would), returning the cache summed over positions, for STEPS steps of two tokens."""
+    import torch
+    from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
+    from torch import nn
+
+    class IndexedCache(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("cache", torch.zeros(1, 8, 2, 4))
+
+        def forward(self, value: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+            torch.ops.llama.update_cache_with_indices(value, self.cache, 0, positions)
+            return self.cache.sum(dim=1) + 0
+
+    feeds = [
+        (np.random.default_rng(k).standard_normal((1, 2, 2, 4)).astype(np.float32), np.array([[k, 7 - k]]))
+        for k in range(STEPS)
+    ]
+    return _export_stateful(IndexedCache().eval(), feeds, out_dir, "indexed_cache")
+
+
+def _export_stateful(module: object, feeds: list[tuple[np.ndarray, ...]], out_dir: Path, name: str) -> Exported:
+    """`module` (whose custom ops write its buffers) exported with to_edge into out_dir/<name>.pte, each step's
+    inputs saved beside it, and ExecuTorch's outputs over the steps."""
+    import torch
+    from executorch.exir import EdgeCompileConfig, to_edge
+
+    exported = torch.export.export(module, tuple(torch.from_numpy(a) for a in feeds[0]))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    program = out_dir / f"{name}.pte"
+    edge = to_edge(exported, compile_config=EdgeCompileConfig(_check_ir_validity=False))
+    program.write_bytes(edge.to_executorch().buffer)
+    paths = []
+    for k, arrays in enumerate(feeds):
+        for i, array in enumerate(arrays):
+            paths.append(out_dir / f"{name}.step{k}.input{i}.npy")
+            np.save(paths[-1], array)
+    return Exported(program, tuple(paths), run_executorch(program, feeds))
+
+
 # Hostile calls, crafted from the `sdpa` program with ExecuTorch's own serializer: each repoints one argument
 # of one call at a value appended to the program (a start_pos no cache holds, or a tensor sharing a real
 # tensor's memory with a smaller head dim or another dtype, so nothing is read past its buffer unless a

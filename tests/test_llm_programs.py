@@ -7,6 +7,7 @@ the sanitizers."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,25 @@ def test_every_decode_step_equals_executorch(
 ) -> None:
     program = llms[name]
     result = run_model(runner, program.program, list(program.inputs), tmp_path, steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, program)
+
+
+@pytest.mark.parametrize(
+    ("make", "op"),
+    [
+        (lp.export_fused_attention, "llama::sdpa_with_kv_cache.out"),
+        (lp.export_indexed_cache, "llama::update_cache_with_indices.out"),
+    ],
+)
+def test_the_cache_ops_no_recipe_emits_equal_executorch(
+    make: Callable[[Path], lp.Exported], op: str, runner: Path, tmp_path: Path
+) -> None:
+    """llama::sdpa_with_kv_cache.out (both cache writes and the attention in one op) and
+    llama::update_cache_with_indices.out, each in a program of its own, over STEPS steps on one loaded
+    method: the caches they write carry over, and every step matches ExecuTorch."""
+    program = make(tmp_path / "program")
+    assert op in pte.load(program.program).plans[0].operators
+    result = run_model(runner, program.program, list(program.inputs), tmp_path / "out", steps=lp.STEPS)
     _assert_steps_match(result.step_outputs, program)
 
 

@@ -72,6 +72,27 @@ def test_a_key_in_two_files_is_refused(programs: dict[str, pp.Separated], runner
         runner_run(runner, program, tmp_path, program.data * 2)
 
 
+def test_a_key_in_the_program_and_a_data_file_is_refused(runner: Path, tmp_path: Path) -> None:
+    """A delegated zoo program keeps its XNNPACK weights in its own named data; a .ptd holding one of those
+    keys too makes the key ambiguous, and the load refuses it (ExecuTorch's merged data map does)."""
+    from executorch.exir._serialize._program import deserialize_pte_binary
+    from executorch.exir._serialize.data_serializer import DataEntry, DataPayload
+    from executorch.extension.flat_tensor.serialize.serialize import FlatTensorSerializer
+
+    from bot.build.runner import run_model
+
+    model = cmake.REPO_ROOT / "models" / "delegated" / "mobilenet_v2_xnn_f32.pte"
+    key = next(iter(deserialize_pte_binary(model.read_bytes()).named_data.pte_data))
+    data = tmp_path / "shadow.ptd"
+    payload = DataPayload(buffers=[bytes(64)], named_data={key: DataEntry(0, 64, None)})
+    data.write_bytes(bytes(FlatTensorSerializer().serialize(payload)))
+    inputs = sorted(model.parent.glob(f"{model.stem}.input*.npy"))
+    with pytest.raises(BotError) as raised:
+        run_model(runner, model, inputs, tmp_path / "out", data=(data,))
+    assert "\n" not in raised.value.message
+    assert f"named data '{key[:40]}" in raised.value.message and "is in both the program and" in raised.value.message
+
+
 # Hostile .ptd files: each flaw, made by patching a real file, and the one line it gives.
 def _entries(data: bytes) -> list[tuple[str, int]]:
     r = FlatReader(data)

@@ -140,6 +140,15 @@ Result<Span<const uint8_t>> NamedData::get(Span<const char> key) const {
     uint32_t segment = 0;
     if (!named_entry(r, i, &name, &segment)) return invalid("a named data entry is out of bounds");
     if (name.length == key.size() && memcmp(name.data, key.data(), key.size()) == 0) {
+      // A key the program and a data file both hold is ambiguous: refused, as ExecuTorch's merged data map
+      // refuses it, rather than one copy silently winning.
+      for (const DataFile& file : program_->data_files()) {
+        if (file.find(key) < 0) continue;
+        char shown[80];
+        format_key(shown, sizeof shown, key);
+        return Error::make(ErrorCode::kInvalidProgram, "named data '%s' is in both the program and %s", shown,
+                           file.label());
+      }
       return program_->segment(segment, "named data");
     }
   }
