@@ -9,11 +9,13 @@ every PR process is.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
@@ -126,6 +128,41 @@ def test_a_disk_fill_is_bounded(mode: str, where: str, tmp_path: Path) -> None:
     assert not outside.exists()
     if where == "inside":
         assert (writable / "fill.bin").stat().st_size <= 16 * MIB
+
+
+LITTER = """
+import os, sys
+with open(os.path.join(sys.argv[3], "output"), "w") as handle:
+    handle.write("the step's output")
+try:
+    with open(os.path.join(sys.argv[2], "litter"), "w") as handle:
+        handle.write("left by the step")
+except OSError:
+    pass  # namespaces: the shared temp folders are the sandbox's own
+"""
+
+
+def test_a_step_s_cleanup_removes_only_what_it_left_in_the_shared_temp(mode: str) -> None:
+    """uid mode removes what a step left in /tmp, /var/tmp, /dev/shm. Not what another run handed the uid
+    there while this one waited (a trace's scratch folder right in /tmp), nor the step's own write path
+    there (`bot run --output-dir /tmp/out`): both were the uid's before the step, and stay."""
+    other_run = Path(tempfile.mkdtemp(prefix="sb-other-run-", dir="/tmp"))
+    own_output = Path(tempfile.mkdtemp(prefix="sb-own-output-", dir="/tmp"))
+    try:
+        sandbox._grant(other_run, sandbox.child_uid(sandbox.View(writes=(own_output,))) or os.geteuid())
+        (other_run / "trace.tsv").write_text("another run's trace\n")
+        sandbox.run(
+            [*_python(LITTER, "sb-litter"), "/var/tmp", str(own_output)], what="litter", exit_code=ExitCode.RUNTIME,
+            seconds=20, memory_bytes=None, view=sandbox.View(writes=(own_output,)),
+        )  # fmt: skip
+        assert (other_run / "trace.tsv").read_text() == "another run's trace\n"
+        assert (own_output / "output").read_text() == "the step's output"
+        assert not Path("/var/tmp/litter").exists()
+    finally:
+        for path in (other_run, own_output):
+            shutil.rmtree(path, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            Path("/var/tmp/litter").unlink()
 
 
 SURVIVOR = """

@@ -342,9 +342,26 @@ def _uid_slot() -> Iterator[None]:
         os.close(fd)
 
 
-def _end_uid(uid: int) -> None:
+def _in_shared_temp(path: Path) -> bool:
+    return os.path.dirname(os.path.abspath(path)) in SHARED_TEMP_DIRS
+
+
+def _left_in_shared_temp(uid: int) -> frozenset[str]:
+    """The entries of the shared temp folders that `uid` owns: before a step, the write paths other runs
+    handed over (kept); after it, those and what the step left."""
+    found = set()
+    for shared in SHARED_TEMP_DIRS:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(shared):
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_uid == uid:
+                        found.add(entry.path)
+    return frozenset(found)
+
+
+def _end_uid(uid: int, keep: frozenset[str]) -> None:
     """uid mode, after a step: every process of the uid killed (a detached one too), and what it left in the
-    shared temp folders removed."""
+    shared temp folders removed: the uid's entries there but those in `keep` (the ones it owned before)."""
     for _ in range(20):
         if not _processes_of(uid):
             break
@@ -354,16 +371,12 @@ def _end_uid(uid: int) -> None:
             user=uid, group=uid, extra_groups=[], capture_output=True, env={},
         )  # fmt: skip
         time.sleep(0.05)
-    for shared in SHARED_TEMP_DIRS:
+    for path in _left_in_shared_temp(uid) - keep:
         with contextlib.suppress(OSError):
-            for entry in os.scandir(shared):
-                with contextlib.suppress(OSError):
-                    if entry.stat(follow_symlinks=False).st_uid != uid:
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
 
 
 def _processes_of(uid: int) -> list[int]:
@@ -460,7 +473,10 @@ def run(
     for path in view.writes:
         Path(path).mkdir(parents=True, exist_ok=True)
         if uid is not None:
-            _grant(Path(path), uid)
+            # A write path right in a shared temp folder is what a uid-mode step's cleanup looks at: handed
+            # over between steps, never during one, so no step takes it for something it left behind.
+            with _uid_slot() if _in_shared_temp(Path(path)) else contextlib.nullcontext():
+                _grant(Path(path), uid)
     workdir = Path(os.path.abspath(cwd if cwd is not None else (view.writes[0] if view.writes else "/")))
     command = [os.fspath(c) for c in cmd]
     env = child_env(extra=extra_env)
@@ -478,6 +494,7 @@ def run(
     slot = _uid_slot() if ends_uid else contextlib.nullcontext()
     with contextlib.ExitStack() as stack:
         stack.enter_context(slot)
+        before = _left_in_shared_temp(uid) if ends_uid and uid is not None else frozenset()
         stdin: int | object = subprocess.DEVNULL
         if stdin_text is not None:
             # A file, not a pipe: a child that never reads its input cannot block the bot.
@@ -506,7 +523,7 @@ def run(
             proc.kill()
             proc.wait()
             if ends_uid and uid is not None:
-                _end_uid(uid)
+                _end_uid(uid, keep=before)
     returncode = proc.returncode
     if chosen is Mode.NAMESPACES and returncode > 128:
         returncode = 128 - returncode  # bubblewrap exits 128+N for a child killed by signal N, as a shell does
