@@ -159,12 +159,13 @@ def make_parser() -> argparse.ArgumentParser:
         help="the merged report, without suffix: .md and .json are written (default: %(default)s)",
     )
 
-    zoo = command("zoo", "run every bundled model and compare with ExecuTorch's outputs")
+    zoo = command("zoo", "run every bundled program and compare with ExecuTorch's outputs")
     zoo.add_argument(
         "--zoo-dir",
         type=Path,
-        default=Path(__file__).resolve().parent.parent / "models" / "zoo",
-        help="models (.pte) with their inputs and ExecuTorch's expected outputs (default: models/zoo)",
+        action="append",
+        help="a folder of programs (.pte) with their inputs and ExecuTorch's expected outputs, named as the "
+        "bot finds them (repeat; default: every folder of models/ holding programs)",
     )
     zoo.add_argument(
         "--output-dir", type=Path, default=Path("out/zoo"), help="where outputs are written (default: %(default)s)"

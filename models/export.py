@@ -17,6 +17,7 @@ saved inputs have a shape other than the example the export traced.
 from __future__ import annotations
 
 import argparse
+import glob
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -381,11 +382,49 @@ def to_delegated_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...], dynamic
     return to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()]).to_executorch().buffer
 
 
-def reference_outputs(pte: Path, inputs: tuple[torch.Tensor, ...]) -> list[np.ndarray]:
+Runs = dict[str, list[tuple[np.ndarray, ...]]]  # method -> each step's arrays (inputs or outputs)
+
+
+def reference_runs(pte: Path, runs: dict[str, list[tuple[np.ndarray, ...]]], data: Path | None = None) -> Runs:
+    """ExecuTorch's outputs of each method of `runs`, its steps executed in turn on one loaded method (so
+    mutable state carries over), with ExecuTorch's quantized and LLM op libraries registered and the
+    program's data file (ExecuTorch's Python runtime takes one)."""
+    import executorch.kernels.quantized  # noqa: F401  (the imports register the ops in its runtime)
+    from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
     from executorch.runtime import Runtime
 
-    method = Runtime.get().load_program(pte).load_method("forward")
-    return [out.detach().numpy() for out in method.execute(list(inputs))]
+    program = Runtime.get().load_program(pte, data_path=data)
+    outputs = {}
+    for method, steps in runs.items():
+        loaded = program.load_method(method)
+        outputs[method] = [
+            tuple(o.detach().numpy().copy() for o in loaded.execute([torch.from_numpy(x) for x in step]))
+            for step in steps
+        ]
+    return outputs
+
+
+def save_runs(pte: Path, runs: Runs, data: Path | None = None) -> Path:
+    """Beside `pte`: each method's inputs of each step and ExecuTorch's outputs for them, named as the bot
+    finds them (bot/feeds.py): `<name>[.<method>][.step<k>].input<i>.npy` and `....expected<i>.npy`, the
+    method left out for forward and the step for a method run once."""
+    stem = pte.with_suffix("")
+    for stale in pte.parent.glob(f"{glob.escape(stem.name)}.*.npy"):
+        stale.unlink()
+    references = reference_runs(pte, runs, data)
+    for method, inputs in runs.items():
+        where = "" if method == "forward" else f".{method}"
+        for k, (step_inputs, step_outputs) in enumerate(zip(inputs, references[method], strict=True)):
+            step = f".step{k}" if len(inputs) > 1 else ""
+            for kind, arrays in (("input", step_inputs), ("expected", step_outputs)):
+                for i, array in enumerate(arrays):
+                    np.save(f"{stem}{where}{step}.{kind}{i}.npy", array)
+    return pte
+
+
+def reference_outputs(pte: Path, inputs: tuple[torch.Tensor, ...]) -> list[np.ndarray]:
+    """ExecuTorch's outputs of one forward call."""
+    return list(reference_runs(pte, {"forward": [tuple(t.numpy() for t in inputs)]})["forward"][0])
 
 
 def run_inputs(name: str) -> tuple[torch.Tensor, ...]:
@@ -395,15 +434,11 @@ def run_inputs(name: str) -> tuple[torch.Tensor, ...]:
 
 def save_program(out_dir: Path, name: str, program: bytes, inputs: tuple[torch.Tensor, ...]) -> Path:
     """out_dir/<name>.pte, with the inputs it runs at (<name>.input<i>.npy) and ExecuTorch's outputs for them
-    (<name>.expected<i>.npy) beside it: what every exporter of the zoo writes."""
+    (<name>.expected<i>.npy) beside it: what every exporter of the zoo writes for a one-call program."""
     out_dir.mkdir(parents=True, exist_ok=True)
     pte = out_dir / f"{name}.pte"
     pte.write_bytes(program)
-    for i, tensor in enumerate(inputs):
-        np.save(out_dir / f"{name}.input{i}.npy", tensor.numpy())
-    for i, array in enumerate(reference_outputs(pte, inputs)):
-        np.save(out_dir / f"{name}.expected{i}.npy", array)
-    return pte
+    return save_runs(pte, {"forward": [tuple(t.numpy() for t in inputs)]})
 
 
 def export(name: str, out_dir: Path) -> Path:

@@ -1,49 +1,20 @@
-"""LLMs exported by ExecuTorch's own recipe, `export_llama`, at tiny params, with their decode steps' inputs and
-ExecuTorch's outputs for them:
-
-- `kv`: `-kv` (a KV cache in mutable buffers written with index_put; every projection an aten::linear.out);
-- `sdpa`: `-kv --use_sdpa_with_kv_cache` (llama::update_cache.out and llama::custom_sdpa.out);
-- `q8da4w`: `-kv --use_sdpa_with_kv_cache -qmode 8da4w --group_size 32 -X` (int8 dynamically quantized
-  activations and int4 weights in groups of 32, the linears delegated to XNNPACK).
-
-export_llama leaves the weights uninitialised without a checkpoint, so each program is fed one: the state dict
-of the model class export_llama builds (llama_transformer.construct_transformer), seeded. Its programs take
-(tokens int64 [1, seq], input_pos int64 [1]); each decode step here feeds one token at the next position.
-
-Two surprises of export_llama 1.5.1 shape the recipes: `-qmode 8da4w` quantizes nothing at dim 64 unless
-`--group_size` divides it (the default group is 128: the program comes out identical to the float one); and
-without `-X` its linears become aten::linear.out on int8 weights with no dequantize, which ExecuTorch's own
-runtime refuses ("Tensors do not match: dtype={Float, Char, Float}"), so the portable form is not a program.
+"""The LLMs of the zoo (models/llm, exported by ExecuTorch's LLM exporter with `python -m models.export_llm`,
+whose docstring tells the recipes), as tests take them: each program with its data files, its decode steps'
+inputs and ExecuTorch's outputs for them; programs of the cache ops no recipe emits, exported here; and hostile
+calls crafted from the `llama_sdpa` program.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-STEPS = 4
-MAX_SEQ_LEN = 32
-PARAMS = {
-    "dim": 64,
-    "n_layers": 2,
-    "n_heads": 4,
-    "n_kv_heads": 2,  # grouped-query attention: two query heads per kv head
-    "vocab_size": 128,
-    "multiple_of": 32,
-    "norm_eps": 1e-5,
-}
-# name -> export_llama's flags beyond the checkpoint, params and lengths
-RECIPES: dict[str, tuple[str, ...]] = {
-    "kv": ("-kv",),
-    "sdpa": ("-kv", "--use_sdpa_with_kv_cache"),
-    "q8da4w": ("-kv", "--use_sdpa_with_kv_cache", "-qmode", "8da4w", "--group_size", "32", "-X"),
-}
-EXPORT_SECONDS = 600
+from bot.feeds import FORWARD, classify
+from models.export_llm import LLM_DIR, MAX_SEQ_LEN, PARAMS, STEPS, step_inputs
+
+__all__ = ["LLM_DIR", "STEPS", "step_inputs"]
 
 
 @dataclass(frozen=True)
@@ -51,84 +22,24 @@ class Exported:
     program: Path
     inputs: tuple[Path, ...]  # by step, then (tokens, input_pos): the runner's --steps order
     expected: tuple[tuple[np.ndarray, ...], ...]  # ExecuTorch's outputs per step
+    data: tuple[Path, ...] = ()  # the program's .ptd files
 
 
-def step_inputs(step: int) -> tuple[np.ndarray, np.ndarray]:
-    """Decode step `step`: one token (any id below the vocab size) at position `step`."""
-    return np.array([[(5 + 7 * step) % PARAMS["vocab_size"]]], dtype=np.int64), np.array([step], dtype=np.int64)
-
-
-def write_checkpoint(out_dir: Path) -> tuple[Path, Path]:
-    """The params JSON and a seeded state dict of export_llama's own model class."""
-    import torch
-    from executorch.examples.models.llama.llama_transformer import construct_transformer
-    from executorch.examples.models.llama.model_args import ModelArgs
-
-    params = out_dir / "params.json"
-    params.write_text(json.dumps(PARAMS))
-    torch.manual_seed(0)
-    model = construct_transformer(ModelArgs(max_seq_len=MAX_SEQ_LEN, max_context_len=MAX_SEQ_LEN, **PARAMS))
-    checkpoint = out_dir / "checkpoint.pth"
-    torch.save(model.state_dict(), checkpoint)
-    return params, checkpoint
-
-
-def export_llama(name: str, out_dir: Path, params: Path, checkpoint: Path) -> Path:
-    """Runs `python -m executorch.examples.models.llama.export_llama` with recipe `name`."""
-    program = out_dir / f"{name}.pte"
-    command = [
-        sys.executable,
-        "-m",
-        "executorch.examples.models.llama.export_llama",
-        "-c",
-        str(checkpoint),
-        "-p",
-        str(params),
-        *RECIPES[name],
-        "--max_seq_length",
-        str(MAX_SEQ_LEN),
-        "--max_context_length",
-        str(MAX_SEQ_LEN),
-        "-o",
-        str(out_dir),
-        "--output_name",
-        program.name,
-    ]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=EXPORT_SECONDS, cwd=out_dir)
-    if proc.returncode != 0 or not program.is_file():
-        raise RuntimeError(f"export_llama {name} failed:\n{proc.stderr[-3000:]}")
-    return program
+def bundled() -> dict[str, Exported]:
+    """Every program of models/llm, as the bot finds its files (bot/feeds.py)."""
+    programs = {}
+    for program in sorted(LLM_DIR.glob("*.pte")):
+        found = classify(program.stem, LLM_DIR.glob(f"{program.stem}.*"))
+        expected = tuple(tuple(np.load(p) for p in step) for step in found.expected[FORWARD])
+        programs[program.stem] = Exported(program, found.inputs[FORWARD], expected, found.data)
+    return programs
 
 
 def run_executorch(program: Path, steps: list[tuple[np.ndarray, ...]]) -> tuple[tuple[np.ndarray, ...], ...]:
-    """ExecuTorch's outputs of each step, executed in turn on one loaded method, with its LLM custom ops and
-    quantized kernels registered (the imports load them into its runtime)."""
-    import executorch.kernels.quantized  # noqa: F401
-    import torch
-    from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
-    from executorch.runtime import Runtime
+    """ExecuTorch's outputs of each step, executed in turn on one loaded method."""
+    from models.export import reference_runs
 
-    loaded = Runtime.get().load_program(program).load_method("forward")
-    return tuple(
-        tuple(o.numpy().copy() for o in loaded.execute([torch.from_numpy(x) for x in inputs])) for inputs in steps
-    )
-
-
-def export(out_dir: Path, names: tuple[str, ...] = tuple(RECIPES)) -> dict[str, Exported]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    params, checkpoint = write_checkpoint(out_dir)
-    feeds = [step_inputs(k) for k in range(STEPS)]
-    paths = []
-    for k, arrays in enumerate(feeds):
-        for i, array in enumerate(arrays):
-            path = out_dir / f"step{k}.input{i}.npy"
-            np.save(path, array)
-            paths.append(path)
-    result = {}
-    for name in names:
-        program = export_llama(name, out_dir, params, checkpoint)
-        result[name] = Exported(program, tuple(paths), run_executorch(program, feeds))
-    return result
+    return tuple(reference_runs(program, {FORWARD: steps})[FORWARD])
 
 
 def export_fused_attention(out_dir: Path) -> Exported:
@@ -211,7 +122,7 @@ def _export_stateful(module: object, feeds: list[tuple[np.ndarray, ...]], out_di
     return Exported(program, tuple(paths), run_executorch(program, feeds))
 
 
-# Hostile calls, crafted from the `sdpa` program with ExecuTorch's own serializer: each repoints one argument
+# Hostile calls, crafted from the `llama_sdpa` program with ExecuTorch's own serializer: each repoints one argument
 # of one call at a value appended to the program (a start_pos no cache holds, or a tensor sharing a real
 # tensor's memory with a smaller head dim or another dtype, so nothing is read past its buffer unless a
 # kernel misses the check). name -> (op, argument index, the appended value's kind and what it is)
@@ -230,7 +141,7 @@ HOSTILE: dict[str, tuple[str, int, str, object]] = {
 
 
 def hostile(program: Path, name: str) -> bytes:
-    """`program` (export_llama's `sdpa`) with the hostile call `name` of HOSTILE."""
+    """`program` (export_llama's `llama_sdpa`) with the hostile call `name` of HOSTILE."""
     import copy
 
     from executorch.exir import schema
@@ -260,7 +171,7 @@ def hostile(program: Path, name: str) -> bytes:
 
 
 def with_bias(program: Path) -> bytes:
-    """`program` (export_llama's `kv` or `sdpa`, whose linears have no bias) with a bias on every linear of
+    """`program` (export_llama's `llama_kv` or `llama_sdpa`, whose linears have no bias) with a bias on every linear of
     `dim` outputs: a constant of the program with that one dim (an RMSNorm weight), so aten::linear.out's
     bias path runs on real shapes, with ExecuTorch's runtime as the reference as for the recipes."""
     from executorch.exir import schema

@@ -1,8 +1,8 @@
-"""LLMs exported by export_llama (tests/llm_programs.py) run on our runtime: every decode step matches
-ExecuTorch's runtime on the logits, the static op list equals gen_oplist's, a selective runtime built from
-the program's own yaml compiles the LLM custom ops (kernels/llm) and runs it, execute stays off the heap
-across steps, and hostile calls to aten::linear.out and the custom ops are one error line, clean under
-the sanitizers."""
+"""The zoo's LLMs (models/llm, from ExecuTorch's LLM exporter; tests/llm_programs.py) run on our runtime:
+every decode step matches ExecuTorch's runtime on the logits, with the weights in a .ptd too, the static
+op list equals gen_oplist's, a selective runtime built from the program's own yaml compiles the LLM custom
+ops (kernels/llm) and runs it, execute stays off the heap across steps, and hostile calls to
+aten::linear.out and the custom ops are one error line, clean under the sanitizers."""
 
 from __future__ import annotations
 
@@ -18,16 +18,33 @@ from bot.build.runner import run_model
 from bot.feeds import Feeds
 from bot.selection import oplist, pte, trace
 from tests import llm_programs as lp
-from tests.test_oplist import gen_oplist
+from tests.test_oplist import assert_static_oplist_is_gen_oplist
 from tests.test_runtime_sanitized import SANITIZED, assert_no_report
 
-NAMES = tuple(lp.RECIPES)
+LLMS = lp.bundled()
+NAMES = tuple(LLMS)
 TOLERANCE = 1e-4
 
 
 @pytest.fixture(scope="session")
-def llms(tmp_path_factory: pytest.TempPathFactory) -> dict[str, lp.Exported]:
-    return lp.export(tmp_path_factory.mktemp("llm"))
+def llms() -> dict[str, lp.Exported]:
+    return LLMS
+
+
+def test_the_programs_are_the_exporter_s_recipes() -> None:
+    from models.export_llm import RECIPES
+
+    assert sorted(RECIPES) == sorted(NAMES)
+    for program in LLMS.values():
+        assert len(program.inputs) == 2 * lp.STEPS and len(program.expected) == lp.STEPS, program.program
+    assert [p.data for p in LLMS.values() if p.data] == [(lp.LLM_DIR / "llama_q8da4w_ptd.ptd",)]
+
+
+def _args(program: lp.Exported) -> list[str]:
+    """The runner's arguments of every step of `program`: its data files and inputs."""
+    return [a for p in program.data for a in ("--data", str(p))] + [
+        a for p in program.inputs for a in ("--input", str(p))
+    ]
 
 
 def _assert_steps_match(step_outputs: tuple[list[np.ndarray], ...], program: lp.Exported) -> None:
@@ -46,7 +63,7 @@ def test_every_decode_step_equals_executorch(
     name: str, llms: dict[str, lp.Exported], runner: Path, tmp_path: Path
 ) -> None:
     program = llms[name]
-    result = run_model(runner, program.program, list(program.inputs), tmp_path, steps=lp.STEPS)
+    result = run_model(runner, program.program, list(program.inputs), tmp_path, data=program.data, steps=lp.STEPS)
     _assert_steps_match(result.step_outputs, program)
 
 
@@ -71,11 +88,11 @@ def test_the_cache_ops_no_recipe_emits_equal_executorch(
 
 @pytest.fixture(scope="session")
 def biased(llms: dict[str, lp.Exported], tmp_path_factory: pytest.TempPathFactory) -> lp.Exported:
-    """The kv program with a bias on its linears of dim outputs (lp.with_bias), ExecuTorch's outputs too."""
+    """The llama_kv program with a bias on its linears of dim outputs (lp.with_bias), ExecuTorch's outputs too."""
     model = tmp_path_factory.mktemp("llm_bias") / "kv_bias.pte"
-    model.write_bytes(lp.with_bias(llms["kv"].program))
+    model.write_bytes(lp.with_bias(llms["llama_kv"].program))
     feeds = [lp.step_inputs(k) for k in range(lp.STEPS)]
-    return lp.Exported(model, llms["kv"].inputs, lp.run_executorch(model, feeds))
+    return lp.Exported(model, llms["llama_kv"].inputs, lp.run_executorch(model, feeds))
 
 
 @pytest.fixture(scope="module")
@@ -95,37 +112,34 @@ def test_optimized_kernels_equal_executorch(
     name: str, llms: dict[str, lp.Exported], biased: lp.Exported, optimized_runner: Path, tmp_path: Path
 ) -> None:
     program = biased if name == "kv_bias" else llms[name]
-    result = run_model(optimized_runner, program.program, list(program.inputs), tmp_path, steps=lp.STEPS)
+    result = run_model(
+        optimized_runner, program.program, list(program.inputs), tmp_path, data=program.data, steps=lp.STEPS
+    )
     _assert_steps_match(result.step_outputs, program)
 
 
 def test_recipes_emit_the_ops_they_are_for(llms: dict[str, lp.Exported]) -> None:
     ops = {name: set(oplist.from_program(pte.load(p.program), name).operators) for name, p in llms.items()}
-    assert "aten::linear.out" in ops["kv"] and not any(op.startswith("llama::") for op in ops["kv"])
-    assert {"aten::linear.out", "llama::custom_sdpa.out", "llama::update_cache.out"} <= ops["sdpa"]
+    assert "aten::linear.out" in ops["llama_kv"] and not any(op.startswith("llama::") for op in ops["llama_kv"])
+    assert {"aten::linear.out", "llama::custom_sdpa.out", "llama::update_cache.out"} <= ops["llama_sdpa"]
     # -X delegates the quantized linears: what stays is the custom ops around them.
-    assert "aten::linear.out" not in ops["q8da4w"]
-    assert {"llama::custom_sdpa.out", "llama::update_cache.out"} <= ops["q8da4w"]
+    for name in ("llama_q8da4w", "llama_q8da4w_ptd"):
+        assert "aten::linear.out" not in ops[name]
+        assert {"llama::custom_sdpa.out", "llama::update_cache.out"} <= ops[name]
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_static_oplist_equals_gen_oplist(name: str, llms: dict[str, lp.Exported], tmp_path: Path) -> None:
-    model = llms[name].program
-    theirs = gen_oplist(model, tmp_path / "theirs.yaml")
-    ours = oplist.from_program(pte.load(model), str(model))
-    assert set(ours.operators) == set(theirs["operators"])
-    assert {op: set(keys) for op, keys in ours.et_kernel_metadata.items()} == {
-        op: set(keys) for op, keys in theirs["et_kernel_metadata"].items()
-    }
+    assert_static_oplist_is_gen_oplist(llms[name].program, tmp_path)
 
 
 def test_selective_runtime_from_the_programs_traced_yaml_runs_it(llms: dict[str, lp.Exported], tmp_path: Path) -> None:
     """`bot oplist --trace` over every decode step of the sdpa program: its yaml names the llama:: ops and
     what the kernels call; the build finds them in kernels/llm and compiles just the selected kernels
     (dtype-selective, as the bot builds targets), and that runtime runs every step."""
-    program = llms["sdpa"]
+    program = llms["llama_sdpa"]
     selection = trace.trace_model(
-        trace.tracer_runner(), program.program, list(program.inputs), "sdpa", feeds=Feeds(steps=lp.STEPS)
+        trace.tracer_runner(), program.program, list(program.inputs), "llama_sdpa", feeds=Feeds(steps=lp.STEPS)
     )
     assert {"llama::custom_sdpa.out", "llama::update_cache.out", "aten::linear.out"} <= set(selection.operators)
     path = tmp_path / "llm_sdpa" / "selected_operators.yaml"
@@ -144,7 +158,8 @@ def test_execute_does_not_allocate_across_decode_steps(llms: dict[str, lp.Export
     for name in NAMES:
         program = llms[name]
         paths = [str(p) for p in program.inputs]
-        specs.append(f"{program.program}=" + ";".join(",".join(paths[k : k + 2]) for k in range(0, len(paths), 2)))
+        model = "+".join(map(str, (program.program, *program.data)))
+        specs.append(f"{model}=" + ";".join(",".join(paths[k : k + 2]) for k in range(0, len(paths), 2)))
     proc = subprocess.run([str(all_ops_build / "execute_alloc_test"), *specs], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert [line.rsplit("=", 1)[1] for line in proc.stdout.splitlines()] == ["0"] * len(specs)
@@ -173,7 +188,7 @@ def test_every_hostile_call_has_its_expected_error() -> None:
 
 
 def _run_hostile(runner: Path, llms: dict[str, lp.Exported], name: str, tmp_path: Path) -> None:
-    program = llms["sdpa"]
+    program = llms["llama_sdpa"]
     model = tmp_path / f"{name}.pte"
     model.write_bytes(lp.hostile(program.program, name))
     proc = subprocess.run(
@@ -210,9 +225,9 @@ def test_decode_steps_under_sanitizers(
     name: str, llms: dict[str, lp.Exported], sanitized: Path, tmp_path: Path
 ) -> None:
     program = llms[name]
-    args = [a for p in program.inputs for a in ("--input", str(p))] + ["--output-dir", str(tmp_path)]
+    command = [str(sanitized), "--model", str(program.program), "--steps", str(lp.STEPS), *_args(program)]
     proc = subprocess.run(
-        [str(sanitized), "--model", str(program.program), "--steps", str(lp.STEPS), *args],
+        [*command, "--output-dir", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=600,

@@ -14,9 +14,9 @@ import pytest
 from bot import config as config_module
 from bot.build import runner as runner_module
 from bot.feeds import Feeds, classify
-from bot.selection import oplist, pte, trace
+from bot.selection import pte, trace
 from tests import method_programs as mp
-from tests.test_oplist import gen_oplist
+from tests.test_oplist import assert_static_oplist_is_gen_oplist
 
 
 @pytest.fixture(scope="module")
@@ -87,13 +87,7 @@ def test_execute_does_not_allocate_across_steps_and_methods(
 def test_static_oplist_of_every_method_equals_gen_oplist(
     name: str, programs: dict[str, mp.Exported], tmp_path: Path
 ) -> None:
-    model = programs[name].program
-    theirs = gen_oplist(model, tmp_path / "theirs.yaml")
-    ours = oplist.from_program(pte.load(model), str(model))
-    assert set(ours.operators) == set(theirs["operators"])
-    assert {op: set(keys) for op, keys in ours.et_kernel_metadata.items()} == {
-        op: set(keys) for op, keys in theirs["et_kernel_metadata"].items()
-    }
+    assert_static_oplist_is_gen_oplist(programs[name].program, tmp_path)
 
 
 def test_tracing_runs_every_method_and_step(programs: dict[str, mp.Exported]) -> None:

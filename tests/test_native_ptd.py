@@ -15,10 +15,9 @@ import pytest
 
 from bot.build import cmake, runner
 from bot.errors import BotError
-from bot.selection import oplist, pte
 from bot.selection.pte import FlatReader
 from tests import ptd_programs as pp
-from tests.test_oplist import gen_oplist
+from tests.test_oplist import assert_static_oplist_is_gen_oplist
 from tests.test_runtime_sanitized import SANITIZED
 
 SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer")
@@ -247,10 +246,4 @@ def test_execute_does_not_allocate_with_external_data(programs: dict[str, pp.Sep
 
 @pytest.mark.parametrize("name", ["portable", "xnnpack"])
 def test_static_oplist_equals_gen_oplist(name: str, programs: dict[str, pp.Separated], tmp_path: Path) -> None:
-    model = programs[name].program
-    theirs = gen_oplist(model, tmp_path / "theirs.yaml")
-    ours = oplist.from_program(pte.load(model), str(model))
-    assert set(ours.operators) == set(theirs["operators"])
-    assert {op: set(keys) for op, keys in ours.et_kernel_metadata.items()} == {
-        op: set(keys) for op, keys in theirs["et_kernel_metadata"].items()
-    }
+    assert_static_oplist_is_gen_oplist(programs[name].program, tmp_path)

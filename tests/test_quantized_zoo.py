@@ -14,7 +14,7 @@ import pytest
 from bot.build import cmake
 from bot.selection import oplist, pte, trace
 from tests.quantized_programs import PROGRAMS, QUANTIZED_DIR, expected, inputs
-from tests.test_oplist import gen_oplist
+from tests.test_oplist import assert_static_oplist_is_gen_oplist
 
 FLOAT_TOLERANCE = 1e-4
 PER_TENSOR = ("quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed::dequantize_per_tensor.out")
@@ -71,13 +71,7 @@ def test_all_ops_runtime_matches_executorch(name: str, runner: Path, tmp_path: P
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_oplist_equals_executorch_gen_oplist(name: str, tmp_path: Path) -> None:
-    model = QUANTIZED_DIR / f"{name}.pte"
-    theirs = gen_oplist(model, tmp_path / "theirs.yaml")
-    ours = oplist.from_program(pte.load(model), str(model))
-    assert set(ours.operators) == set(theirs["operators"])
-    assert {op: set(keys) for op, keys in ours.et_kernel_metadata.items()} == {
-        op: set(keys) for op, keys in theirs["et_kernel_metadata"].items()
-    }
+    assert_static_oplist_is_gen_oplist(QUANTIZED_DIR / f"{name}.pte", tmp_path)
 
 
 def test_runtime_built_from_their_traced_selection_runs_them(tmp_path: Path) -> None:
