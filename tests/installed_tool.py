@@ -146,9 +146,29 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
 
+# Programs of this repo's zoo that the fixture's config names: a PT2E int8 program, an export_llama LLM run
+# over its decode steps, a program with its weights in a .ptd. Copied in with the files beside them rather
+# than kept twice in git.
+FROM_THE_ZOO = ("quantized/squeezenet_q8", "llm/llama_sdpa", "data/mobilenet_v2_ptd")
+
+
+def copy_from_the_zoo(repo: Path, program: str) -> list[str]:
+    """models/<folder>/<name> of this repo into `repo`'s models/: the program, its inputs (of every step and
+    method) and data files, not ExecuTorch's outputs. Returns the names copied."""
+    folder, name = program.split("/")
+    copied = []
+    for src in sorted((REPO_ROOT / "models" / folder).glob(f"{name}.*")):
+        if ".expected" not in src.name:
+            shutil.copy2(src, repo / "models" / src.name)
+            copied.append(src.name)
+    return copied
+
+
 def app_repo(path: Path, drop: tuple[str, ...] = (), config: str | None = None) -> Path:
     """A git repo holding a copy of the consumer fixture (without the `drop`ped paths), committed on main."""
     shutil.copytree(CONSUMER, path, ignore=shutil.ignore_patterns("__pycache__", "README.md", "export_*.py"))
+    for program in FROM_THE_ZOO:
+        copy_from_the_zoo(path, program)
     for name in drop:
         target = path / name
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)

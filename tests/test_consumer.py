@@ -21,8 +21,18 @@ from bot.build import arch, bundle
 from bot.build.compare import TOLERANCE, max_error
 from bot.errors import BotError
 from bot.report import escape
+from bot.selection import oplist
 from tests.conftest import REPO_ROOT, ZOO_DIR
-from tests.installed_tool import CONSUMER, Installed, app_repo, commit_all, git, installed_tool, without_custom_kernels
+from tests.installed_tool import (
+    CONSUMER,
+    Installed,
+    app_repo,
+    commit_all,
+    copy_from_the_zoo,
+    git,
+    installed_tool,
+    without_custom_kernels,
+)
 from tests.test_pr_scenarios import loadable_bytes
 
 VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
@@ -148,6 +158,35 @@ def test_a_new_model_without_a_regenerated_yaml(tool: Installed, app: Path) -> N
     assert f"{camera['sizes'][0]['head']['vm_size']:,}" in text
 
 
+def test_a_new_llm_with_its_weights_in_a_data_file_without_a_regenerated_yaml(tool: Installed, app: Path) -> None:
+    """chat-app, which ships export_llama's KV-cache LLM, gains its 8da4w form: the linears on XNNPACK as
+    int8-by-int4 node kinds, the weights in a .ptd, four decode steps, all found by name. The yaml is not
+    regenerated: the report says the LLM would fail at load, naming the node kinds the yaml lacks, and that
+    the yaml is stale; the other apps are untouched."""
+    branch(app, "new-llm")
+    copied = copy_from_the_zoo(app, "llm/llama_q8da4w_ptd")
+    assert "llama_q8da4w_ptd.ptd" in copied and "llama_q8da4w_ptd.step3.input1.npy" in copied
+    config = app / ".selective-build.yml"
+    llm = "      - models/llama_sdpa.pte\n"
+    config.write_text(config.read_text().replace(llm, llm + "      - models/llama_q8da4w_ptd.pte\n"))
+    commit_all(app, "chat-app ships the 8da4w LLM")
+
+    proc, rep, text = pull_request(tool, app, "new-llm")
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a stale yaml fails (fail_on.stale)
+    chat = target(rep, "chat-app")
+    assert chat["models_without_yaml"] == ["models/llama_q8da4w_ptd.pte"]
+    assert rep["stale_files"] == ["apps/chat/selected_operators.yaml", "oplist/llama_q8da4w_ptd.yaml"]
+    missing = {m["op"] for m in chat["diff"]["missing"]}
+    # the node kinds inside its delegate (int8 rows by blockwise int4 weights); its custom ops and the rest
+    # are the yaml's already, through the float LLM
+    kinds = {op for op in oplist.from_model(REPO_ROOT / "models" / "llm" / "llama_q8da4w_ptd.pte", "llm").operators}
+    kinds = {op for op in kinds if op.startswith("xnnpack::")}
+    assert any(op.startswith("xnnpack::fully_connected.qd8_qb4w") for op in kinds), kinds
+    assert missing == kinds
+    assert "models/llama_q8da4w_ptd.pte" in text
+    assert not any(target(rep, name)["diff"]["missing"] for name in ("camera-app", "sensor-app", "assistant-app"))
+
+
 def test_a_custom_kernel_that_starts_calling_a_portable_op(tool: Installed, app: Path) -> None:
     branch(app, "custom-calls")
     kernel = app / KERNEL
@@ -237,7 +276,7 @@ def test_a_repo_with_no_custom_kernels(tool: Installed, tmp_path: Path) -> None:
     proc, rep, comment = pull_request(tool, repo, "readme")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not rep["stale_files"] and rep["runtime"] == RUNTIME
-    assert [t["name"] for t in rep["targets"]] == ["sensor-app", "camera-app"]
+    assert [t["name"] for t in rep["targets"]] == ["sensor-app", "camera-app", "chat-app"]
     for t in rep["targets"]:
         (sizes,) = t["sizes"]
         assert sizes["head"]["vm_size"] == sizes["base"]["vm_size"] > 0
