@@ -13,8 +13,8 @@
 // cache position is a key; a mask and is_causal together are refused, as
 // ExecuTorch refuses them. dropout_p is ignored, as ExecuTorch ignores it.
 //
-// Float, Half and BFloat16, computed in float (llm/util/attention.h); no
-// scratch memory.
+// Float, Half and BFloat16, computed in float (llm/util/attention.h, which
+// llama::custom_quantized_sdpa.out shares); no scratch memory.
 #include "llm/util/attention.h"
 #include "sb/kernel.h"
 #include "sb/scalar_type.h"

@@ -1,8 +1,8 @@
-// The attention over a KV cache of llama::custom_sdpa.out (ExecuTorch's
-// cpu_flash_attention, extension/llm/custom_ops): its argument checks, and one
-// loop over rows read through an operand type, so that another element type
-// (ExecuTorch's int8 form, custom_quantized_sdpa) differs only in how a row's
-// element becomes a float.
+// The attention over a KV cache that llama::custom_sdpa.out and
+// llama::custom_quantized_sdpa.out share (ExecuTorch's cpu_flash_attention,
+// extension/llm/custom_ops): their argument checks, and one loop over rows
+// read through an operand type, so the float kernel and the int8 one differ
+// only in how a row's element becomes a float.
 //
 // Layout: query (and out) [B, S, H, D], key and value [B, S_kv, H_kv, D]; or,
 // with seq_at_dim_2 (custom_quantized_sdpa's is_seq_at_dim_2), [B, H, S, D] and
@@ -23,7 +23,7 @@
 // softmax's maximum and sum together (the sum rescaled whenever the maximum
 // grows), and a second forms the weighted sum of values, kAccumulatorLanes
 // head_dim lanes at a time in float, rounded once into out. Each q . k is a
-// float sum over d in order.
+// float sum over d in order, as ExecuTorch's int8 q @ k^T kernel sums it.
 #pragma once
 
 #include <algorithm>
@@ -144,6 +144,32 @@ struct FloatRows {
     float operator[](int64_t d) const { return kernels::convert<float>(p[d]); }
   };
   Row row(int64_t b, int64_t s, int64_t h) const { return Row{data + layout.at(b, s, h)}; }
+};
+
+// Rows of an int8 tensor quantized per row (per token and head): one scale
+// and zero point each, the first element along the last dim of the params
+// tensors (which have the rows' dims). Element d is scale * (x - zero_point),
+// the product ExecuTorch's int8 kernels form: the difference exact in int,
+// then one float multiply.
+struct QuantizedRows {
+  const int8_t* data;
+  RowLayout layout;
+  const float* scales;
+  const int8_t* zero_points;
+  RowLayout params;
+
+  struct Row {
+    const int8_t* p;
+    float scale;
+    int32_t zero_point;
+    float operator[](int64_t d) const {
+      return scale * static_cast<float>(static_cast<int32_t>(p[d]) - zero_point);
+    }
+  };
+  Row row(int64_t b, int64_t s, int64_t h) const {
+    const int64_t at = params.at(b, s, h);
+    return Row{data + layout.at(b, s, h), scales[at], static_cast<int32_t>(zero_points[at])};
+  }
 };
 
 // head_dim lanes one pass over the values accumulates (a float array on the stack).
