@@ -103,6 +103,75 @@ def export_indexed_cache(out_dir: Path) -> Exported:
     return _export_stateful(IndexedCache().eval(), feeds, out_dir, "indexed_cache")
 
 
+def export_quantized_attention(out_dir: Path, tokens: int = 1) -> Exported:
+    """A module calling llama::custom_quantized_sdpa itself, as export_llama --quantize_kv_cache does, on
+    int8 caches it writes with llama::update_cache (values, scales and zero points), for STEPS steps of
+    `tokens` tokens each: int8 q, k, v with per-row scales and zero points are its inputs, drawn over
+    the whole int8 range. Grouped-query (4 query heads, 2 kv heads); three calls per step, each an output:
+    causal at start_pos in [B, S, H, D], the same with is_seq_at_dim_2 in [B, H, S, D], and a Float mask
+    [S, S_kv] with an explicit scale over the whole cache. More than four tokens take ExecuTorch's other
+    value product (the int8 values dequantized, then a float GEMM)."""
+    import torch
+    from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
+    from torch import nn
+
+    heads, kv_heads, head_dim = 4, 2, 8
+    # The cached rows and their params, each a buffer: name -> (last dim, dtype)
+    cached = {
+        "k": (head_dim, torch.int8),
+        "k_zero_points": (1, torch.int8),
+        "k_scales": (1, torch.float),
+        "v": (head_dim, torch.int8),
+        "v_zero_points": (1, torch.int8),
+        "v_scales": (1, torch.float),
+    }
+
+    class QuantizedAttention(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            for name, (last, dtype) in cached.items():
+                self.register_buffer(f"{name}_cache", torch.zeros(1, MAX_SEQ_LEN, kv_heads, last, dtype=dtype))
+
+        def forward(self, *args: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            q, q_zero_points, q_scales, *new, pos, mask = args
+            s = q.shape[1]
+            start = pos[0].item()
+            torch._check(start >= 0)
+            torch._check(start + s <= MAX_SEQ_LEN)
+            caches = [getattr(self, f"{name}_cache") for name in cached]
+            for value, cache in zip(new, caches, strict=True):
+                torch.ops.llama.update_cache(value, cache, start)
+            k, k_zero_points, k_scales, v, v_zero_points, v_scales = caches
+            params = (q_zero_points, q_scales, k_zero_points, k_scales, v_zero_points, v_scales)
+            causal = torch.ops.llama.custom_quantized_sdpa(q, k, v, start, None, 0.0, True, None, *params, False)
+            t = [x.transpose(1, 2).contiguous() for x in (q, k, v, *params)]
+            by_head = torch.ops.llama.custom_quantized_sdpa(*t[:3], start, None, 0.0, True, None, *t[3:], True)
+            masked = torch.ops.llama.custom_quantized_sdpa(q, k, v, 0, mask, 0.0, False, 0.3, *params, False)
+            return causal, by_head, masked
+
+    def feed(step: int) -> tuple[np.ndarray, ...]:
+        rng = np.random.default_rng(step)
+
+        def rows(h: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            values = rng.integers(-128, 128, (1, tokens, h, d), dtype=np.int8)
+            zero_points = rng.integers(-128, 128, (1, tokens, h, 1), dtype=np.int8)
+            return values, zero_points, rng.uniform(0.002, 0.01, (1, tokens, h, 1)).astype(np.float32)
+
+        positions = step * tokens + np.arange(tokens)[:, None]
+        mask = rng.standard_normal((tokens, MAX_SEQ_LEN)).astype(np.float32)
+        mask[np.arange(MAX_SEQ_LEN)[None, :] > positions] = -np.inf
+        return (
+            *rows(heads, head_dim),
+            *rows(kv_heads, head_dim),
+            *rows(kv_heads, head_dim),
+            np.array([step * tokens]),
+            mask,
+        )
+
+    feeds = [feed(k) for k in range(STEPS)]
+    return _export_stateful(QuantizedAttention().eval(), feeds, out_dir, f"quantized_attention_{tokens}")
+
+
 def _export_stateful(module: object, feeds: list[tuple[np.ndarray, ...]], out_dir: Path, name: str) -> Exported:
     """`module` (whose custom ops write its buffers) exported with to_edge into out_dir/<name>.pte, each step's
     inputs saved beside it, and ExecuTorch's outputs over the steps."""
@@ -122,10 +191,11 @@ def _export_stateful(module: object, feeds: list[tuple[np.ndarray, ...]], out_di
     return Exported(program, tuple(paths), run_executorch(program, feeds))
 
 
-# Hostile calls, crafted from the `llama_sdpa` program with ExecuTorch's own serializer: each repoints one argument
-# of one call at a value appended to the program (a start_pos no cache holds, or a tensor sharing a real
-# tensor's memory with a smaller head dim or another dtype, so nothing is read past its buffer unless a
-# kernel misses the check). name -> (op, argument index, the appended value's kind and what it is)
+# Hostile calls, crafted from the `llama_sdpa` program (the `llama_quant_kv` one for the ops of HOSTILE_RECIPES) with
+# ExecuTorch's own serializer: each repoints one argument of one call at a value appended to the program (a
+# start_pos no cache holds, None, or a tensor sharing a real tensor's memory with fewer elements or another
+# dtype, so nothing is read past its buffer unless a kernel misses the check).
+# name -> (op, argument index, the appended value's kind and what it is)
 HOSTILE: dict[str, tuple[str, int, str, object]] = {
     "update_cache_start_pos_past_cache": ("llama::update_cache.out", 2, "int", MAX_SEQ_LEN),
     "update_cache_negative_start_pos": ("llama::update_cache.out", 2, "int", -1),
@@ -137,11 +207,27 @@ HOSTILE: dict[str, tuple[str, int, str, object]] = {
     "custom_sdpa_wrong_dtype": ("llama::custom_sdpa.out", 2, "dtype", "Half"),
     "linear_mismatched_k": ("aten::linear.out", 1, "sizes", (None, 32)),
     "linear_wrong_dtype": ("aten::linear.out", 1, "dtype", "Half"),
+    "custom_quantized_sdpa_start_pos_past_cache": ("llama::custom_quantized_sdpa.out", 3, "int", MAX_SEQ_LEN),
+    "custom_quantized_sdpa_byte_query": ("llama::custom_quantized_sdpa.out", 0, "dtype", "Byte"),
+    "custom_quantized_sdpa_scales_fewer_heads": (
+        "llama::custom_quantized_sdpa.out",
+        11,
+        "sizes",
+        (None, None, 1, None),
+    ),
+    "custom_quantized_sdpa_no_v_scales": ("llama::custom_quantized_sdpa.out", 13, "none", None),
 }
+# The ops whose hostile calls are crafted from another recipe's program than `llama_sdpa`.
+HOSTILE_RECIPES = {"llama::custom_quantized_sdpa.out": "llama_quant_kv"}
+
+
+def hostile_recipe(name: str) -> str:
+    """The recipe whose program the hostile call `name` is crafted from."""
+    return HOSTILE_RECIPES.get(HOSTILE[name][0], "llama_sdpa")
 
 
 def hostile(program: Path, name: str) -> bytes:
-    """`program` (export_llama's `llama_sdpa`) with the hostile call `name` of HOSTILE."""
+    """`program` (export_llama's recipe `hostile_recipe(name)`) with the hostile call `name` of HOSTILE."""
     import copy
 
     from executorch.exir import schema
@@ -158,6 +244,8 @@ def hostile(program: Path, name: str) -> bytes:
     )
     if kind == "int":
         value = schema.EValue(schema.Int(int(what)))  # type: ignore[call-overload]
+    elif kind == "none":
+        value = schema.EValue(schema.Null())
     else:
         value = copy.deepcopy(plan.values[call.args[position]])
         tensor = value.val

@@ -24,6 +24,8 @@ from tests.test_runtime_sanitized import SANITIZED, assert_no_report
 LLMS = lp.bundled()
 NAMES = tuple(LLMS)
 TOLERANCE = 1e-4
+# llama::custom_quantized_sdpa.out on its own: it sums as ExecuTorch's int8 kernels do (float rounding apart).
+ATTENTION_ATOL, ATTENTION_RTOL = 1e-6, 1e-5
 
 
 @pytest.fixture(scope="session")
@@ -47,13 +49,15 @@ def _args(program: lp.Exported) -> list[str]:
     ]
 
 
-def _assert_steps_match(step_outputs: tuple[list[np.ndarray], ...], program: lp.Exported) -> None:
+def _assert_steps_match(
+    step_outputs: tuple[list[np.ndarray], ...], program: lp.Exported, atol: float = TOLERANCE, rtol: float = TOLERANCE
+) -> None:
     assert len(step_outputs) == len(program.expected) == lp.STEPS
     for ours, theirs in zip(step_outputs, program.expected, strict=True):
         assert len(ours) == len(theirs)
         for a, b in zip(ours, theirs, strict=True):
             assert a.shape == b.shape and a.dtype == b.dtype
-            np.testing.assert_allclose(a, b, atol=TOLERANCE, rtol=TOLERANCE)
+            np.testing.assert_allclose(a, b, atol=atol, rtol=rtol)
     # The cache carried over: every step's logits differ from the first's.
     assert not any(np.allclose(step[0], step_outputs[0][0]) for step in step_outputs[1:])
 
@@ -84,6 +88,19 @@ def test_the_cache_ops_no_recipe_emits_equal_executorch(
     assert op in pte.load(program.program).plans[0].operators
     result = run_model(runner, program.program, list(program.inputs), tmp_path / "out", steps=lp.STEPS)
     _assert_steps_match(result.step_outputs, program)
+
+
+@pytest.mark.parametrize("tokens", [1, 6])
+def test_quantized_attention_equals_executorch(tokens: int, runner: Path, tmp_path: Path) -> None:
+    """llama::custom_quantized_sdpa.out called by a module of its own (lp.export_quantized_attention) on int8
+    caches over STEPS steps of `tokens` tokens: causal, by head (is_seq_at_dim_2) and masked, grouped-query,
+    one token (ExecuTorch's int8 value product) and six (its dequantize-then-GEMM one). The kernel sums as
+    ExecuTorch's int8 kernels do, so it stays within float rounding of them: 1e-5 relative, well inside
+    the recipes' tolerance."""
+    program = lp.export_quantized_attention(tmp_path / "program", tokens)
+    assert "llama::custom_quantized_sdpa.out" in pte.load(program.program).plans[0].operators
+    result = run_model(runner, program.program, list(program.inputs), tmp_path / "out", steps=lp.STEPS)
+    _assert_steps_match(result.step_outputs, program, atol=ATTENTION_ATOL, rtol=ATTENTION_RTOL)
 
 
 @pytest.fixture(scope="session")
@@ -126,6 +143,14 @@ def test_recipes_emit_the_ops_they_are_for(llms: dict[str, lp.Exported]) -> None
     for name in ("llama_q8da4w", "llama_q8da4w_ptd"):
         assert "aten::linear.out" not in ops[name]
         assert {"llama::custom_sdpa.out", "llama::update_cache.out"} <= ops[name]
+    # --quantize_kv_cache: int8 caches, the query quantized per token, the int8 attention.
+    assert {
+        "llama::custom_quantized_sdpa.out",
+        "llama::update_cache.out",
+        "quantized_decomposed::choose_qparams_per_token_asymmetric.out",
+        "quantized_decomposed::quantize_per_token.out",
+    } <= ops["llama_quant_kv"]
+    assert "llama::custom_sdpa.out" not in ops["llama_quant_kv"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -133,22 +158,33 @@ def test_static_oplist_equals_gen_oplist(name: str, llms: dict[str, lp.Exported]
     assert_static_oplist_is_gen_oplist(llms[name].program, tmp_path)
 
 
-def test_selective_runtime_from_the_programs_traced_yaml_runs_it(llms: dict[str, lp.Exported], tmp_path: Path) -> None:
-    """`bot oplist --trace` over every decode step of the sdpa program: its yaml names the llama:: ops and
-    what the kernels call; the build finds them in kernels/llm and compiles just the selected kernels
-    (dtype-selective, as the bot builds targets), and that runtime runs every step."""
-    program = llms["llama_sdpa"]
+# program -> the kernels/llm sources a runtime selected for it compiles
+SELECTED_LLM_SOURCES = {
+    "llama_sdpa": {"op_custom_sdpa.cpp", "op_update_cache.cpp"},
+    "llama_quant_kv": {"op_custom_quantized_sdpa.cpp", "op_update_cache.cpp"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(SELECTED_LLM_SOURCES))
+def test_selective_runtime_from_the_programs_traced_yaml_runs_it(
+    name: str, llms: dict[str, lp.Exported], tmp_path: Path
+) -> None:
+    """`bot oplist --trace` over every decode step of the program: its yaml names the llama:: ops and what
+    the kernels call; the build finds them in kernels/llm and compiles just the selected kernels
+    (dtype-selective, as the bot builds targets: the int8 attention keeps its Float out), and that runtime
+    runs every step."""
+    program = llms[name]
     selection = trace.trace_model(
-        trace.tracer_runner(), program.program, list(program.inputs), "llama_sdpa", feeds=Feeds(steps=lp.STEPS)
+        trace.tracer_runner(), program.program, list(program.inputs), name, feeds=Feeds(steps=lp.STEPS)
     )
-    assert {"llama::custom_sdpa.out", "llama::update_cache.out", "aten::linear.out"} <= set(selection.operators)
-    path = tmp_path / "llm_sdpa" / "selected_operators.yaml"
+    assert {"llama::update_cache.out", "aten::linear.out"} <= set(selection.operators)
+    path = tmp_path / name / "selected_operators.yaml"
     path.parent.mkdir()
     oplist.dump(selection, path)
     build = cmake.build(cmake.selective_flavour(path))
     sources = (build / "sb_selected_kernels" / "selected_sources.txt").read_text().splitlines()
     compiled = {Path(s).name for s in sources if "/kernels/llm/" in s}
-    assert compiled == {"op_custom_sdpa.cpp", "op_update_cache.cpp"}
+    assert compiled == SELECTED_LLM_SOURCES[name]
     result = run_model(cmake.runner_path(build), program.program, list(program.inputs), tmp_path, steps=lp.STEPS)
     _assert_steps_match(result.step_outputs, program)
 
@@ -180,6 +216,15 @@ EXPECTED_ERRORS = {
     "custom_sdpa_wrong_dtype": "llama::custom_sdpa.out: query is float32, key float32, value float16: they must match",
     "linear_mismatched_k": "aten::linear.out: needs input [..., k] and weight [n, k]",
     "linear_wrong_dtype": "aten::linear.out: weight has dtype float16, expected float32",
+    "custom_quantized_sdpa_start_pos_past_cache": "llama::custom_quantized_sdpa.out: start_pos 32 and 1 new "
+    "positions do not fit a cache of 32",
+    "custom_quantized_sdpa_byte_query": "llama::custom_quantized_sdpa.out: query is uint8, key int8, value int8: "
+    "they must be int8",
+    "custom_quantized_sdpa_scales_fewer_heads": "llama::custom_quantized_sdpa.out: k_zero_points is int8 "
+    "[1, 32, 2, 1] and k_scales float32 [1, 32, 1, 1]: they must be int8 and float32 [1, 32, 2, n >= 1], one per "
+    "row of key",
+    "custom_quantized_sdpa_no_v_scales": "llama::custom_quantized_sdpa.out: value is int8: v_zero_points and "
+    "v_scales are required",
 }
 
 
@@ -188,7 +233,7 @@ def test_every_hostile_call_has_its_expected_error() -> None:
 
 
 def _run_hostile(runner: Path, llms: dict[str, lp.Exported], name: str, tmp_path: Path) -> None:
-    program = llms["llama_sdpa"]
+    program = llms[lp.hostile_recipe(name)]
     model = tmp_path / f"{name}.pte"
     model.write_bytes(lp.hostile(program.program, name))
     proc = subprocess.run(
@@ -220,19 +265,29 @@ def test_hostile_call_under_sanitizers(
     _run_hostile(sanitized, llms, name, tmp_path)
 
 
+def _steps_under_sanitizers(sanitized: Path, program: lp.Exported, tmp_path: Path) -> tuple[list[np.ndarray], ...]:
+    """Every step of `program` on the sanitized runner, one loaded method: no report, and each step's outputs."""
+    command = [str(sanitized), "--model", str(program.program), "--steps", str(lp.STEPS), *_args(program)]
+    proc = subprocess.run([*command, "--output-dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert_no_report(proc)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return tuple(
+        [np.load(tmp_path / f"step{k}" / f"output{i}.npy") for i in range(len(program.expected[k]))]
+        for k in range(lp.STEPS)
+    )
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_decode_steps_under_sanitizers(
     name: str, llms: dict[str, lp.Exported], sanitized: Path, tmp_path: Path
 ) -> None:
     program = llms[name]
-    command = [str(sanitized), "--model", str(program.program), "--steps", str(lp.STEPS), *_args(program)]
-    proc = subprocess.run(
-        [*command, "--output-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    _assert_steps_match(_steps_under_sanitizers(sanitized, program, tmp_path), program)
+
+
+def test_quantized_attention_under_sanitizers(sanitized: Path, tmp_path: Path) -> None:
+    """The int8 attention's every form (causal, by head, masked) over steps of six tokens, clean."""
+    program = lp.export_quantized_attention(tmp_path / "program", tokens=6)
+    _assert_steps_match(
+        _steps_under_sanitizers(sanitized, program, tmp_path / "out"), program, atol=ATTENTION_ATOL, rtol=ATTENTION_RTOL
     )
-    assert_no_report(proc)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    steps = tuple([np.load(tmp_path / f"step{k}" / "output0.npy")] for k in range(lp.STEPS))
-    _assert_steps_match(steps, program)
