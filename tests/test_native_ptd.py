@@ -1,10 +1,12 @@
 """Program-data separation: programs whose weights ExecuTorch's exporter wrote to .ptd files
 (tests/ptd_programs.py) run on our runtime with those files and match ExecuTorch's runtime; the .ptd
 reader (native/core: sb/data_file.h) turns every flaw of a hostile file into one error line, under ASan
-and UBSan too; execute stays off the heap; the static op list still equals gen_oplist."""
+and UBSan too, and finds a program's keys among thousands; execute stays off the heap; the static op list
+still equals gen_oplist."""
 
 from __future__ import annotations
 
+import random
 import struct
 import subprocess
 from collections.abc import Callable
@@ -152,6 +154,18 @@ def not_a_ptd(data: bytes) -> bytes:
     return b"\0" * 4 + b"ET12" + data[8:]
 
 
+def rename_key(data: bytes, key: str, to: str) -> bytes:
+    """Entry `key` renamed `to` (as long): ExecuTorch's serializer writes one entry per key, so two entries of
+    one key are made by hand."""
+    assert len(to.encode()) == len(key.encode())
+    pos = next(p for k, p in _entries(data) if k == key)
+    return data[:pos] + to.encode() + data[pos + len(key.encode()) :]
+
+
+def duplicate_key(data: bytes) -> bytes:
+    return rename_key(data, "l2.bias", "l1.bias")
+
+
 HOSTILE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "truncated": (truncated, "data ends at byte"),
     "segment_offset": (segment_offset_past_end, "lies past the end of its"),
@@ -160,6 +174,7 @@ HOSTILE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "layout_larger_than_segment": (layout_too_big, "'l1.weight' is a float32 tensor of 12800 bytes in a 128-byte"),
     "segment_index": (segment_index_out_of_range, "names segment 999"),
     "not_a_ptd": (not_a_ptd, "not an ExecuTorch data file"),
+    "duplicate_key": (duplicate_key, "duplicate_key.ptd: two entries have the key 'l1.bias'"),
 }
 
 
@@ -232,6 +247,55 @@ def test_separated_programs_under_sanitizers(
     assert proc.returncode == 0, proc.stderr
     assert not any(report in proc.stderr for report in SANITIZER_REPORT), proc.stderr
     np.testing.assert_allclose(np.load(tmp_path / "output0.npy"), program.expected[0], atol=1e-4, rtol=1e-4)
+
+
+# A file of many keys: the reader sorts them at load and finds each by binary search (sb/data_file.h).
+MANY_KEYS = 5000
+
+
+def many_keys(real: list[pp.Entry], count: int) -> list[pp.Entry]:
+    """`real` among decoys, in a shuffled order: `count` keys that begin one another (k1, k10, k100), keys
+    around each real one (one byte shorter, one longer, the last byte one more, a non-ASCII first byte),
+    the empty key and bytes past ASCII; each decoy's bytes its own."""
+    names = [f"k{i}" for i in range(count)] + ["", "\x7f", "\u00ff"]
+    for key, _, _ in real:
+        names += [key[:-1], key + ".", key[:-1] + chr(ord(key[-1]) + 1), "\u00e9" + key]
+    taken = {key for key, _, _ in real}
+    decoys = [name for name in dict.fromkeys(names) if name not in taken]
+    data = real + [(name, struct.pack("<I", i) * (1 + i % 7), None) for i, name in enumerate(decoys)]
+    random.Random(5).shuffle(data)
+    return data
+
+
+def test_a_key_twice_in_a_large_file_is_refused(
+    programs: dict[str, pp.Separated], runner: Path, tmp_path: Path
+) -> None:
+    """Two entries of one key, far apart among thousands, refused at load in one line naming the key (ExecuTorch
+    would take the first, silently)."""
+    program = programs["portable"]
+    path = pp.write(many_keys(pp.entries(program.data[0]), MANY_KEYS), tmp_path / "twice.ptd")
+    path.write_bytes(rename_key(path.read_bytes(), "k4321", "k1234"))
+    proc = subprocess.run(
+        [str(runner), "--model", str(program.program), "--data", str(path)], capture_output=True, text=True, timeout=60
+    )
+    _one_error_line(proc, "data file twice.ptd: two entries have the key 'k1234'")
+
+
+def test_a_large_file_serves_the_program(programs: dict[str, pp.Separated], runner: Path, tmp_path: Path) -> None:
+    """The portable program's five constants among thousands of decoys (their neighbours in key order
+    among them): its outputs are ExecuTorch's; without l1.weight, the missing key is named as before."""
+    program = programs["portable"]
+    data = many_keys(pp.entries(program.data[0]), MANY_KEYS)
+    result = runner_run(runner, program, tmp_path / "out", (pp.write(data, tmp_path / "many.ptd"),))
+    np.testing.assert_allclose(result.outputs[0], program.expected[0], atol=1e-4, rtol=1e-4)
+    without = pp.write([e for e in data if e[0] != "l1.weight"], tmp_path / "without.ptd")
+    proc = subprocess.run(
+        [str(runner), "--model", str(program.program), "--data", str(without)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    _one_error_line(proc, "no data file holds 'l1.weight' (1 file given)")
 
 
 def test_execute_does_not_allocate_with_external_data(programs: dict[str, pp.Separated], all_ops_build: Path) -> None:
