@@ -87,22 +87,34 @@ def export(out_dir: Path) -> dict[str, Separated]:
     return out
 
 
-def merge(files: tuple[Path, ...], out: Path) -> Path:
-    """One .ptd holding every entry of `files`: ExecuTorch's Python runtime takes a single data file."""
+# One entry of a data file: its key, its bytes and its tensor layout (ExecuTorch's TensorLayout, or None).
+Entry = tuple[str, bytes, Any]
+
+
+def entries(path: Path) -> list[Entry]:
+    """The entries of a .ptd, in its order, as ExecuTorch's serializer reads them."""
     from executorch.exir._serialize._cord import Cord
+    from executorch.extension.flat_tensor.serialize.serialize import FlatTensorSerializer
+
+    payload = FlatTensorSerializer().deserialize(Cord(path.read_bytes()))
+    return [(key, bytes(payload.buffers[e.buffer_index]), e.tensor_layout) for key, e in payload.named_data.items()]
+
+
+def write(data: list[Entry], out: Path) -> Path:
+    """A .ptd holding `data`, in that order, written by ExecuTorch's serializer."""
     from executorch.exir._serialize.data_serializer import DataEntry, DataPayload
     from executorch.extension.flat_tensor.serialize.serialize import FlatTensorSerializer
 
-    serializer = FlatTensorSerializer()
-    buffers: list[bytes] = []
-    entries: dict[str, DataEntry] = {}
-    for path in files:
-        payload = serializer.deserialize(Cord(path.read_bytes()))
-        for key, entry in payload.named_data.items():
-            entries[key] = DataEntry(len(buffers), 64, entry.tensor_layout)
-            buffers.append(bytes(payload.buffers[entry.buffer_index]))
-    out.write_bytes(bytes(serializer.serialize(DataPayload(buffers=buffers, named_data=entries))))
+    named = {key: DataEntry(i, 64, layout) for i, (key, _, layout) in enumerate(data)}
+    assert len(named) == len(data), "the serializer keeps one entry per key"
+    payload = DataPayload(buffers=[blob for _, blob, _ in data], named_data=named)
+    out.write_bytes(bytes(FlatTensorSerializer().serialize(payload)))
     return out
+
+
+def merge(files: tuple[Path, ...], out: Path) -> Path:
+    """One .ptd holding every entry of `files`: ExecuTorch's Python runtime takes a single data file."""
+    return write([entry for path in files for entry in entries(path)], out)
 
 
 def run_executorch(program: Path, inputs: list[np.ndarray], data: Path | None, method: str = "forward") -> list:

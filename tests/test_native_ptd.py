@@ -1,10 +1,15 @@
 """Program-data separation: programs whose weights ExecuTorch's exporter wrote to .ptd files
 (tests/ptd_programs.py) run on our runtime with those files and match ExecuTorch's runtime; the .ptd
 reader (native/core: sb/data_file.h) turns every flaw of a hostile file into one error line, under ASan
-and UBSan too; execute stays off the heap; the static op list still equals gen_oplist."""
+and UBSan too, finds every key of a file of thousands, and survives a short session of its fuzz target
+(ptd_fuzzer) seeded with ExecuTorch's files; execute stays off the heap; the static op list still equals
+gen_oplist."""
 
 from __future__ import annotations
 
+import os
+import random
+import shutil
 import struct
 import subprocess
 from collections.abc import Callable
@@ -18,7 +23,7 @@ from bot.errors import BotError
 from bot.selection.pte import FlatReader
 from tests import ptd_programs as pp
 from tests.test_oplist import assert_static_oplist_is_gen_oplist
-from tests.test_runtime_sanitized import SANITIZED
+from tests.test_runtime_sanitized import FUZZ, FUZZ_SECONDS_CAP, SANITIZED
 
 SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer")
 
@@ -151,6 +156,18 @@ def not_a_ptd(data: bytes) -> bytes:
     return b"\0" * 4 + b"ET12" + data[8:]
 
 
+def rename_key(data: bytes, key: str, to: str) -> bytes:
+    """Entry `key` renamed `to` (as long): ExecuTorch's serializer writes one entry per key, so two entries of
+    one key are made by hand."""
+    assert len(to.encode()) == len(key.encode())
+    pos = next(p for k, p in _entries(data) if k == key)
+    return data[:pos] + to.encode() + data[pos + len(key.encode()) :]
+
+
+def duplicate_key(data: bytes) -> bytes:
+    return rename_key(data, "l2.bias", "l1.bias")
+
+
 HOSTILE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "truncated": (truncated, "data ends at byte"),
     "segment_offset": (segment_offset_past_end, "lies past the end of its"),
@@ -159,6 +176,7 @@ HOSTILE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "layout_larger_than_segment": (layout_too_big, "'l1.weight' is a float32 tensor of 12800 bytes in a 128-byte"),
     "segment_index": (segment_index_out_of_range, "names segment 999"),
     "not_a_ptd": (not_a_ptd, "not an ExecuTorch data file"),
+    "duplicate_key": (duplicate_key, "duplicate_key.ptd: two entries have the key 'l1.bias'"),
 }
 
 
@@ -231,6 +249,143 @@ def test_separated_programs_under_sanitizers(
     assert proc.returncode == 0, proc.stderr
     assert not any(report in proc.stderr for report in SANITIZER_REPORT), proc.stderr
     np.testing.assert_allclose(np.load(tmp_path / "output0.npy"), program.expected[0], atol=1e-4, rtol=1e-4)
+
+
+# A file of many keys: the reader sorts them at load and finds each by binary search (sb/data_file.h).
+MANY_KEYS = 5000
+PTD_FUZZER = "ptd_fuzzer"
+# A small file loads and is looked up some 20,000 times a second under ASan: about 5 s in CI (sessions of
+# millions of inputs, run by hand, found nothing)
+PTD_FUZZ_RUNS = 100_000
+
+
+def many_keys(real: list[pp.Entry], count: int) -> list[pp.Entry]:
+    """`real` among decoys, in a shuffled order: `count` keys that begin one another (k1, k10, k100), keys
+    around each real one (one byte shorter, one longer, the last byte one more, a non-ASCII first byte),
+    the empty key and bytes past ASCII; each decoy's bytes its own."""
+    names = [f"k{i}" for i in range(count)] + ["", "\x7f", "\u00ff"]
+    for key, _, _ in real:
+        names += [key[:-1], key + ".", key[:-1] + chr(ord(key[-1]) + 1), "\u00e9" + key]
+    taken = {key for key, _, _ in real}
+    decoys = [name for name in dict.fromkeys(names) if name not in taken]
+    data = real + [(name, struct.pack("<I", i) * (1 + i % 7), None) for i, name in enumerate(decoys)]
+    random.Random(5).shuffle(data)
+    return data
+
+
+def shown(key: str) -> str:
+    """A key as error messages and ptd_fuzzer's report show it (sb::format_key)."""
+    raw = key.encode()
+    text = "".join(chr(b) if 32 <= b < 127 else "?" for b in raw[:64])
+    return text + ("..." if len(raw) > 64 else "")
+
+
+def fnv1a(data: bytes) -> int:
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & (2**64 - 1)
+    return h
+
+
+@pytest.fixture(scope="module")
+def ptd_fuzzer() -> Path:
+    assert shutil.which("clang++"), "clang++ is needed for the fuzz targets: run scripts/setup.sh"
+    return cmake.build(FUZZ, targets=(PTD_FUZZER,)) / PTD_FUZZER
+
+
+def fuzzer_report(fuzzer: Path, files: list[Path]) -> list[str]:
+    """ptd_fuzzer's outcome of each file (SB_FUZZ_REPORT): a load line, then one line per entry."""
+    env = {**os.environ, "SB_FUZZ_REPORT": "1"}
+    proc = subprocess.run([str(fuzzer), *map(str, files)], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not any(report in proc.stderr for report in SANITIZER_REPORT), proc.stderr[-3000:]
+    return [line for line in proc.stderr.splitlines() if line.startswith(("load: ", "entry "))]
+
+
+def test_every_key_of_a_large_file_finds_its_bytes(
+    programs: dict[str, pp.Separated], ptd_fuzzer: Path, tmp_path: Path
+) -> None:
+    """Each of some 5,000 keys, stored in no order, is looked up (ptd_fuzzer traps unless the lookup gives
+    back the entry the key came from) and reads the bytes it was written with, under ASan and UBSan."""
+    data = many_keys(pp.entries(programs["portable"].data[0]), MANY_KEYS)
+    report = fuzzer_report(ptd_fuzzer, [pp.write(data, tmp_path / "many.ptd")])
+    assert report[0] == f"load: ok, {len(data)} entries"
+    expected = [f"entry {i}: '{shown(key)}' {len(blob)} {fnv1a(blob):016x}" for i, (key, blob, _) in enumerate(data)]
+    assert report[1:] == expected
+
+
+def test_a_key_twice_in_a_large_file_is_refused(
+    programs: dict[str, pp.Separated], ptd_fuzzer: Path, runner: Path, tmp_path: Path
+) -> None:
+    """Two entries of one key, far apart among thousands, refused at load in one line naming the key (ExecuTorch
+    would take the first, silently)."""
+    program = programs["portable"]
+    path = pp.write(many_keys(pp.entries(program.data[0]), MANY_KEYS), tmp_path / "twice.ptd")
+    path.write_bytes(rename_key(path.read_bytes(), "k4321", "k1234"))
+    assert fuzzer_report(ptd_fuzzer, [path]) == ["load: data file fuzz: two entries have the key 'k1234'"]
+    proc = subprocess.run(
+        [str(runner), "--model", str(program.program), "--data", str(path)], capture_output=True, text=True, timeout=60
+    )
+    _one_error_line(proc, "data file twice.ptd: two entries have the key 'k1234'")
+
+
+def test_a_large_file_serves_the_program(programs: dict[str, pp.Separated], runner: Path, tmp_path: Path) -> None:
+    """The portable program's five constants among thousands of decoys (their neighbours in key order
+    among them): its outputs are ExecuTorch's; without l1.weight, the missing key is named as before."""
+    program = programs["portable"]
+    data = many_keys(pp.entries(program.data[0]), MANY_KEYS)
+    result = runner_run(runner, program, tmp_path / "out", (pp.write(data, tmp_path / "many.ptd"),))
+    np.testing.assert_allclose(result.outputs[0], program.expected[0], atol=1e-4, rtol=1e-4)
+    without = pp.write([e for e in data if e[0] != "l1.weight"], tmp_path / "without.ptd")
+    proc = subprocess.run(
+        [str(runner), "--model", str(program.program), "--data", str(without)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    _one_error_line(proc, "no data file holds 'l1.weight' (1 file given)")
+
+
+def ptd_seeds(programs: dict[str, pp.Separated], out: Path) -> list[Path]:
+    """ExecuTorch's files (the portable program's, the delegated program's two and their merge) and the
+    portable constants among 30 decoys: small, so that the fuzzer mutates them quickly."""
+    out.mkdir(exist_ok=True)
+    written = [shutil.copy2(p, out / f"{name}.{p.name}") for name, s in programs.items() for p in s.data]
+    written.append(pp.merge(programs["xnnpack"].data, out / "merged.ptd"))
+    written.append(pp.write(many_keys(pp.entries(programs["portable"].data[0]), 30), out / "decoys.ptd"))
+    return [Path(p) for p in written]
+
+
+def test_ptd_seeds_load(programs: dict[str, pp.Separated], ptd_fuzzer: Path, tmp_path: Path) -> None:
+    """Every seed loads: the fuzzer starts from files that reach the index and the lookups."""
+    seeds = ptd_seeds(programs, tmp_path)
+    loads = [line for line in fuzzer_report(ptd_fuzzer, seeds) if line.startswith("load: ")]
+    assert len(loads) == len(seeds) and all(line.startswith("load: ok, ") for line in loads), loads
+
+
+def test_short_ptd_fuzz_session(programs: dict[str, pp.Separated], ptd_fuzzer: Path, tmp_path: Path) -> None:
+    """A fixed-seed session of PTD_FUZZ_RUNS inputs (the same inputs on every machine), as the program
+    loader's (tests/test_runtime_sanitized.py)."""
+    corpus = tmp_path / "corpus"
+    ptd_seeds(programs, corpus)
+    proc = subprocess.run(
+        [
+            str(ptd_fuzzer),
+            "-seed=1",
+            f"-runs={PTD_FUZZ_RUNS}",
+            f"-max_total_time={FUZZ_SECONDS_CAP}",
+            "-rss_limit_mb=2048",
+            f"-artifact_prefix={tmp_path}/",
+            str(corpus),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=FUZZ_SECONDS_CAP * 4,
+    )
+    found = sorted(p.name for p in tmp_path.glob("crash-*")) + sorted(p.name for p in tmp_path.glob("leak-*"))
+    found += sorted(p.name for p in tmp_path.glob("timeout-*")) + sorted(p.name for p in tmp_path.glob("oom-*"))
+    assert proc.returncode == 0 and not found, f"fuzzer found {found}: {proc.stderr[-3000:]}"
+    assert "Done " in proc.stderr
 
 
 def test_execute_does_not_allocate_with_external_data(programs: dict[str, pp.Separated], all_ops_build: Path) -> None:

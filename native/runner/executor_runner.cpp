@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/stat.h>
@@ -233,9 +234,10 @@ int main(int argc, char** argv) {
     if (!(err = sb::runner::read_regular_file(opt.data_files[k], "data", &data_bytes[k])).ok()) return fail(err);
     const size_t slash = opt.data_files[k].find_last_of('/');
     data_labels[k] = slash == std::string::npos ? opt.data_files[k] : opt.data_files[k].substr(slash + 1);
-    sb::Result<sb::DataFile> data = sb::DataFile::load(data_bytes[k].data(), data_bytes[k].size(), data_labels[k].c_str());
+    sb::Result<sb::DataFile> data =
+        sb::DataFile::load(data_bytes[k].data(), data_bytes[k].size(), data_labels[k].c_str(), opt.limits);
     if (!data.ok()) return fail(data.error);
-    data_files.push_back(data.value);
+    data_files.push_back(std::move(data.value));
   }
   program.value.use_data_files(data_files.data(), data_files.size());
   sb::Method method;

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "npy.h"
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
         fprintf(stderr, "error: %s: %s\n", data_paths[k].c_str(), data.error.message());
         return 2;
       }
-      data_files.push_back(data.value);
+      data_files.push_back(std::move(data.value));
     }
     if (program.ok()) program.value.use_data_files(data_files.data(), data_files.size());
     sb::Method method;

@@ -1,5 +1,6 @@
 #include "sb/data_file.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "sb/checked.h"
@@ -49,6 +50,55 @@ EntryView view_entry(fb::Reader& r, uint32_t i) {
   return v;
 }
 
+// Entry `i`'s key, through the bounds-checked reader (load() checked every key before it sorts them).
+Span<const char> entry_key(fb::Reader& r, const fb::Vector& entries, uint32_t i) {
+  const fb::String key = r.string(r.table_element(entries, i), schema::flat_tensor::named_data::kKey);
+  return Span<const char>(key.data, key.length);
+}
+
+// Keys ordered by their bytes (unsigned), a key before any longer key it begins.
+int compare(Span<const char> a, Span<const char> b) {
+  const size_t n = a.size() < b.size() ? a.size() : b.size();
+  const int c = n == 0 ? 0 : memcmp(a.data(), b.data(), n);
+  if (c != 0) return c;
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+// Heap sort of the entry indices by key: O(n log n) in the worst case (the file chooses the order), in place.
+class KeySort {
+ public:
+  KeySort(fb::Reader& r, const fb::Vector& entries, uint32_t* index) : r_(r), entries_(entries), index_(index) {}
+
+  void sort(size_t n) {
+    for (size_t i = n / 2; i-- > 0;) sift_down(i, n);
+    for (size_t end = n; end-- > 1;) {
+      swap(0, end);
+      sift_down(0, end);
+    }
+  }
+
+ private:
+  bool less(size_t a, size_t b) {
+    return compare(entry_key(r_, entries_, index_[a]), entry_key(r_, entries_, index_[b])) < 0;
+  }
+  void swap(size_t a, size_t b) {
+    const uint32_t t = index_[a];
+    index_[a] = index_[b];
+    index_[b] = t;
+  }
+  void sift_down(size_t root, size_t n) {
+    for (size_t child; (child = 2 * root + 1) < n; root = child) {
+      if (child + 1 < n && less(child, child + 1)) ++child;
+      if (!less(root, child)) return;
+      swap(root, child);
+    }
+  }
+
+  fb::Reader& r_;
+  const fb::Vector& entries_;
+  uint32_t* index_;
+};
+
 }  // namespace
 
 void format_key(char* out, size_t out_size, Span<const char> key) {
@@ -65,7 +115,7 @@ void format_key(char* out, size_t out_size, Span<const char> key) {
   out[n] = '\0';
 }
 
-Result<DataFile> DataFile::load(const uint8_t* data, size_t size, const char* label) {
+Result<DataFile> DataFile::load(const uint8_t* data, size_t size, const char* label, const RuntimeLimits& limits) {
   namespace ft = schema::flat_tensor;
   if (data == nullptr || size < kHeaderOffset + kHeaderLength) {
     return Error::make(ErrorCode::kInvalidProgram, "data file %s: %zu bytes, too small for a .ptd", label, size);
@@ -171,14 +221,58 @@ Result<DataFile> DataFile::load(const uint8_t* data, size_t size, const char* la
                          static_cast<unsigned long long>(v.size));
     }
   }
+  // The key index. Every entry is a 4-byte offset in the flatbuffer, so it is at most the flatbuffer's size.
+  const uint64_t index_bytes = uint64_t{entries.length} * sizeof(uint32_t);
+  if (index_bytes > limits.memory_bytes) {
+    return Error::make(ErrorCode::kMemoryBudget,
+                       "data file %s: the index of its %u keys needs %llu bytes, over the memory budget of %llu bytes",
+                       label, static_cast<unsigned>(entries.length), static_cast<unsigned long long>(index_bytes),
+                       static_cast<unsigned long long>(limits.memory_bytes));
+  }
+  if (entries.length > 0) {
+    file.index_ = static_cast<uint32_t*>(malloc(static_cast<size_t>(index_bytes)));
+    if (file.index_ == nullptr) {
+      return Error::make(ErrorCode::kOutOfMemory, "data file %s: out of memory for the index of its %u keys", label,
+                         static_cast<unsigned>(entries.length));
+    }
+  }
+  for (uint32_t i = 0; i < entries.length; ++i) file.index_[i] = i;
+  KeySort(r, entries, file.index_).sort(entries.length);
+  for (uint32_t i = 1; i < entries.length; ++i) {
+    const Span<const char> key = entry_key(r, entries, file.index_[i]);
+    if (compare(entry_key(r, entries, file.index_[i - 1]), key) == 0) {
+      // ExecuTorch's FlatTensorDataMap would take the first; which one the exporter meant is unknowable.
+      char shown[80];
+      format_key(shown, sizeof shown, key);
+      return Error::make(ErrorCode::kInvalidProgram, "data file %s: two entries have the key '%s'", label, shown);
+    }
+  }
   file.num_entries_ = entries.length;
-  return file;
+  return static_cast<DataFile&&>(file);
+}
+
+DataFile::~DataFile() { free(index_); }
+
+DataFile::DataFile(DataFile&& other) noexcept { *this = static_cast<DataFile&&>(other); }
+
+DataFile& DataFile::operator=(DataFile&& other) noexcept {
+  if (this == &other) return *this;
+  free(index_);
+  data_ = other.data_;
+  size_ = other.size_;
+  label_ = other.label_;
+  flatbuffer_size_ = other.flatbuffer_size_;
+  segment_base_ = other.segment_base_;
+  num_entries_ = other.num_entries_;
+  index_ = other.index_;
+  other.num_entries_ = 0;
+  other.index_ = nullptr;
+  return *this;
 }
 
 Span<const char> DataFile::key(size_t i) const {
   fb::Reader r(data_, flatbuffer_size_);
-  const EntryView v = view_entry(r, static_cast<uint32_t>(i));
-  return Span<const char>(v.key.data, v.key.length);
+  return entry_key(r, r.vector(r.root(), schema::flat_tensor::kNamedData, 4), static_cast<uint32_t>(i));
 }
 
 DataEntry DataFile::entry(size_t i) const {
@@ -202,9 +296,18 @@ DataEntry DataFile::entry(size_t i) const {
 
 int64_t DataFile::find(Span<const char> key) const {
   fb::Reader r(data_, flatbuffer_size_);
-  for (uint32_t i = 0; i < num_entries_; ++i) {
-    const fb::String name = view_entry(r, i).key;
-    if (name.length == key.size() && memcmp(name.data, key.data(), key.size()) == 0) return i;
+  const fb::Vector entries = r.vector(r.root(), schema::flat_tensor::kNamedData, 4);
+  size_t low = 0;
+  size_t high = num_entries_;
+  while (low < high) {
+    const size_t mid = low + (high - low) / 2;
+    const int c = compare(entry_key(r, entries, index_[mid]), key);
+    if (c == 0) return index_[mid];
+    if (c < 0) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
   }
   return -1;
 }

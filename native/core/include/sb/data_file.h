@@ -4,15 +4,19 @@
 // delegates look their weights up by key, as in the program's own named data.
 //
 // load() validates the whole file once (header, flatbuffer, every segment
-// and every entry), so lookups need no further checks. The caller owns the
-// bytes, aligned to 16 as malloc returns them, and keeps them alive while the
-// DataFile (and any program using it) is.
+// and every entry), so lookups need no further checks, and sorts an index of
+// the keys (by their bytes), so a lookup is a binary search: a file of many
+// keys, looked up by a program of many names, costs O((keys + lookups) log
+// keys), not O(keys * lookups). A key the file holds twice is refused. The
+// caller owns the bytes, aligned to 16 as malloc returns them, and keeps them
+// alive while the DataFile (and any program using it) is.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "sb/error.h"
+#include "sb/limits.h"
 #include "sb/scalar_type.h"
 #include "sb/span.h"
 #include "sb/tensor.h"
@@ -33,10 +37,19 @@ struct DataEntry {
 class DataFile {
  public:
   // `label` names the file in error messages (e.g. its file name); the
-  // DataFile keeps the pointer.
-  static Result<DataFile> load(const uint8_t* data, size_t size, const char* label);
+  // DataFile keeps the pointer. The key index (4 bytes a key) is the only
+  // memory load() allocates, checked against limits.memory_bytes before it
+  // is (as Method::load checks its tables against its own); the DataFile
+  // owns it, and so moves but does not copy.
+  static Result<DataFile> load(const uint8_t* data, size_t size, const char* label,
+                               const RuntimeLimits& limits = RuntimeLimits());
 
   DataFile() = default;
+  ~DataFile();
+  DataFile(DataFile&& other) noexcept;
+  DataFile& operator=(DataFile&& other) noexcept;
+  DataFile(const DataFile&) = delete;
+  DataFile& operator=(const DataFile&) = delete;
   const char* label() const { return label_; }
   size_t size() const { return num_entries_; }
   // Entry `i`'s key (not NUL-terminated).
@@ -55,6 +68,7 @@ class DataFile {
   size_t flatbuffer_size_ = 0;
   uint64_t segment_base_ = 0;
   uint32_t num_entries_ = 0;
+  uint32_t* index_ = nullptr;  // the entries' indices, ordered by key
 };
 
 // A key fit for a one-line message: printable ASCII, cut after 64 bytes.

@@ -45,7 +45,7 @@ class Error {
 
 template <typename T>
 struct Result {
-  Result(T v) : value(v) {}  // NOLINT: implicit on purpose, like std::expected
+  Result(T v) : value(static_cast<T&&>(v)) {}  // NOLINT: implicit on purpose, like std::expected
   Result(const Error& e) : error(e), value() {}  // NOLINT
   bool ok() const { return error.ok(); }
   Error error;
