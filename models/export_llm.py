@@ -12,6 +12,7 @@ The recipes are the ones ExecuTorch documents for phones, as `export_llama` flag
 - `llama_sdpa`: `-kv --use_sdpa_with_kv_cache` (llama::update_cache.out and llama::custom_sdpa.out);
 - `llama_q8da4w`: `-kv --use_sdpa_with_kv_cache -qmode 8da4w --group_size 32 -X` (int8 dynamically quantized
   activations and int4 weights in groups of 32, the linears delegated to XNNPACK);
+- `llama_sdpa_fp16`: `llama_sdpa` in half precision (`-d fp16`), its custom ops on Half;
 - `llama_quant_kv`: `-kv --use_sdpa_with_kv_cache --quantize_kv_cache` (int8 caches with a scale and zero point
   per token and head, written with llama::update_cache.out; the query quantized per token with
   quantized_decomposed::choose_qparams_per_token_asymmetric.out and quantize_per_token.out; the attention
@@ -72,6 +73,7 @@ RECIPES: dict[str, Recipe] = {
     "llama_kv": Recipe(EXPORT_LLAMA, ("-kv",)),
     "llama_sdpa": Recipe(EXPORT_LLAMA, ("-kv", "--use_sdpa_with_kv_cache")),
     "llama_q8da4w": Recipe(EXPORT_LLAMA, _Q8DA4W),
+    "llama_sdpa_fp16": Recipe(EXPORT_LLAMA, ("-kv", "--use_sdpa_with_kv_cache", "-d", "fp16")),
     "llama_quant_kv": Recipe(EXPORT_LLAMA, ("-kv", "--use_sdpa_with_kv_cache", "--quantize_kv_cache")),
     "llama_q8da4w_ptd": Recipe(
         EXPORT_LLM,

@@ -71,6 +71,25 @@ def test_every_decode_step_equals_executorch(
     _assert_steps_match(result.step_outputs, program)
 
 
+# A half-precision program -> its fp32 twin (the same recipe and checkpoint in fp32)
+HALF_PRECISION = {"llama_sdpa_fp16": "llama_sdpa"}
+
+
+@pytest.mark.parametrize("name", sorted(HALF_PRECISION))
+def test_half_precision_is_no_further_from_fp32_than_executorch(
+    name: str, llms: dict[str, lp.Exported], runner: Path, tmp_path: Path
+) -> None:
+    """On every decode step, our Half logits are no further from the fp32 program's (ExecuTorch's) than
+    ExecuTorch's own Half logits are."""
+    program, twin = llms[name], llms[HALF_PRECISION[name]]
+    result = run_model(runner, program.program, list(program.inputs), tmp_path, data=program.data, steps=lp.STEPS)
+    for ours, theirs, fp32 in zip(result.step_outputs, program.expected, twin.expected, strict=True):
+        assert ours[0].dtype == theirs[0].dtype == np.float16 and fp32[0].dtype == np.float32
+        ours_off = np.max(np.abs(ours[0].astype(np.float64) - fp32[0]))
+        theirs_off = np.max(np.abs(theirs[0].astype(np.float64) - fp32[0]))
+        assert ours_off <= theirs_off, (ours_off, theirs_off)
+
+
 @pytest.mark.parametrize(
     ("make", "op"),
     [
