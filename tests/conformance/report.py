@@ -93,8 +93,10 @@ def _rows(
     dtypes: tuple[str, ...],
     cell_counts: Counter[str],
     failures: list[str],
+    no_case: str = "no case",
 ) -> list[str]:
-    """The table rows of `ops` over `dtypes`, counting cells into `cell_counts` and failing cases into `failures`."""
+    """The table rows of `ops` over `dtypes`, counting cells into `cell_counts` and failing cases into `failures`;
+    a cell without a case reads `no_case`."""
     rows = []
     for op in sorted(ops):
         cells = []
@@ -106,7 +108,7 @@ def _rows(
             if op not in kernels:
                 text, kind = "no kernel", "no kernel"
             elif not entries:
-                text, kind = "no case", "no case"
+                text, kind = no_case, "no case"
             else:
                 text, kind = _cell(entries)
                 for fixture, result in entries:
@@ -137,7 +139,8 @@ def render(
     failures: list[str] = []
     rows = _rows(ops, kernels, by_cell, DTYPES, cell_counts, failures)
     quantized_counts: Counter[str] = Counter()
-    quantized_rows = _rows(quantized_ops, kernels, by_cell, QUANTIZED_DTYPES, quantized_counts, failures)
+    # A quantized op takes one or two dtypes; the other columns are not cells it could have.
+    quantized_rows = _rows(quantized_ops, kernels, by_cell, QUANTIZED_DTYPES, quantized_counts, failures, "—")
     quantized_with_cases = [op for op in quantized_ops if any((op, d) in by_cell for d in QUANTIZED_DTYPES)]
 
     extra = sorted({f.op for f in found} - op_set - set(quantized_ops))
@@ -216,7 +219,7 @@ def render(
             f"- Cells (op x dtype): {quantized_counts['pass']} pass, {quantized_counts['both refuse']} not supported "
             f"by ExecuTorch either, {quantized_counts['no program']} no program can hold the op in that dtype, "
             f"{quantized_counts['fail']} fail, {quantized_counts['no kernel']} no kernel yet, "
-            f"{quantized_counts['no case']} no case (the op takes no such tensor there)",
+            f"{quantized_counts['no case']} cells — (the op takes no such tensor there)",
             "",
             "| op | " + " | ".join(f"{d} ({DTYPE_NAMES[d]})" for d in QUANTIZED_DTYPES) + " |",
             "|---|" + "---|" * len(QUANTIZED_DTYPES),
