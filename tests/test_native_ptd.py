@@ -23,7 +23,7 @@ from bot.errors import BotError
 from bot.selection.pte import FlatReader
 from tests import ptd_programs as pp
 from tests.test_oplist import assert_static_oplist_is_gen_oplist
-from tests.test_runtime_sanitized import FUZZ, FUZZ_SECONDS_CAP, SANITIZED
+from tests.test_runtime_sanitized import FUZZ, SANITIZED, run_fuzzer
 
 SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer")
 
@@ -368,24 +368,7 @@ def test_short_ptd_fuzz_session(programs: dict[str, pp.Separated], ptd_fuzzer: P
     loader's (tests/test_runtime_sanitized.py)."""
     corpus = tmp_path / "corpus"
     ptd_seeds(programs, corpus)
-    proc = subprocess.run(
-        [
-            str(ptd_fuzzer),
-            "-seed=1",
-            f"-runs={PTD_FUZZ_RUNS}",
-            f"-max_total_time={FUZZ_SECONDS_CAP}",
-            "-rss_limit_mb=2048",
-            f"-artifact_prefix={tmp_path}/",
-            str(corpus),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=FUZZ_SECONDS_CAP * 4,
-    )
-    found = sorted(p.name for p in tmp_path.glob("crash-*")) + sorted(p.name for p in tmp_path.glob("leak-*"))
-    found += sorted(p.name for p in tmp_path.glob("timeout-*")) + sorted(p.name for p in tmp_path.glob("oom-*"))
-    assert proc.returncode == 0 and not found, f"fuzzer found {found}: {proc.stderr[-3000:]}"
-    assert "Done " in proc.stderr
+    run_fuzzer(ptd_fuzzer, corpus, PTD_FUZZ_RUNS, tmp_path)
 
 
 def test_execute_does_not_allocate_with_external_data(programs: dict[str, pp.Separated], all_ops_build: Path) -> None:

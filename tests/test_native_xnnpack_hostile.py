@@ -21,7 +21,7 @@ from bot.selection.pte import FlatReader, Table
 from bot.selection.xnnpack import NODE_LAYOUTS
 from tests import crafted_programs
 from tests.conftest import REPO_ROOT
-from tests.test_runtime_sanitized import FUZZ, FUZZ_SECONDS_CAP, SANITIZED, SANITIZER_REPORT
+from tests.test_runtime_sanitized import FUZZ, SANITIZED, SANITIZER_REPORT, run_fuzzer
 
 DELEGATED = REPO_ROOT / "models" / "delegated"
 F32 = DELEGATED / "mobilenet_v2_xnn_f32.pte"  # runs on our runtime today
@@ -434,21 +434,4 @@ def test_short_payload_fuzz_session(payload_fuzzer: Path, tmp_path: Path) -> Non
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     assert len(seeds(corpus)) > 14
-    proc = subprocess.run(
-        [
-            str(payload_fuzzer),
-            "-seed=1",
-            f"-runs={PAYLOAD_FUZZ_RUNS}",
-            f"-max_total_time={FUZZ_SECONDS_CAP}",
-            "-rss_limit_mb=2048",
-            f"-artifact_prefix={tmp_path}/",
-            str(corpus),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=FUZZ_SECONDS_CAP * 4,
-    )
-    found = sorted(p.name for p in tmp_path.glob("crash-*")) + sorted(p.name for p in tmp_path.glob("leak-*"))
-    found += sorted(p.name for p in tmp_path.glob("timeout-*")) + sorted(p.name for p in tmp_path.glob("oom-*"))
-    assert proc.returncode == 0 and not found, f"fuzzer found {found}: {proc.stderr[-3000:]}"
-    assert "Done " in proc.stderr
+    run_fuzzer(payload_fuzzer, corpus, PAYLOAD_FUZZ_RUNS, tmp_path)

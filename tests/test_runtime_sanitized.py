@@ -135,13 +135,9 @@ def test_saved_crashes_stay_fixed(target: str, fuzz_build: Path) -> None:
     assert proc.stderr.count("Executed ") == len(crashes)
 
 
-def fuzz_session(fuzzer: Path, runs: int, work: Path) -> None:
-    """A fixed-seed session of `runs` inputs: the same inputs on every machine, so CI is
-    deterministic; open-ended, timed fuzzing is `python -m benchmarks`' job (BENCHMARKS.md)."""
-    corpus = work / "corpus"
-    corpus.mkdir()
-    for model in ZOO_DIR.glob("*.pte"):
-        shutil.copy2(model, corpus)
+def run_fuzzer(fuzzer: Path, corpus: Path, runs: int, work: Path) -> None:
+    """A fixed-seed session of `runs` inputs from `corpus`: the same inputs on every machine, so CI is
+    deterministic; open-ended, timed fuzzing is `python -m benchmarks`' job (BENCHMARKS.md). Nothing found."""
     proc = subprocess.run(
         [
             str(fuzzer),
@@ -156,9 +152,18 @@ def fuzz_session(fuzzer: Path, runs: int, work: Path) -> None:
         text=True,
         timeout=FUZZ_SECONDS_CAP * 4,
     )
-    found = sorted(p.name for p in work.glob("crash-*")) + sorted(p.name for p in work.glob("leak-*"))
+    found = sorted(p.name for kind in ("crash", "leak", "timeout", "oom") for p in work.glob(f"{kind}-*"))
     assert proc.returncode == 0 and not found, f"fuzzer found {found}: {proc.stderr[-3000:]}"
     assert "Done " in proc.stderr
+
+
+def fuzz_session(fuzzer: Path, runs: int, work: Path) -> None:
+    """run_fuzzer seeded with the zoo's programs."""
+    corpus = work / "corpus"
+    corpus.mkdir()
+    for model in ZOO_DIR.glob("*.pte"):
+        shutil.copy2(model, corpus)
+    run_fuzzer(fuzzer, corpus, runs, work)
 
 
 def test_short_fuzz_session(fuzz_build: Path, tmp_path: Path) -> None:
