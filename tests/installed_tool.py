@@ -164,6 +164,14 @@ def copy_from_the_zoo(repo: Path, program: str) -> list[str]:
     return copied
 
 
+def list_after(repo: Path, listed: str, model: str) -> None:
+    """The app's config lists `model` in the target that lists `listed`, right after it."""
+    config = repo / ".selective-build.yml"
+    line = f"      - {listed}\n"
+    assert config.read_text().count(line) == 1, listed
+    config.write_text(config.read_text().replace(line, line + f"      - {model}\n"))
+
+
 def app_repo(path: Path, drop: tuple[str, ...] = (), config: str | None = None) -> Path:
     """A git repo holding a copy of the consumer fixture (without the `drop`ped paths), committed on main."""
     shutil.copytree(CONSUMER, path, ignore=shutil.ignore_patterns("__pycache__", "README.md", "export_*.py"))

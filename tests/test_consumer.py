@@ -7,7 +7,6 @@ and one build cache, so the base runtimes are built once."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import tomllib
 from pathlib import Path
@@ -31,6 +30,7 @@ from tests.installed_tool import (
     copy_from_the_zoo,
     git,
     installed_tool,
+    list_after,
     without_custom_kernels,
 )
 from tests.test_pr_scenarios import loadable_bytes
@@ -135,11 +135,8 @@ def test_regenerate_writes_the_yaml_in_a_repo_of_models_config_and_yaml(tool: In
 
 def test_a_new_model_without_a_regenerated_yaml(tool: Installed, app: Path) -> None:
     branch(app, "new-model")
-    for src in (ZOO_DIR / "mha_block.pte", *ZOO_DIR.glob("mha_block.input*.npy")):
-        shutil.copy2(src, app / "models" / src.name)
-    config = app / ".selective-build.yml"
-    squeezenet = "      - models/squeezenet.pte\n"
-    config.write_text(config.read_text().replace(squeezenet, squeezenet + "      - models/mha_block.pte\n"))
+    copy_from_the_zoo(app, "zoo/mha_block")
+    list_after(app, "models/squeezenet.pte", "models/mha_block.pte")
     commit_all(app, "camera-app ships mha_block")
 
     proc, rep, text = pull_request(tool, app, "new-model")
@@ -166,9 +163,7 @@ def test_a_new_llm_with_its_weights_in_a_data_file_without_a_regenerated_yaml(to
     branch(app, "new-llm")
     copied = copy_from_the_zoo(app, "llm/llama_q8da4w_ptd")
     assert "llama_q8da4w_ptd.ptd" in copied and "llama_q8da4w_ptd.step3.input1.npy" in copied
-    config = app / ".selective-build.yml"
-    llm = "      - models/llama_sdpa.pte\n"
-    config.write_text(config.read_text().replace(llm, llm + "      - models/llama_q8da4w_ptd.pte\n"))
+    list_after(app, "models/llama_sdpa.pte", "models/llama_q8da4w_ptd.pte")
     commit_all(app, "chat-app ships the 8da4w LLM")
 
     proc, rep, text = pull_request(tool, app, "new-llm")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,16 +15,17 @@ from types import SimpleNamespace
 import pytest
 
 from bot.report.comment import MARKER
-from tests.conftest import ZOO_DIR
 from tests.installed_tool import (
     Installed,
     app_repo,
     apt_packages,
     commit_all,
+    copy_from_the_zoo,
     dockerfile_instructions,
     git,
     install_commands,
     installed_tool,
+    list_after,
 )
 from tests.test_action_contract import TOKEN, opened_event, outputs, runner_env
 from tests.test_github_contract import example_head_sha, prism
@@ -60,11 +60,8 @@ def test_the_consumer_fixture_through_the_images_entrypoint(
     workspace = app_repo(tmp_path / "workspace")
     base_sha = git(workspace, "rev-parse", "HEAD").strip()
     # the PR: camera-app ships a new model, and nobody ran regenerate
-    for src in (ZOO_DIR / "mha_block.pte", *ZOO_DIR.glob("mha_block.input*.npy")):
-        shutil.copy2(src, workspace / "models" / src.name)
-    config = workspace / ".selective-build.yml"
-    squeezenet = "      - models/squeezenet.pte\n"
-    config.write_text(config.read_text().replace(squeezenet, squeezenet + "      - models/mha_block.pte\n"))
+    copy_from_the_zoo(workspace, "zoo/mha_block")
+    list_after(workspace, "models/squeezenet.pte", "models/mha_block.pte")
     commit_all(workspace, "camera-app ships mha_block")
 
     # Prism answers GET /pulls/N with its example; a run for that head posts, any other is outdated
