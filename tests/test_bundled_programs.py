@@ -63,6 +63,9 @@ def test_a_reference_our_runtime_misses_is_a_finding(runner: Path, tmp_path: Pat
     np.save(reference, np.load(reference) + 0.5)
     (checked,) = zoo.check(runner, folder / "llama_sdpa.pte", tmp_path / "out")
     assert checked.problem == "MISMATCH" and checked.worst is not None and checked.worst >= 0.5
+    reference.write_bytes(b"not an npy")
+    (checked,) = zoo.check(runner, folder / "llama_sdpa.pte", tmp_path / "out")
+    assert checked.problem == "llama_sdpa.step2.expected0.npy is not a usable .npy"
     (folder / "llama_sdpa.step1.input0.npy").unlink()
     (checked,) = zoo.check(runner, folder / "llama_sdpa.pte", tmp_path / "out")
     assert checked.worst is None and checked.problem
