@@ -35,13 +35,8 @@ namespace sb::llm {
 namespace {
 
 using kernels::check_no_overlap;
-using kernels::dtype_bit;
-using kernels::DtypeMask;
 
 constexpr char kOp[] = "llama::custom_quantized_sdpa.out";
-// out's dtypes, as ExecuTorch's runtime writes them (ET_SWITCH_FLOATHBF16_TYPES on out).
-constexpr DtypeMask kOutDtypes =
-    dtype_bit(ScalarType::kFloat) | dtype_bit(ScalarType::kHalf) | dtype_bit(ScalarType::kBFloat16);
 
 // `t`'s rows (`name`: "query", "key", "value") with their params, the
 // arguments `zero_points` and `scales` ("q_zero_points", "q_scales", ...):
@@ -99,7 +94,7 @@ Error custom_quantized_sdpa_out_impl(KernelContext& /*ctx*/, Args args) {
   for (int i = 8; i < 14; i += 2) {
     if (!(err = check_no_overlap(kOp, out, *args[i]->as_tensor, *args[i + 1]->as_tensor)).ok()) return err;
   }
-  return kernels::switch_dtype<kOp, kOutDtypes>(out.dtype, [&](auto zero) {
+  return kernels::switch_dtype<kOp, kFloatDtypes>(out.dtype, [&](auto zero) {
     using T = decltype(zero);
     attend(a, q_rows, k_rows, v_rows, mask != nullptr ? mask->data_as<float>() : nullptr, out.data_as<T>());
     return Error();

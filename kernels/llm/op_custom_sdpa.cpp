@@ -26,13 +26,8 @@ namespace sb::llm {
 namespace {
 
 using kernels::check_no_overlap;
-using kernels::dtype_bit;
-using kernels::DtypeMask;
 
 constexpr char kOp[] = "llama::custom_sdpa.out";
-// The dtypes ExecuTorch's kernel takes (its int8 form is custom_quantized_sdpa's).
-constexpr DtypeMask kAttentionDtypes =
-    dtype_bit(ScalarType::kFloat) | dtype_bit(ScalarType::kHalf) | dtype_bit(ScalarType::kBFloat16);
 
 Error custom_sdpa_out_impl(KernelContext& /*ctx*/, Args args) {
   const Tensor& q = *args[0]->as_tensor;
@@ -55,7 +50,7 @@ Error custom_sdpa_out_impl(KernelContext& /*ctx*/, Args args) {
   // out is written while query, key and value are still read.
   if (!(err = check_no_overlap(kOp, out, q, k)).ok()) return err;
   if (!(err = check_no_overlap(kOp, out, v, mask != nullptr ? *mask : v)).ok()) return err;
-  return kernels::switch_dtype<kOp, kAttentionDtypes>(q.dtype, [&](auto zero) {
+  return kernels::switch_dtype<kOp, kFloatDtypes>(q.dtype, [&](auto zero) {
     using T = decltype(zero);
     attend(a, FloatRows<T>{q.data_as<T>(), a.query}, FloatRows<T>{k.data_as<T>(), a.cache},
            FloatRows<T>{v.data_as<T>(), a.cache}, mask != nullptr ? mask->data_as<float>() : nullptr,

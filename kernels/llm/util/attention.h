@@ -33,9 +33,16 @@
 #include "sb/error.h"
 #include "sb/tensor.h"
 #include "sb/value.h"
+#include "util/dtype_switch.h"
 #include "util/promote.h"
 
 namespace sb::llm {
+
+// The float dtypes the attention reads and writes, computing in float: custom_sdpa's q, k, v and out,
+// custom_quantized_sdpa's out (as ExecuTorch's runtime takes them).
+constexpr kernels::DtypeMask kFloatDtypes = kernels::dtype_bit(ScalarType::kFloat) |
+                                            kernels::dtype_bit(ScalarType::kHalf) |
+                                            kernels::dtype_bit(ScalarType::kBFloat16);
 
 inline long long as_ll(int64_t v) { return static_cast<long long>(v); }
 
