@@ -173,6 +173,11 @@ def validate(data: object, source: str) -> None:
                 f"unknown key {_shown(best.instance)}: a level (warn, fail) or an architecture "
                 f"(known: {', '.join(arches.ARCHES)})"
             )
+        elif target_field == "size_limits" and best.validator == "additionalProperties":
+            known = list(best.schema.get("properties", {}))
+            unknown = next((key for key in best.instance if key not in known), "")
+            what = "limit" if path[-1] in verdict.LEVELS else "key"
+            message = f"unknown {what} {_shown(unknown)} (known: {', '.join(known)})"
         if target_field == "kernels" and len(path) == 3:
             message = f"{_shown(best.instance)} is not a kernel choice: portable, optimized, or {{optimized: [ops]}}"
         elif target_field == "kernels" and best.validator == "pattern":
