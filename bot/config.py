@@ -248,23 +248,25 @@ def _level(spec: dict) -> verdict.Level:
     )
 
 
-def _warn_below_fail(arch: str, warn: verdict.Level, fail: verdict.Level, keys: dict[str, str]) -> None:
+def _warn_below_fail(arch: str, warn: verdict.Level, fail: verdict.Level, keys: dict[tuple[str, str], str]) -> None:
     """A warn level is met before its fail level: a warn limit above the fail limit of the same measure is an
-    error naming both keys (`keys`: where each level of `arch` comes from)."""
+    error naming both keys (`keys`: where each limit of `arch` is set, by level and measure)."""
     for measure in verdict.MEASURES:
         low, high = warn.get(measure), fail.get(measure)
         if low is not None and high is not None and low > high:
-            on = "" if f".size_limits.{arch}." in keys["warn"] + keys["fail"] else f" on {arch}"
+            low_key, high_key = keys[("warn", measure)], keys[("fail", measure)]
+            on = "" if f".size_limits.{arch}." in low_key + high_key else f" on {arch}"
             raise BotError(
-                f"{CONFIG_NAME}: {keys['warn']}.{measure}: {low:,} is above the fail level's {high:,} "
-                f"({keys['fail']}.{measure}{on}); a warn level must not be above its fail level",
+                f"{CONFIG_NAME}: {low_key}: {low:,} is above the fail level's {high:,} ({high_key}{on}); "
+                "a warn level must not be above its fail level",
                 ExitCode.CONFIG,
             )
 
 
 def _gates(name: str, spec: dict, where: str, target_arches: tuple[str, ...]) -> tuple[verdict.Gate, ...]:
-    """The target's size limits per architecture: `size_limits` (its levels, an architecture's own under its
-    name), or the `size_budget` short form (a fail level's size, for every architecture or per architecture)."""
+    """The target's size limits per architecture: `size_limits` (its levels; an architecture's own, under its
+    name, override them limit by limit), or the `size_budget` short form (a fail level's size, for every
+    architecture or per architecture)."""
     if "size_budget" in spec and "size_limits" in spec:
         raise BotError(
             f"{CONFIG_NAME}: {where}: both size_budget and size_limits are set; size_budget is the short form of "
@@ -285,10 +287,11 @@ def _gates(name: str, spec: dict, where: str, target_arches: tuple[str, ...]) ->
     for arch in target_arches:
         levels, keys = {}, {}
         for level in verdict.LEVELS:
-            mine = own.get(arch, {}).get(level)
-            entry = mine if mine is not None else limits.get(level)
-            keys[level] = f"{where}.size_limits{f'.{arch}' if mine is not None else ''}.{level}"
-            levels[level] = _level(entry) if entry is not None else verdict.Level()
+            mine = own.get(arch, {}).get(level, {})
+            merged = {**limits.get(level, {}), **mine}
+            for measure in verdict.MEASURES:
+                keys[(level, measure)] = f"{where}.size_limits{f'.{arch}' if measure in mine else ''}.{level}.{measure}"
+            levels[level] = _level(merged)
         _warn_below_fail(arch, levels["warn"], levels["fail"], keys)
         if levels["warn"].set() or levels["fail"].set():
             gates.append(verdict.Gate(name, arch, warn=levels["warn"], fail=levels["fail"]))

@@ -49,7 +49,8 @@ def test_levels_for_every_architecture_and_an_architecture_s_own(tmp_path: Path)
     warn = Level(growth=1024, growth_percent=1.5)
     assert phone.gates == (
         Gate("phone", "x86-64", warn=warn, fail=Level(size=300000, op_growth=4096)),
-        Gate("phone", "aarch64", warn=warn, fail=Level(size=350000)),  # its own fail level replaces the target's
+        # its own size, the target's other limits
+        Gate("phone", "aarch64", warn=warn, fail=Level(size=350000, op_growth=4096)),
     )
     assert phone.budget_for("aarch64") == 350000
     policy = cfg.policy()
