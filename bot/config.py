@@ -293,7 +293,7 @@ def _gates(name: str, spec: dict, where: str, target_arches: tuple[str, ...]) ->
                 keys[(level, measure)] = f"{where}.size_limits{f'.{arch}' if measure in mine else ''}.{level}.{measure}"
             levels[level] = _level(merged)
         _warn_below_fail(arch, levels["warn"], levels["fail"], keys)
-        if levels["warn"].set() or levels["fail"].set():
+        if levels["warn"].limited() or levels["fail"].limited():
             gates.append(verdict.Gate(name, arch, warn=levels["warn"], fail=levels["fail"]))
     return tuple(gates)
 

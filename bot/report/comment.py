@@ -706,7 +706,7 @@ def _size_table(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]
     return [*lines, ""]
 
 
-def _limits_section(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]:
+def _limits_section(verdict: Verdict, detail: Detail) -> list[str]:
     """Every breach of a size limit, fail level first (the verdict's, exact bytes), and the `Binary-Size:`
     line that lets fail-level breaches pass, quoted (the PR body is PR-controlled: made inert). A finding:
     kept whatever the comment's size."""
@@ -958,7 +958,7 @@ def _compose(report: PrReport, verdict: Verdict, detail: Detail) -> str:
         + _build_errors(report, detail)
         + _stale_section(report, detail)
         + _model_failures(report, detail)
-        + _limits_section(report, verdict, detail)
+        + _limits_section(verdict, detail)
         + _policy_section(report, detail)
         + _graph_section(report, detail)
         + _size_table(report, verdict, detail)

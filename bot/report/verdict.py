@@ -54,7 +54,8 @@ class Level:
     def get(self, measure: str) -> int | float | None:
         return getattr(self, measure)
 
-    def set(self) -> bool:
+    def limited(self) -> bool:
+        """Whether it limits anything."""
         return any(self.get(m) is not None for m in MEASURES)
 
 
