@@ -104,7 +104,7 @@ def test_percent_growth_is_compared_exactly() -> None:
     assert judged(rep, gate(fail=Level(growth_percent=0.1))).passed  # 0.1 read as a tenth, not the float
     below = judged(rep, gate(warn=Level(growth_percent=0.09)))
     assert [(b.measure, b.value, b.limit) for b in below.breaches] == [("growth_percent", exact, 0.09)]
-    assert f"grew {exact:+.2f}%, over its warn level of +0.09%" in below.warnings[0].message
+    assert f"grew {delta(rep):+,} bytes ({exact:+.2f}%), over its warn level of +0.09%" in below.warnings[0].message
 
 
 def test_bytes_and_percent_on_one_level_each_count() -> None:

@@ -119,6 +119,7 @@ class Breach:
     value: int | float  # the head's VM bytes (size), bytes grown, percent grown
     limit: int | float
     op: str = ""  # the op whose attribution grew (op_growth)
+    grown: int = 0  # the bytes behind a percent (growth_percent)
 
     def describe(self, name: Callable[[object], str] = plain) -> str:
         """One line, e.g. "seq on x86-64 grew +312 bytes, over its warn level of +256"; `name` formats
@@ -130,7 +131,7 @@ class Breach:
         if self.measure == "growth":
             return f"{where} grew {self.value:+,} bytes, over its {level} of +{self.limit:,}"
         if self.measure == "growth_percent":
-            return f"{where} grew {self.value:+.2f}%, over its {level} of +{self.limit:g}%"
+            return f"{where} grew {self.grown:+,} bytes ({self.value:+.2f}%), over its {level} of +{self.limit:g}%"
         return f"{name(self.op)} grew {self.value:+,} bytes in {where}, over the {level} of +{self.limit:,} per op"
 
 
@@ -223,7 +224,8 @@ def _level_breaches(target: str, sizes: ArchSizes, name: str, level: Level, floo
             found.append(Breach(target, sizes.arch, name, "growth", change, level.growth))
         limit = level.growth_percent
         if limit is not None and base.vm_size > 0 and _over_percent(change, base.vm_size, limit):
-            found.append(Breach(target, sizes.arch, name, "growth_percent", change * 100 / base.vm_size, limit))
+            percent = change * 100 / base.vm_size
+            found.append(Breach(target, sizes.arch, name, "growth_percent", percent, limit, grown=change))
     if level.op_growth is not None:
         ops = [op for op in {*head.per_op, *base.per_op} if not op.startswith("(")]  # "(core runtime)": no op
         grown = [(op, head.per_op.get(op, 0) - base.per_op.get(op, 0)) for op in ops]
