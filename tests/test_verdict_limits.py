@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from bot.errors import ExitCode
 from bot.github import action
-from bot.report import comment, escape, verdict
+from bot.report import artifact, comment, escape, verdict
 from bot.report.model import ArchSizes, PolicyChange, PrReport, SelectionDiff, SizeReport, TargetReport
 from bot.report.verdict import Gate, Level, Policy
 
@@ -300,3 +300,11 @@ def test_a_pr_loosening_its_limits_is_told_it_applies_once_merged() -> None:
 def test_the_size_budget_form_is_a_fail_level_s_size() -> None:
     (budget,) = verdict.budgets([("app", "x86-64", 5_000), ("app", "aarch64", None)])
     assert budget == Gate("app", "x86-64", fail=Level(size=5_000))
+
+
+def test_a_percent_policy_change_survives_the_artifact() -> None:
+    """Post mode reads policy changes from the artifact: a percent limit (a float) is valid there, and read back."""
+    change = PolicyChange("app", "x86-64", "size_limits.warn.growth_percent", 0.5, 2.25)
+    rep = replace(report(("x86-64", BASE, grown(10))), policy_changes=(change,))
+    read, _ = artifact.loads(artifact.dumps(rep), "report.json")
+    assert read.policy_changes == (change,) and read == rep
