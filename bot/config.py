@@ -358,7 +358,7 @@ def from_dict(data: dict, root: Path) -> Config:
         fail_on_budget=fail_on.get("budget", True),
         targets=tuple(targets),
         limits=limits,
-        noise_floor=data.get("noise_floor", verdict.DEFAULT_NOISE_FLOOR),
+        noise_floor=int(data.get("noise_floor", verdict.DEFAULT_NOISE_FLOOR)),  # YAML's 8.0 is 8
     )
 
 
