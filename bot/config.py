@@ -48,17 +48,21 @@ class Target:
     name: str
     models: tuple[Model, ...]
     yaml: Path
-    size_budget: int | dict[str, int] | None  # VM bytes: one figure for every architecture, or per architecture
     dtype_selective: bool
     architectures: tuple[str, ...] = (arches.HOST.name,)  # names of bot/build/arch.py, in config order
     kernels: KernelChoice = dataclasses.field(default_factory=KernelChoice)  # size or speed: `kernels:` and `cpu:`
+    # Its size limits (`size_limits:`, or `size_budget:` as a fail level's size), one per architecture that has any.
+    gates: tuple[verdict.Gate, ...] = ()
+
+    def gate_for(self, arch: str | arches.Arch) -> verdict.Gate | None:
+        """The size limits on `arch` (None: none there)."""
+        name = arch if isinstance(arch, str) else arch.name
+        return next((g for g in self.gates if g.arch == name), None)
 
     def budget_for(self, arch: str | arches.Arch) -> int | None:
-        """The size budget on `arch` (None: no budget there)."""
-        name = arch if isinstance(arch, str) else arch.name
-        if isinstance(self.size_budget, dict):
-            return self.size_budget.get(name)
-        return self.size_budget
+        """The size budget on `arch`: its fail level's size (None: no budget there)."""
+        gate = self.gate_for(arch)
+        return gate.fail.size if gate is not None else None
 
     def arches(self) -> tuple[arches.Arch, ...]:
         return tuple(arches.get(name) for name in self.architectures)
@@ -75,6 +79,7 @@ class Config:
     fail_on_budget: bool
     targets: tuple[Target, ...]
     limits: Limits = DEFAULT_LIMITS
+    noise_floor: int = verdict.DEFAULT_NOISE_FLOOR  # bytes: a smaller size change reads "unchanged"
     # The repo has no runtime of its own: runtime_source (absolute) and the first kernel library
     # are the tool's bundled ones (bot/build/bundle.py), trusted and exempt from the repo-path confinement.
     bundled_runtime: bool = False
@@ -105,9 +110,8 @@ class Config:
         return verdict.Policy(
             fail_on_stale=self.fail_on_stale,
             fail_on_budget=self.fail_on_budget,
-            budgets=verdict.budgets(
-                (t.name, arch, t.budget_for(arch)) for t in self.targets for arch in t.architectures
-            ),
+            gates=tuple(g for t in self.targets for g in t.gates),
+            noise_floor=self.noise_floor,
         )
 
     def trusted(self, path: Path) -> bool:
@@ -164,6 +168,16 @@ def validate(data: object, source: str) -> None:
             message = f"{best.instance!r} is not a glob inside the library's folder (no leading '/', no '..', no ';')"
         path = list(best.absolute_path)
         target_field = path[2] if len(path) > 2 and path[0] == "targets" else None
+        if target_field == "size_limits" and len(path) == 3 and isinstance(best.instance, str):
+            message = (
+                f"unknown key {_shown(best.instance)}: a level (warn, fail) or an architecture "
+                f"(known: {', '.join(arches.ARCHES)})"
+            )
+        elif target_field == "size_limits" and best.validator == "additionalProperties":
+            known = list(best.schema.get("properties", {}))
+            unknown = next((key for key in best.instance if key not in known), "")
+            what = "limit" if path[-1] in verdict.LEVELS else "key"
+            message = f"unknown {what} {_shown(unknown)} (known: {', '.join(known)})"
         if target_field == "kernels" and len(path) == 3:
             message = f"{_shown(best.instance)} is not a kernel choice: portable, optimized, or {{optimized: [ops]}}"
         elif target_field == "kernels" and best.validator == "pattern":
@@ -225,6 +239,65 @@ def _only_target_arches(per_arch: dict, field: str, what: str, done: str, target
         )
 
 
+def _level(spec: dict) -> verdict.Level:
+    """A level from its config entry (the schema has checked it); byte figures as integers (YAML's 5.0 is 5)."""
+    percent = spec.get("growth_percent")
+    return verdict.Level(
+        **{m: int(spec[m]) for m in ("size", "growth", "op_growth") if m in spec},
+        growth_percent=float(percent) if percent is not None else None,
+    )
+
+
+def _warn_below_fail(arch: str, warn: verdict.Level, fail: verdict.Level, keys: dict[tuple[str, str], str]) -> None:
+    """A warn level is met before its fail level: a warn limit above the fail limit of the same measure is an
+    error naming both keys (`keys`: where each limit of `arch` is set, by level and measure)."""
+    for measure in verdict.MEASURES:
+        low, high = warn.get(measure), fail.get(measure)
+        if low is not None and high is not None and low > high:
+            low_key, high_key = keys[("warn", measure)], keys[("fail", measure)]
+            on = "" if f".size_limits.{arch}." in low_key + high_key else f" on {arch}"
+            raise BotError(
+                f"{CONFIG_NAME}: {low_key}: {low:,} is above the fail level's {high:,} ({high_key}{on}); "
+                "a warn level must not be above its fail level",
+                ExitCode.CONFIG,
+            )
+
+
+def _gates(name: str, spec: dict, where: str, target_arches: tuple[str, ...]) -> tuple[verdict.Gate, ...]:
+    """The target's size limits per architecture: `size_limits` (its levels; an architecture's own, under its
+    name, override them limit by limit), or the `size_budget` short form (a fail level's size, for every
+    architecture or per architecture)."""
+    if "size_budget" in spec and "size_limits" in spec:
+        raise BotError(
+            f"{CONFIG_NAME}: {where}: both size_budget and size_limits are set; size_budget is the short form of "
+            "size_limits: {fail: {size: N}}: move it there",
+            ExitCode.CONFIG,
+        )
+    budget = spec.get("size_budget")
+    if budget is not None:
+        if isinstance(budget, dict):
+            _architectures(list(budget), f"{where}.size_budget")
+            _only_target_arches(budget, f"{where}.size_budget", "a budget", "measured", target_arches)
+        per_arch = budget if isinstance(budget, dict) else dict.fromkeys(target_arches, budget)
+        return verdict.budgets((name, arch, int(per_arch[arch])) for arch in target_arches if arch in per_arch)
+    limits = spec.get("size_limits", {})
+    own = {key: value for key, value in limits.items() if key not in verdict.LEVELS}
+    _only_target_arches(own, f"{where}.size_limits", "limits", "measured", target_arches)
+    gates = []
+    for arch in target_arches:
+        levels, keys = {}, {}
+        for level in verdict.LEVELS:
+            mine = own.get(arch, {}).get(level, {})
+            merged = {**limits.get(level, {}), **mine}
+            for measure in verdict.MEASURES:
+                keys[(level, measure)] = f"{where}.size_limits{f'.{arch}' if measure in mine else ''}.{level}.{measure}"
+            levels[level] = _level(merged)
+        _warn_below_fail(arch, levels["warn"], levels["fail"], keys)
+        if levels["warn"].limited() or levels["fail"].limited():
+            gates.append(verdict.Gate(name, arch, warn=levels["warn"], fail=levels["fail"]))
+    return tuple(gates)
+
+
 def from_dict(data: dict, root: Path) -> Config:
     limits = Limits.from_config(data.get("limits"))
     targets = []
@@ -239,11 +312,7 @@ def from_dict(data: dict, root: Path) -> Config:
             if "architectures" in spec
             else default_arches
         )
-        budget = spec.get("size_budget")
-        if isinstance(budget, dict):
-            _architectures(list(budget), f"{where}.size_budget")
-            _only_target_arches(budget, f"{where}.size_budget", "a budget", "measured", target_arches)
-            budget = dict(budget)
+        gates = _gates(name, spec, where, target_arches)
         kernels = spec.get("kernels", "portable")
         cpu = spec.get("cpu", {})
         if cpu and kernels == "portable":
@@ -258,7 +327,6 @@ def from_dict(data: dict, root: Path) -> Config:
                 name=name,
                 models=tuple(models),
                 yaml=Path(spec["yaml"]),
-                size_budget=budget,
                 dtype_selective=spec.get("dtype_selective", True),
                 architectures=target_arches,
                 kernels=KernelChoice(
@@ -266,6 +334,7 @@ def from_dict(data: dict, root: Path) -> Config:
                     ops=tuple(kernels["optimized"]) if isinstance(kernels, dict) else (),
                     cpus=tuple(sorted(cpu.items())),
                 ),
+                gates=gates,
             )
         )
     runtime = data.get("runtime", {})
@@ -289,6 +358,7 @@ def from_dict(data: dict, root: Path) -> Config:
         fail_on_budget=fail_on.get("budget", True),
         targets=tuple(targets),
         limits=limits,
+        noise_floor=int(data.get("noise_floor", verdict.DEFAULT_NOISE_FLOOR)),  # YAML's 8.0 is 8
     )
 
 

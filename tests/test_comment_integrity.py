@@ -263,9 +263,9 @@ def test_a_marker_comment_by_someone_else_is_left_alone(fake: FakeGitHub, viewer
     forged = MARKER + "\n## Selective build report\n\n✅ **No change** (forged by mallory)"
     fake.add_comment(forged, "mallory")
     body = comment.render(real_report(), judged(real_report()))
-    assert api.post(client(fake), fake.pr_number, HEAD, body, False, "t", []).comment == api.Outcome.CREATED
+    assert api.post(client(fake), fake.pr_number, HEAD, body, "failure", "t", []).comment == api.Outcome.CREATED
     again = body.replace("Selective build report", "Selective build report (2)")
-    assert api.post(client(fake), fake.pr_number, HEAD, again, False, "t", []).comment == api.Outcome.UPDATED
+    assert api.post(client(fake), fake.pr_number, HEAD, again, "failure", "t", []).comment == api.Outcome.UPDATED
     assert [c["body"] for c in fake.comments] == [forged, again]
     assert fake.comments[1]["user"]["login"] == (viewer or api.ACTIONS_BOT_LOGIN)
 
@@ -274,7 +274,7 @@ def test_the_comment_author_input_names_an_app_identity(fake: FakeGitHub) -> Non
     fake.add_comment(MARKER + "\nold report", "my-app[bot]")  # what the app posted on an earlier run
     fake.add_comment(MARKER + "\nforged", "github-actions[bot]")
     body = comment.render(real_report(), judged(real_report()))
-    result = api.post(client(fake, author="my-app[bot]"), fake.pr_number, HEAD, body, True, "t", [])
+    result = api.post(client(fake, author="my-app[bot]"), fake.pr_number, HEAD, body, "success", "t", [])
     assert result.comment == api.Outcome.UPDATED
     assert fake.comments[0]["body"] == body and fake.comments[1]["body"] == MARKER + "\nforged"
 
@@ -385,7 +385,7 @@ def findings_report() -> PrReport:
 
 
 # The base branch's budgets for findings_report: vision-app grew over its x86-64 budget.
-BUDGETS = verdict.Policy(budgets=verdict.budgets((("vision-app", "x86-64", 91_000), ("vision-app", "aarch64", 91_000))))
+BUDGETS = verdict.Policy(gates=verdict.budgets((("vision-app", "x86-64", 91_000), ("vision-app", "aarch64", 91_000))))
 
 
 def kinds_of_findings() -> list[str]:

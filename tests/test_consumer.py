@@ -6,9 +6,11 @@ and one build cache, so the base runtimes are built once."""
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +21,11 @@ from bot import git as bot_git
 from bot.build import arch, bundle
 from bot.build.compare import TOLERANCE, max_error
 from bot.errors import BotError
-from bot.report import escape
+from bot.report import comment as comment_module
+from bot.report import escape, verdict
 from bot.selection import oplist
 from tests.conftest import REPO_ROOT, ZOO_DIR
+from tests.github_fake import FakeGitHub
 from tests.installed_tool import (
     CONSUMER,
     Installed,
@@ -33,6 +37,7 @@ from tests.installed_tool import (
     list_after,
     without_custom_kernels,
 )
+from tests.test_action_contract import runner_env, webhook_examples
 from tests.test_pr_scenarios import loadable_bytes
 
 VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
@@ -60,11 +65,15 @@ def branch(repo: Path, name: str) -> None:
     git(repo, "checkout", "-q", "-b", name, "main")
 
 
-def pull_request(tool: Installed, repo: Path, head: str) -> tuple[subprocess.CompletedProcess[str], dict, str]:
-    """`python -m bot pr` from the venv for branch `head` against main: (process, artifact report, markdown)."""
+def pull_request(
+    tool: Installed, repo: Path, head: str, base: str = "main", targets: str = ""
+) -> tuple[subprocess.CompletedProcess[str], dict, str]:
+    """`python -m bot pr` from the venv for branch `head` against `base` (`targets`: just those):
+    (process, artifact report, markdown)."""
     git(repo, "checkout", "-q", "main")
     out = repo.parent / f"report-{head}.md"
-    proc = tool.run(repo, "python", "-m", "bot", "pr", "--base", "main", "--head", head, "--output", str(out))
+    only = ("--targets", targets) if targets else ()
+    proc = tool.run(repo, "python", "-m", "bot", "pr", "--base", base, "--head", head, *only, "--output", str(out))
     assert out.is_file(), proc.stdout + proc.stderr
     return proc, json.loads(out.with_suffix(".json").read_text())["report"], out.read_text()
 
@@ -228,15 +237,27 @@ print(cmake.bundled_build_dir(flavour, trusted=role == "base"))  # the base is b
 """
 
 
-def test_a_size_only_change_to_a_custom_kernel_has_its_exact_delta(tool: Installed, app: Path) -> None:
-    branch(app, "custom-grows")
-    kernel = app / KERNEL
+def grow_the_custom_kernel(repo: Path) -> None:
+    """fancy_gelu checks the rank of its input: more code in a custom kernel, same ops and dtypes."""
+    kernel = repo / KERNEL
     anchor = "  sb::Value slope"
     assert anchor in kernel.read_text()
     kernel.write_text(kernel.read_text().replace(anchor, GROW + anchor, 1))
-    commit_all(app, "fancy_gelu checks rank")
 
-    proc, rep, comment = pull_request(tool, app, "custom-grows")
+
+@pytest.fixture(scope="module")
+def grown(tool: Installed, app: Path) -> tuple[subprocess.CompletedProcess[str], dict, str]:
+    """The PR that grows the custom kernel (a size-only change), run once: the tests below judge its report."""
+    branch(app, "custom-grows")
+    grow_the_custom_kernel(app)
+    commit_all(app, "fancy_gelu checks rank")
+    return pull_request(tool, app, "custom-grows")
+
+
+def test_a_size_only_change_to_a_custom_kernel_has_its_exact_delta(
+    tool: Installed, app: Path, grown: tuple[subprocess.CompletedProcess[str], dict, str]
+) -> None:
+    proc, rep, comment = grown
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not rep["stale_files"]
     (sizes,) = target(rep, "assistant-app")["sizes"]
@@ -255,6 +276,162 @@ def test_a_size_only_change_to_a_custom_kernel_has_its_exact_delta(tool: Install
     for name in ("camera-app", "sensor-app"):
         (other,) = target(rep, name)["sizes"]
         assert other["head"]["vm_size"] == other["base"]["vm_size"]
+
+
+# --- size limits: the grown kernel judged by the base branch's warn and fail levels ---------------
+
+ASSISTANT = "    yaml: apps/assistant/selected_operators.yaml\n"
+
+
+def with_limits(repo: Path, limits: str) -> None:
+    """assistant-app's size_limits in the repo's config (replacing any it has)."""
+    path = repo / ".selective-build.yml"
+    lines = [line for line in path.read_text().splitlines(keepends=True) if not line.startswith("    size_limits:")]
+    text = "".join(lines)
+    assert ASSISTANT in text
+    path.write_text(text.replace(ASSISTANT, f"{ASSISTANT}    size_limits: {limits}\n", 1))
+
+
+def growth(rep: dict) -> tuple[int, int]:
+    """(VM bytes assistant-app grew, bytes fancy_gelu's attribution grew), as the report measured them."""
+    (sizes,) = target(rep, "assistant-app")["sizes"]
+    base, head = sizes["base"], sizes["head"]
+    return head["vm_size"] - base["vm_size"], head["per_op"][CUSTOM] - base["per_op"][CUSTOM]
+
+
+@dataclass
+class Posted:
+    proc: subprocess.CompletedProcess[str]
+    fake: FakeGitHub
+    outputs: str
+
+    @property
+    def comment(self) -> str:
+        return self.fake.comments[0]["body"]
+
+    @property
+    def check_run(self) -> dict:
+        (run,) = self.fake.check_runs
+        return run
+
+
+def post(tool: Installed, app: Path, limits: str, rep: dict, artifact: Path, body: str, work: Path) -> Posted:
+    """The fork-safe posting job of the grown kernel's PR (`workflow_run`, the installed tool): the default
+    branch checked out with assistant-app's `limits` in its config, the artifact `pr` wrote downloaded
+    beside it, the PR body read from the API. No build: the verdict is the artifact's data judged by that
+    branch's policy."""
+    git(app, "checkout", "-q", "-b", f"limits-{work.name}", "main")
+    with_limits(app, limits)
+    default = commit_all(app, f"assistant-app's limits: {limits}")
+    git(app, "checkout", "-q", "main")
+    checkout = work / "default-branch"
+    git(app, "worktree", "add", "-q", "--detach", str(checkout), default)
+    shutil.copy(artifact, work / "downloaded.json")
+    event = copy.deepcopy(webhook_examples("workflow_run", "completed")[0])
+    number = 12
+    event["workflow_run"]["head_sha"] = rep["head_sha"]
+    event["workflow_run"]["pull_requests"] = [{"number": number, "head": {"sha": rep["head_sha"]}}]
+    fake = FakeGitHub(pr_number=number, head_sha=rep["head_sha"], pr_body=body).start()
+    try:
+        fake.owner, fake.repo = event["repository"]["full_name"].split("/")
+        env = runner_env(work, checkout, event, fake, {"mode": "post", "report": str(work / "downloaded")})
+        env["GITHUB_EVENT_NAME"] = "workflow_run"
+        # the venv's tool, not this checkout's: its PATH, no PYTHONPATH
+        env = {key: value for key, value in env.items() if key not in ("PYTHONPATH", "PATH", "VIRTUAL_ENV")}
+        proc = tool.run(checkout, "python", "-m", "bot", "action", env=env)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return Posted(proc, fake, (work / "github_output").read_text())
+    finally:
+        fake.stop()
+
+
+def test_the_grown_kernel_over_a_warn_level_passes_with_a_warning_and_over_a_fail_level_fails(
+    tool: Installed, app: Path, grown: tuple[subprocess.CompletedProcess[str], dict, str], tmp_path: Path
+) -> None:
+    _, rep, _ = grown
+    grew, op_grew = growth(rep)
+    assert grew > verdict.DEFAULT_NOISE_FLOOR and op_grew > verdict.DEFAULT_NOISE_FLOOR  # a growth that counts
+    artifact = app.parent / "report-custom-grows.json"
+    where = f"{escape.text('assistant-app')} on {escape.text('x86-64')}"
+
+    # Just over the warn levels, exactly at the fail levels ("at most"): passes, warned.
+    warn = f"{{growth: {grew - 1}, op_growth: {op_grew - 1}}}"
+    at_fail = f"{{growth: {grew}, op_growth: {op_grew}}}"
+    warn = f"{{warn: {warn}, fail: {at_fail}}}"
+    warned = post(tool, app, warn, rep, artifact, "Checks the rank.", tmp_path / "warn")
+    assert warned.proc.returncode == 0, warned.proc.stdout + warned.proc.stderr
+    assert warned.check_run["conclusion"] == "neutral" and "verdict=warn" in warned.outputs
+    notes = warned.check_run["output"]["annotations"]
+    assert [(n["path"], n["annotation_level"], n["title"]) for n in notes] == [
+        (".selective-build.yml", "warning", "assistant-app on x86-64: over its warn level")
+    ]
+    assert f"grew {grew:+,} bytes, over its warn level of +{grew - 1:,}" in notes[0]["message"]
+    comment = warned.comment
+    headline = comment.split("\n")[4]
+    assert headline.startswith("⚠️ ") and f"1 target over the warn level ({where})" in headline
+    assert f"- ⚠️ **warn**: {where} grew {grew:+,} bytes, over its warn level of +{grew - 1:,}" in comment
+    op_line = f"- ⚠️ **warn**: {escape.text(CUSTOM)} grew {op_grew:+,} bytes in {where}, over the warn level of "
+    assert op_line + f"+{op_grew - 1:,} per op" in comment
+    assert any(
+        line.startswith("::warning::over the warn level: assistant-app") for line in warned.proc.stdout.splitlines()
+    )
+    assert not any(line.startswith("::error::") for line in warned.proc.stdout.splitlines())
+
+    # One byte under the growth: over the fail level, the PR fails.
+    fail = f"{{fail: {{growth: {grew - 1}}}}}"
+    failed = post(tool, app, fail, rep, artifact, "Checks the rank.", tmp_path / "fail")
+    assert (
+        failed.proc.returncode == 1 and failed.check_run["conclusion"] == "failure" and "verdict=fail" in failed.outputs
+    )
+    assert [n["annotation_level"] for n in failed.check_run["output"]["annotations"]] == ["failure"]
+    errors = [line for line in failed.proc.stdout.splitlines() if line.startswith("::error::")]
+    assert errors == [
+        f"::error::over the size budget: assistant-app on x86-64 grew {grew:+,} bytes, over its fail level of "
+        f"+{grew - 1:,} (add a 'Binary-Size: <reason>' line to the PR body)"
+    ]
+    assert failed.comment.split("\n")[4].startswith("❌ ") and "- ❌ **fail**: " in failed.comment
+
+    # The same, with the PR body's Binary-Size line: it passes, and the comment quotes the line, inert.
+    reason = "rank checks stop <b>corrupt</b> programs, see [#12](http://x) @octo-org/runtime"
+    explained = post(
+        tool, app, fail, rep, artifact, f"Checks the rank.\r\n\r\nBinary-Size: {reason}\r\n", tmp_path / "why"
+    )
+    assert explained.proc.returncode == 0 and explained.check_run["conclusion"] == "neutral"
+    assert f"\n> {escape.text(reason, comment_module.MESSAGE_LIMIT)}\n" in explained.comment
+    assert "<b>" not in explained.comment and "@octo-org" not in explained.comment
+
+
+def test_a_pr_loosening_its_own_limits_is_judged_by_the_base_s(
+    tool: Installed, app: Path, grown: tuple[subprocess.CompletedProcess[str], dict, str]
+) -> None:
+    """The base branch fails the grown kernel; the PR grows it and raises its own fail level far above the
+    growth: the base's level judges it, and the comment says the PR's applies once merged."""
+    grew, _ = growth(grown[1])
+    git(app, "checkout", "-q", "-b", "limited", "main")
+    with_limits(app, f"{{fail: {{growth: {grew - 1}}}}}")
+    commit_all(app, "assistant-app may not grow")
+    git(app, "checkout", "-q", "-b", "loosens", "limited")
+    grow_the_custom_kernel(app)
+    with_limits(app, f"{{fail: {{growth: {grew * 10}}}}}")
+    commit_all(app, "fancy_gelu checks rank, and assistant-app may grow")
+
+    proc, rep, comment = pull_request(tool, app, "loosens", base="limited", targets="assistant-app")
+    assert growth(rep)[0] == grew  # the same change, measured the same
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "over the size budget: assistant-app on x86-64" in proc.stdout + proc.stderr
+    assert rep["policy_changes"] == [
+        {
+            "target": "assistant-app",
+            "arch": "x86-64",
+            "setting": "size_limits.fail.growth",
+            "before": grew - 1,
+            "after": grew * 10,
+        }
+    ]
+    assert comment.split("\n")[4].startswith("❌ ") and "1 policy change (applies once merged)" in comment
+    sentence = f"this PR raises {escape.text('assistant-app')}'s {escape.text('x86-64')} fail growth limit"
+    assert f"{sentence} from {grew - 1:,} to {grew * 10:,} bytes" in comment
+    assert f"- ❌ **fail**: {escape.text('assistant-app')} on {escape.text('x86-64')} grew {grew:+,} bytes" in comment
 
 
 def test_a_repo_with_no_custom_kernels(tool: Installed, tmp_path: Path) -> None:

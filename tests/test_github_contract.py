@@ -84,7 +84,7 @@ def test_sticky_comment_calls(prism: str) -> None:
 def test_check_run_and_status_calls(prism: str) -> None:
     c = client(prism)
     notes = [api.Annotation("apps/vision/selected_operators.yaml", "missing aten::mul.Scalar_out", "stale yaml")]
-    assert c.report_check("a" * 40, False, "stale yaml", "summary", notes) in (
+    assert c.report_check("a" * 40, "failure", "stale yaml", "summary", notes) in (
         api.Outcome.CREATED,
         api.Outcome.UPDATED,
     )

@@ -44,7 +44,7 @@ def client(fake: FakeGitHub) -> api.GitHubClient:
 
 
 def post(fake: FakeGitHub, body: str, head: str = HEAD) -> api.PostResult:
-    return api.post(client(fake), fake.pr_number, head, body, False, "title", [])
+    return api.post(client(fake), fake.pr_number, head, body, "failure", "title", [])
 
 
 def test_sticky_comment_is_updated_not_duplicated(fake: FakeGitHub) -> None:
@@ -88,7 +88,7 @@ def test_github_enterprise_base_url_with_a_path_prefix() -> None:
     try:
         client = api.GitHubClient(TOKEN, f"{ghe.owner}/{ghe.repo}", ghe.base_url + "/api/v3", throttle=False, backoff=0)
         result = api.post(
-            client, ghe.pr_number, HEAD, comment.render(real_report(), judged(real_report())), True, "ok", []
+            client, ghe.pr_number, HEAD, comment.render(real_report(), judged(real_report())), "success", "ok", []
         )
         assert result.comment == api.Outcome.CREATED and len(ghe.comments) == 1
         assert all(path.startswith("/api/v3/") for _, path in ghe.requests)
@@ -99,15 +99,15 @@ def test_github_enterprise_base_url_with_a_path_prefix() -> None:
 
 def test_check_run_carries_annotations_and_falls_back_to_a_status(fake: FakeGitHub) -> None:
     rep = real_report()
-    notes = action.annotations(rep)
-    api.post(client(fake), fake.pr_number, HEAD, comment.render(rep, judged(rep)), False, "stale yaml", notes)
+    notes = action.annotations(rep, judged(rep))
+    api.post(client(fake), fake.pr_number, HEAD, comment.render(rep, judged(rep)), "failure", "stale yaml", notes)
     run = fake.check_runs[0]
     assert run["conclusion"] == "failure"
     assert run["output"]["annotations"][0]["path"] == "apps/vision/selected_operators.yaml"
     assert "python -m bot regenerate" in run["output"]["annotations"][0]["message"]
 
     fake.checks_writable = False
-    result = api.post(client(fake), fake.pr_number, HEAD, comment.render(rep, judged(rep)), True, "ok", notes)
+    result = api.post(client(fake), fake.pr_number, HEAD, comment.render(rep, judged(rep)), "neutral", "ok", notes)
     assert result.check == api.Outcome.CREATED
     assert fake.statuses[-1]["state"] == "success" and fake.statuses[-1]["context"] == api.CHECK_NAME
 

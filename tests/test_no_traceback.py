@@ -31,14 +31,14 @@ EVIL = f"models/zoo/{EVIL_NAME}"
 
 
 def assert_no_command_from_pr(*outputs: str) -> None:
-    """No traceback, and every line that the runner would read as a command is one of the bot's own."""
+    """No traceback, and every line that the runner would read as a command is one of the bot's own (its
+    warnings, a warn-level size finding, carry no properties: never `::warning file=…`)."""
     for output in outputs:
         assert "Traceback" not in output, output
         for line in output.splitlines():
             stripped = line.lstrip()
-            assert not stripped.startswith("::warning"), line
             if stripped.startswith("::"):
-                assert stripped.startswith(("::error::", "::add-mask::")), line
+                assert stripped.startswith(("::error::", "::warning::", "::add-mask::")), line
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ def test_comment_stays_under_githubs_limit_and_says_it_was_truncated() -> None:
 
 def test_size_budget_fails_unless_the_pr_body_explains() -> None:
     over = PrReport("main", "b" * 40, "a" * 40, (sized_target("vision-app", 1000, 2000, 2),), ())
-    policy = verdict.Policy(fail_on_stale=False, budgets=(verdict.Budget("vision-app", "x86-64", 1500),))
+    policy = verdict.Policy(fail_on_stale=False, gates=verdict.budgets([("vision-app", "x86-64", 1500)]))
     failing = verdict.judge(over, policy.for_pr("Refactor.\n"))
     assert [r.kind for r in failing.failures] == ["budget"] and "over the size budget: vision-app" in failing.failures[
         0

@@ -4,7 +4,9 @@ token (a fork PR: exit code, artifact), and posted from that artifact by the `wo
 (the default branch's code and config, the PR body read from the API).
 
 Each row is a real repository: a base commit holding the policy (`.selective-build.yml`'s
-`fail_on` and `size_budget`), a head commit with the PR's change, and a real pull_request payload.
+`fail_on`, `size_budget` and `size_limits`), a head commit with the PR's change, and a real pull_request
+payload. A PR that passes with something to see (a warn level, a finding the policy lets pass) gets a
+neutral check run in every mode that posts one.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +50,11 @@ def _budget(limit: int) -> Callable[[Path], None]:
     return lambda repo: _set_seq(repo, "size_budget", str(limit))
 
 
+def _warn_over(limit: int) -> Callable[[Path], None]:
+    """A warn level on seq's size: never fails."""
+    return lambda repo: _set_seq(repo, "size_limits", f"{{warn: {{size: {limit}}}}}")
+
+
 def _stale(repo: Path) -> None:
     """The seq target gains a model its checked-in yaml never selected for."""
     path = _config(repo)
@@ -78,13 +86,20 @@ class Row:
     body: str  # the PR body
     passes: bool
     failure: str = ""  # a piece of the failure line every failing mode prints
+    neutral: bool = False  # passes with a warning or a finding the policy lets pass
+    warning: str = ""  # a piece of the warning line every mode prints
 
 
 ROWS = {
     "stale, fail_on.stale on": Row(_nothing, _stale, "", False, "the selected-operators yaml is stale"),
-    "stale, fail_on.stale off": Row(_fail_on_stale_off, _stale, "", True),
+    "stale, fail_on.stale off": Row(_fail_on_stale_off, _stale, "", True, neutral=True),
     "over budget": Row(_budget(BUDGET_OVER), _nothing, "A refactor.", False, "over the size budget: seq on x86-64"),
-    "over budget, Binary-Size": Row(_budget(BUDGET_OVER), _nothing, "A refactor.\n\nBinary-Size: worth it\n", True),
+    "over budget, Binary-Size": Row(
+        _budget(BUDGET_OVER), _nothing, "A refactor.\n\nBinary-Size: worth it\n", True, neutral=True
+    ),
+    "over the warn level": Row(
+        _warn_over(BUDGET_OVER), _nothing, "", True, neutral=True, warning="over the warn level: seq on x86-64"
+    ),
     "build failure": Row(_nothing, _broken_build, "", False, "build failed"),
     "untraceable model": Row(_nothing, _untraceable, "", False, "could not be traced"),
     "PR raises its own budget": Row(
@@ -99,10 +114,24 @@ class Outcome:
     conclusion: str | None  # the check run's, where one was posted
     errors: list[str]
     comment: str = ""  # the sticky comment, where one was posted
+    warnings: tuple[str, ...] = ()  # the ::warning:: lines
+    annotations: tuple[str, ...] = ()  # the check run's annotation levels, where one was posted
 
 
 def _errors(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if line.startswith("::error::")]
+
+
+def _outcome(proc: subprocess.CompletedProcess[str], fake: FakeGitHub, comment: str = "") -> Outcome:
+    run = fake.check_runs[0] if fake.check_runs else {}
+    return Outcome(
+        proc.returncode,
+        run.get("conclusion"),
+        _errors(proc.stdout),
+        comment,
+        tuple(line for line in proc.stdout.splitlines() if line.startswith("::warning::")),
+        tuple(a["annotation_level"] for a in run.get("output", {}).get("annotations", [])),
+    )
 
 
 def _env(tmp: Path, workspace: Path, event: dict, fake: FakeGitHub, inputs: dict[str, str], cache: Path) -> dict:
@@ -121,8 +150,7 @@ def _analyze(tmp: Path, repo: Path, event: dict, body: str, read_only: bool, cac
         env = _env(tmp, repo, event, fake, {"post": "true", "report": str(report), "targets": TARGET}, cache)
         proc = run_action(env, repo)
         assert "Traceback" not in proc.stderr, proc.stderr
-        conclusion = fake.check_runs[0].get("conclusion") if fake.check_runs else None
-        return Outcome(proc.returncode, conclusion, _errors(proc.stdout)), report.with_suffix(".json")
+        return _outcome(proc, fake), report.with_suffix(".json")
     finally:
         fake.stop()
 
@@ -144,10 +172,8 @@ def _post(
         env["GITHUB_EVENT_NAME"] = "workflow_run"
         proc = run_action(env, default_branch)
         assert "Traceback" not in proc.stderr, proc.stderr
-        conclusion = fake.check_runs[0].get("conclusion") if fake.check_runs else None
         assert any(("GET", path) for _, path in fake.requests if re.search(r"/pulls/\d+$", path)), fake.requests
-        comment = fake.comments[0]["body"] if fake.comments else ""
-        return Outcome(proc.returncode, conclusion, _errors(proc.stdout), comment)
+        return _outcome(proc, fake, fake.comments[0]["body"] if fake.comments else "")
     finally:
         fake.stop()
 
@@ -181,7 +207,11 @@ def test_every_mode_reaches_the_same_verdict(name: str, matrix: tuple[Path, Path
         assert (outcome.exit_code == 0) == row.passes, (mode, outcome)
         if expected_code is None:
             assert any(row.failure in line for line in outcome.errors), (mode, outcome.errors)
-    assert same_repo.conclusion == posted.conclusion == ("success" if row.passes else "failure")
+        if row.warning:
+            assert [line for line in outcome.warnings if row.warning in line], (mode, outcome.warnings)
+    conclusion = "failure" if not row.passes else "neutral" if row.neutral else "success"
+    assert same_repo.conclusion == posted.conclusion == conclusion
+    assert same_repo.annotations == posted.annotations  # the same annotations, judged the same way
     assert fork.conclusion is None  # a read-only token posts nothing
     assert same_repo.exit_code == fork.exit_code == posted.exit_code
     if name == "PR raises its own budget":
@@ -189,4 +219,7 @@ def test_every_mode_reaches_the_same_verdict(name: str, matrix: tuple[Path, Path
         sentence = f"this PR raises seq's x86\\-64 budget from {BUDGET_OVER:,} to {BUDGET_RAISED:,} bytes"
         assert sentence in (tmp_path / "same-repo" / "report.md").read_text()
         assert sentence in posted.comment and "1 policy change (applies once merged)" in posted.comment
+    if name == "over the warn level":
+        assert same_repo.annotations == ("warning",)  # a warn level: a warning annotation, nothing fails
+        assert "- ⚠️ **warn**: seq on x86\\-64 is " in posted.comment and posted.comment.split("\n")[4].startswith("⚠️")
     assert git(repo, "rev-parse", "HEAD").strip() == head_sha

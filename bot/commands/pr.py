@@ -33,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
         out.print(output.safe(f"report written to {args.output}"), markup=False, soft_wrap=True)
     if result.first_build_error():
         raise BotError(f"{result.first_build_error()} (details in {args.output})", ExitCode.BUILD)
+    for reason in judged.warnings:
+        output.console().print("[yellow]warns:[/yellow] ", end="")
+        output.console().print(output.safe(reason.message), soft_wrap=True, markup=False)
     for reason in judged.failures:
         output.console().print("[red]fails:[/red] ", end="")
         output.console().print(output.safe(reason.message), soft_wrap=True, markup=False)

@@ -36,6 +36,8 @@ from bot.report.model import PrReport
 from bot.safety import redact
 from bot.safety.redact import Redactor, looks_secret
 
+LISTED = 20  # findings an annotation lists before counting the rest
+
 
 @dataclasses.dataclass(frozen=True)
 class Inputs:
@@ -126,8 +128,10 @@ def policy(root: Path, commit: str, body: str, inputs: Inputs) -> verdict.Policy
     return config.policy_at(root, commit).for_pr(body).overridden(inputs.fail_on_stale, inputs.fail_on_budget)
 
 
-def annotations(report: PrReport) -> list[api.Annotation]:
-    """Check-run annotations, one per target with a yaml finding (plain text: names shown, capped)."""
+def annotations(report: PrReport, judged: verdict.Verdict) -> list[api.Annotation]:
+    """Check-run annotations (plain text: names shown, capped): one per target with a yaml finding, then one
+    per runtime over a size limit, on the config that sets it: a failure where it fails the PR, a warning
+    (neutral: it fails nothing) over a warn level or where the policy lets it pass."""
     Annotation = api.Annotation
     found = []
     for t in report.targets:
@@ -139,13 +143,33 @@ def annotations(report: PrReport) -> list[api.Annotation]:
         elif not problems and not t.yaml_exists:
             problems = ["the yaml does not exist"]
         if problems:
-            message = "; ".join(problems[:20]) + (f"; and {len(problems) - 20} more" if len(problems) > 20 else "")
+            message = "; ".join(problems[:LISTED])
+            message += f"; and {len(problems) - LISTED} more" if len(problems) > LISTED else ""
             fix = "python -m bot regenerate"
             if t.untraced_models:  # regenerate leaves this yaml as checked in until they can be traced
                 untraced = t.untraced_models
                 models = ", ".join(plain(m) for m in untraced[:3]) + (", …" if len(untraced) > 3 else "")
                 fix = f"make {models} traceable (or check in a per-model yaml), then {fix}"
             found.append(Annotation(t.yaml, f"{message}. Fix: {fix}", title))
+    return found + _limit_annotations(judged)
+
+
+def _limit_annotations(judged: verdict.Verdict) -> list[api.Annotation]:
+    """One annotation per runtime over a size limit, on the config that sets it."""
+    failing = any(r.kind == "budget" for r in judged.failures)
+    found = []
+    for target, arch in dict.fromkeys((b.target, b.arch) for b in judged.breaches):
+        over = [b for b in judged.breaches if (b.target, b.arch) == (target, arch)]
+        level = over[0].level  # fail level first
+        message = "; ".join(b.describe() for b in over[:LISTED])
+        message += f"; and {len(over) - LISTED} more" if len(over) > LISTED else ""
+        if level == "fail" and failing:
+            message += " (add a 'Binary-Size: <reason>' line to the PR body to pass anyway)"
+        elif level == "fail" and judged.overridden:
+            message += f" (passes: Binary-Size: {plain(judged.policy.size_reason, 400)})"
+        title = f"{plain(target)} on {plain(arch)}: over its {level} level"
+        severity = "failure" if level == "fail" and failing else "warning"
+        found.append(api.Annotation(config.CONFIG_NAME, message, title, severity))
     return found
 
 
@@ -159,10 +183,12 @@ def _post(
         number=number,
         head_sha=head,
         body=publish.markdown(safe, judged, redactor),
-        ok=judged.passed,
+        conclusion=judged.conclusion,
         title=publish.title(safe, judged, redactor),
         summary=publish.markdown(safe, judged, redactor, limit=api.CHECK_SUMMARY_LIMIT),
-        annotations=tuple((a.path, a.message, a.title, a.level) for a in annotations(safe)),
+        annotations=tuple(
+            (a.path, redactor.text(a.message), redactor.text(a.title), a.level) for a in annotations(safe, judged)
+        ),
     )
     return holder.post(request)
 
@@ -220,8 +246,8 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
         status = _post(holder, report, judged, number, report.head_sha, redactor)
         log.info(status)
         _append(summary_path, publish.markdown(report, judged, redactor) + f"\n\n_{status}_\n")
-        for reason in judged.failures:
-            log.error(reason.message)
+        write_outputs(env, {"verdict": judged.outcome}, redactor)
+        _log_verdict(log, judged)
         return judged.exit_code
 
     from bot import pipeline
@@ -252,6 +278,7 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
             "size-delta": str(report.size_delta),
             "stale": "true" if report.stale else "false",
             "report": str(md_path),
+            "verdict": judged.outcome,
         },
         redactor,
     )
@@ -259,9 +286,16 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
         status = _post(holder, report, judged, int(number), head_sha, redactor)
         log.info(status)
         _append(summary_path, f"\n_{status}_\n")
+    _log_verdict(log, judged)
+    return judged.exit_code
+
+
+def _log_verdict(log: Log, judged: verdict.Verdict) -> None:
+    """The verdict's findings as workflow commands: an error per failure, a warning per warn-level finding."""
+    for reason in judged.warnings:
+        log.warning(reason.message)
     for reason in judged.failures:
         log.error(reason.message)
-    return judged.exit_code
 
 
 def main() -> int:

@@ -33,6 +33,7 @@ DEFAULT_API_URL = "https://api.github.com"
 MAX_ATTEMPTS = 4
 MAX_ANNOTATIONS = 50  # per request, GitHub's limit
 CHECK_SUMMARY_LIMIT = 65_000  # characters of a check run's summary (GitHub allows 65,535)
+CONCLUSIONS = ("success", "neutral", "failure")  # the ones the bot posts (bot/report/verdict.py decides)
 PAGE = 100
 T = TypeVar("T")
 
@@ -179,10 +180,12 @@ class GitHubClient:
         return self._with_retries(attempt)
 
     def report_check(
-        self, head_sha: str, success: bool, title: str, summary: str, annotations: list[Annotation]
+        self, head_sha: str, conclusion: str, title: str, summary: str, annotations: list[Annotation]
     ) -> Outcome:
-        """A completed check run with annotations; a commit status if checks are not writable."""
-        conclusion = "success" if success else "failure"
+        """A completed check run with annotations; a commit status if checks are not writable.
+        `conclusion`: success, neutral (passes with warnings) or failure."""
+        if conclusion not in CONCLUSIONS:
+            raise ValueError(f"not a check-run conclusion: {conclusion!r}")
         output: dict[str, object] = {
             "title": title[:255],
             "summary": summary[:CHECK_SUMMARY_LIMIT],  # callers render to fit; this only guards
@@ -210,7 +213,9 @@ class GitHubClient:
 
         def commit_status() -> Outcome:
             # Statuses are keyed by context: posting again replaces, never duplicates.
-            status = {"state": conclusion, "description": title[:140], "context": CHECK_NAME}
+            # A status has no neutral state: a PR that passes with warnings passes.
+            state = "failure" if conclusion == "failure" else "success"
+            status = {"state": state, "description": title[:140], "context": CHECK_NAME}
             self._request("POST", f"/statuses/{head_sha}", body=status)
             return Outcome.CREATED
 
@@ -227,7 +232,7 @@ def post(
     pr_number: int,
     head_sha: str,
     body: str,
-    success: bool,
+    conclusion: str,
     title: str,
     annotations: list[Annotation],
     summary: str | None = None,
@@ -241,7 +246,7 @@ def post(
             raise
         return PostResult(Outcome.DEGRADED, Outcome.DEGRADED, f"GitHub answered {exc.status} to the comment")
     try:
-        check = client.report_check(head_sha, success, title, body if summary is None else summary, annotations)
+        check = client.report_check(head_sha, conclusion, title, body if summary is None else summary, annotations)
     except GithubException as exc:
         if not _no_access(exc):
             raise

@@ -52,7 +52,7 @@ class Request:
     number: int
     head_sha: str
     body: str
-    ok: bool
+    conclusion: str  # the check run's: success, neutral or failure (the verdict's)
     title: str
     summary: str
     annotations: tuple[tuple[str, str, str, str], ...]  # (path, message, title, level)
@@ -153,7 +153,7 @@ def _serve(token: str, repository: str, api_url: str, author: str, redactor: Red
                     request.number,
                     request.head_sha,
                     request.body,
-                    request.ok,
+                    request.conclusion,
                     request.title,
                     annotations,
                     summary=request.summary,

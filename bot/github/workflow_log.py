@@ -63,6 +63,9 @@ class Log:
     def error(self, message: str) -> None:
         self._emit(command("error", self.redactor.text(message)))
 
+    def warning(self, message: str) -> None:
+        self._emit(command("warning", self.redactor.text(message)))
+
     def mask(self, secret: str) -> None:
         """Asks the runner to hide `secret` from every later line (not redacted: that is the point)."""
         if secret.strip():

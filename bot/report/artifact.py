@@ -79,15 +79,14 @@ def _optional(tp: Any) -> tuple[Any, bool]:
     return tp, False
 
 
-_JSON_TYPES = {str: "string", int: "integer", bool: "boolean"}
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
 def _type_schema(tp: Any) -> dict[str, Any]:
     """The schema of a value of type `tp` (None allowed: see `_field_schema`)."""
     if tp in _JSON_TYPES:
-        bounds: dict[str, Any] = {str: {"maxLength": STRING_LIMIT}, int: {"minimum": 0, "maximum": BYTES_LIMIT}}.get(
-            tp, {}
-        )
+        number = {"minimum": 0, "maximum": BYTES_LIMIT}
+        bounds: dict[str, Any] = {str: {"maxLength": STRING_LIMIT}, int: number, float: number}.get(tp, {})
         return {"type": _JSON_TYPES[tp], **bounds}
     origin = get_origin(tp)
     if origin in (Union, types.UnionType):

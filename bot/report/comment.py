@@ -98,14 +98,21 @@ class Row:
 
     target: TargetReport
     sizes: ArchSizes
-    budget: int | None = None  # the policy's budget for it (VM bytes)
-    over_budget: bool = False
+    budget: int | None = None  # the policy's budget for it (its fail level's size, VM bytes)
+    over_budget: bool = False  # over a fail level (bot/report/verdict.py decides)
+    warned: bool = False  # over a warn level, within its fail level
+    gated: bool = False  # the policy sets size limits for it
 
     @property
     def changed(self) -> bool:
-        """Worth a row of its own: it moved, is new, failed, or breaks its budget."""
+        """Worth a row of its own: it moved (by any number of bytes), is new, failed, or breaks a limit."""
         s = self.sizes
-        return s.delta != 0 or self.over_budget or bool(s.build_error)
+        return s.delta != 0 or self.over_budget or self.warned or bool(s.build_error)
+
+    def noticeable(self, floor: int) -> bool:
+        """Worth the headline: it moved by at least the noise floor, failed, or breaks a limit."""
+        s = self.sizes
+        return abs(s.delta or 0) >= max(floor, 1) or self.over_budget or self.warned or bool(s.build_error)
 
     def label(self, limit: int = NAME_LIMIT, escape: Callable[[object, int], str] = text) -> str:
         """'<target> on <arch>'; `escape` is `html_text` where the label lands in raw HTML."""
@@ -184,7 +191,14 @@ def rows(report: PrReport, verdict: Verdict | None = None) -> list[Row]:
     """Every target x architecture, largest absolute change first (failures and new ones after the moves);
     with the verdict, each with its budget."""
     found = [
-        Row(t, s, verdict.budget(t.name, s.arch), verdict.over(t.name, s.arch) is not None)
+        Row(
+            t,
+            s,
+            verdict.budget(t.name, s.arch),
+            verdict.over(t.name, s.arch) is not None,
+            verdict.warned(t.name, s.arch) is not None,
+            verdict.gate(t.name, s.arch) is not None,
+        )
         if verdict is not None
         else Row(t, s)
         for t in report.targets
@@ -270,14 +284,19 @@ def _unmeasured(report: PrReport, name: Callable[[object], str]) -> str:
     return ", ".join(found[:3]) + (", …" if len(found) > 3 else "")
 
 
-def _size_part(report: PrReport, name: Callable[[object], str]) -> str:
+def _size_part(report: PrReport, name: Callable[[object], str], floor: int = 0) -> str:
+    """The size change; one under the noise floor (`floor` bytes) on every runtime reads "unchanged" (the
+    size table keeps its exact figure)."""
     measured = [r.sizes for r in rows(report) if r.sizes.delta is not None]
     delta = sum(s.delta or 0 for s in measured)
     unknown = _unmeasured(report, name)
-    if not any(s.delta for s in measured):
+    if not any(abs(s.delta or 0) >= max(floor, 1) for s in measured):
+        unchanged = "no size change"
+        if any(s.delta for s in measured):
+            unchanged = f"size unchanged (below the {floor:,}-byte noise floor)"
         if not unknown:
-            return "no size change"
-        others = f", no size change in {count(len(measured), 'other runtime')}" if measured else ""
+            return unchanged
+        others = f", {unchanged} in {count(len(measured), 'other runtime')}" if measured else ""
         return unknown + others
     per_arch: dict[str, list[ArchSizes]] = {}
     for s in (s for t in report.targets for s in t.sizes if s.delta is not None):  # in config order
@@ -321,9 +340,8 @@ def _unchanged(report: PrReport, verdict: Verdict) -> bool:
         and not report.graph_removed
         and not any(t.build_error for t in report.targets)
         and not report.policy_changes
-        and verdict.passed
-        and not verdict.waived
-        and not any(r.changed for r in rows(report, verdict))
+        and verdict.outcome == "pass"
+        and not any(r.noticeable(verdict.policy.noise_floor) for r in rows(report, verdict))
     )
 
 
@@ -337,6 +355,7 @@ def summary_line(report: PrReport, verdict: Verdict, name: Callable[[object], st
     unusable = [t for t in report.targets if t.yaml_error]
     failed = _failed_builds(report)
     over = [r for r in rows(report, verdict) if r.over_budget]
+    warned = [r for r in rows(report, verdict) if r.warned and not r.over_budget]
     new = [
         r.sizes for r in rows(report) if r.sizes.base is None and r.sizes.head is not None and not r.sizes.base_error
     ]
@@ -366,7 +385,11 @@ def summary_line(report: PrReport, verdict: Verdict, name: Callable[[object], st
         where = ", ".join(f"{name(cap(r.target.name, 40))} on {name(r.sizes.arch)}" for r in over[:3])
         more = ", …" if len(over) > 3 else ""
         parts.append(f"{count(len({r.target.name for r in over}), 'target')} over budget ({where}{more})")
-    size_part = _size_part(report, name)
+    if warned:
+        where = ", ".join(f"{name(cap(r.target.name, 40))} on {name(r.sizes.arch)}" for r in warned[:3])
+        more = ", …" if len(warned) > 3 else ""
+        parts.append(f"{count(len({r.target.name for r in warned}), 'target')} over the warn level ({where}{more})")
+    size_part = _size_part(report, name, verdict.policy.noise_floor)
     parts.append(size_part)
     if new:
         parts.append(f"{count(len(new), 'new runtime')} of {sum(s.head.vm_size for s in new if s.head):,} bytes")
@@ -569,21 +592,49 @@ def _not_traced(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]
 
 
 _SETTINGS = {"fail_on.stale": "failing on a stale yaml", "fail_on.budget": "failing on a size budget"}
+# A size limit's setting (size_limits.<level>.<measure>) in words; the fail level's size is the budget.
+_LIMITS = {
+    "size": "{level} size limit",
+    "growth": "{level} growth limit",
+    "growth_percent": "{level} growth limit",
+    "op_growth": "{level} per-op growth limit",
+}
+_BUDGET_SETTINGS = ("size_budget", "size_limits.fail.size")
+
+
+def _amount(value: int | float | bool, percent: bool) -> str:
+    return f"{value:g}%" if percent else f"{value:,} bytes"
+
+
+def _limit_label(setting: str) -> str | None:
+    """A size limit's setting in words ("budget", "warn growth limit"); None for any other setting."""
+    if setting in _BUDGET_SETTINGS:
+        return "budget"
+    level, _, measure = setting.removeprefix("size_limits.").partition(".")
+    if setting.startswith("size_limits.") and level in ("warn", "fail") and measure in _LIMITS:
+        return _LIMITS[measure].format(level=level)
+    return None
 
 
 def policy_sentence(change: PolicyChange, name: Callable[[object], str] = text) -> str:
     """ "this PR raises sensor-app's cortex-m budget from 262,144 to 300,000 bytes", and the like."""
-    if change.setting != "size_budget":
+    before, after = change.before, change.after
+    label = _limit_label(change.setting)
+    if label is None and change.setting == "noise_floor" and before is not None and after is not None:
+        verb = "raises" if after > before else "lowers"
+        return f"this PR {verb} the noise floor from {before:,} to {after:,} bytes"
+    if label is None:
         setting = _SETTINGS.get(change.setting, name(change.setting))
         return f"this PR turns {'on' if change.after else 'off'} {setting}"
-    whose = f"{name(change.target)}'s {name(change.arch)} budget"
-    before, after = change.before, change.after
-    if before is None:
-        return f"this PR sets {whose} to {after:,} bytes"
-    if after is None:
-        return f"this PR removes {whose} of {before:,} bytes"
+    whose = f"{name(change.target)}'s {name(change.arch)} {label}"
+    percent = change.setting.endswith(".growth_percent")
+    if before is None and after is not None:
+        return f"this PR sets {whose} to {_amount(after, percent)}"
+    if after is None and before is not None:
+        return f"this PR removes {whose} of {_amount(before, percent)}"
+    assert before is not None and after is not None
     verb = "raises" if after > before else "lowers"
-    return f"this PR {verb} {whose} from {before:,} to {after:,} bytes"
+    return f"this PR {verb} {whose} from {_amount(before, percent).removesuffix(' bytes')} to {_amount(after, percent)}"
 
 
 def _policy_section(report: PrReport, detail: Detail) -> list[str]:
@@ -601,9 +652,12 @@ def _policy_section(report: PrReport, detail: Detail) -> list[str]:
 
 
 def _budget_cell(r: Row) -> str:
-    if r.budget is None:
+    """The runtime against its limits: ❌ over a fail level, ⚠️ over a warn level, ✅ within; with its budget
+    (the fail level's size) when it has one."""
+    if not r.gated and r.budget is None:
         return "n/a"
-    return f"{'❌ over' if r.over_budget else '✅'} {r.budget:,}"
+    state = "❌ over" if r.over_budget else "⚠️ warn" if r.warned else "✅"
+    return f"{state} {r.budget:,}" if r.budget is not None else state
 
 
 def _size_table(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]:
@@ -652,16 +706,38 @@ def _size_table(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]
     return [*lines, ""]
 
 
-def _budget_findings(report: PrReport, verdict: Verdict, detail: Detail) -> list[str]:
-    """Budget breaches as findings of their own: they survive when the size table is dropped."""
-    if detail.size_rows:
+def _limits_section(verdict: Verdict, detail: Detail) -> list[str]:
+    """Every breach of a size limit, fail level first (the verdict's, exact bytes), and the `Binary-Size:`
+    line that lets fail-level breaches pass, quoted (the PR body is PR-controlled: made inert). A finding:
+    kept whatever the comment's size."""
+    if not verdict.breaches:
         return []
-    lines = [
-        f"- ❌ {r.label(detail.name_limit)}: {r.sizes.head.vm_size:,} bytes, over its budget of {r.budget:,}"
-        for r in rows(report, verdict)
-        if r.over_budget and r.sizes.head and r.budget is not None
+    n = detail.name_limit
+
+    def name(value: object) -> str:
+        return text(value, n)
+
+    lines = []
+    for b in verdict.breaches:
+        icon = "❌" if b.level == "fail" else "⚠️"
+        lines.append(f"- {icon} **{b.level}**: {b.describe(name)}")
+    out = [
+        "### Size limits",
+        "",
+        "The base branch's limits (a PR's own apply once merged); a warn level never fails the PR.",
+        "",
+        *_listed(lines, detail, "breaches"),
+        "",
     ]
-    return ["### Over budget", "", *_listed(lines, detail, "runtimes"), ""] if lines else []
+    fails = any(b.level == "fail" for b in verdict.breaches)
+    if fails and not verdict.policy.fail_on_budget:
+        out += ["`fail_on.budget` is off: a fail level does not fail the PR.", ""]
+    elif verdict.overridden:
+        reason = text(verdict.policy.size_reason, detail.message_limit)
+        out += ["The PR body's `Binary-Size:` line lets it pass over its fail levels:", "", f"> {reason}", ""]
+    elif fails:
+        out += ["To pass anyway, add a `Binary-Size: <reason>` line to the PR body.", ""]
+    return out
 
 
 def kernels_phrase(kernels: str, cpu: str | None) -> str:
@@ -882,7 +958,7 @@ def _compose(report: PrReport, verdict: Verdict, detail: Detail) -> str:
         + _build_errors(report, detail)
         + _stale_section(report, detail)
         + _model_failures(report, detail)
-        + _budget_findings(report, verdict, detail)
+        + _limits_section(verdict, detail)
         + _policy_section(report, detail)
         + _graph_section(report, detail)
         + _size_table(report, verdict, detail)

@@ -269,9 +269,11 @@ class PolicyChange:
 
     target: str  # "" for a repo-wide setting
     arch: str  # "" for a setting of every architecture
-    setting: str  # "size_budget", "fail_on.stale" or "fail_on.budget"
-    before: int | bool | None  # VM bytes for a budget (None: none), on/off for fail_on
-    after: int | bool | None
+    # "size_limits.<warn|fail>.<size|growth|growth_percent|op_growth>", "noise_floor", "fail_on.stale" or
+    # "fail_on.budget" ("size_budget" in reports written before size limits: the fail level's size)
+    setting: str
+    before: int | float | bool | None  # bytes or percent for a limit (None: none), bytes for the noise floor, on/off
+    after: int | float | bool | None
 
 
 @dataclass(frozen=True)

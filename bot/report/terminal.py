@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from rich.markup import escape
 
-from bot.report.comment import TOP_MOVERS, Row, changes, choice_cost, kernels_phrase
+from bot.report.comment import TOP_MOVERS, Row, changes, choice_cost, kernels_phrase, rows
 from bot.report.escape import plain
 from bot.report.model import LoadFailure, PrReport, SizeReport
 from bot.report.verdict import Verdict
@@ -33,7 +33,10 @@ def lines(report: PrReport, verdict: Verdict, safe: Callable[[str], str]) -> lis
                     shown += " [yellow](base build failed: change unknown)[/yellow]"
                 else:
                     shown += f" ({sizes.delta:+,})" if sizes.delta is not None else " (new)"
-                shown += "  [red]over budget[/red]" if verdict.over(target.name, sizes.arch) else ""
+                if verdict.over(target.name, sizes.arch):
+                    shown += "  [red]over budget[/red]"
+                elif verdict.warned(target.name, sizes.arch):
+                    shown += "  [yellow]over the warn level[/yellow]"
                 cost = choice_cost(sizes)
                 if cost:
                     phrase = kernels_phrase(sizes.kernels, sizes.cpu)
@@ -89,6 +92,7 @@ def _arch_json(r: Row) -> dict[str, object]:
         "delta": s.delta,
         "budget": r.budget,
         "over_budget": r.over_budget,
+        "warned": r.warned,
         "build_error": s.build_error.split("\n", 1)[0],
         "kernels": s.kernels,
         "cpu": s.cpu,
@@ -108,14 +112,15 @@ def _failure_json(failure: LoadFailure) -> dict[str, object]:
 def to_json(report: PrReport, verdict: Verdict) -> dict[str, object]:
     """What scripts need, without the markdown. Sizes are VM bytes."""
     by_target: dict[str, list[Row]] = {}
+    judged = {(r.target.name, r.sizes.arch): r for r in rows(report, verdict)}
     for t in report.targets:
-        by_target[t.name] = [
-            Row(t, s, verdict.budget(t.name, s.arch), verdict.over(t.name, s.arch) is not None) for s in t.sizes
-        ]
+        by_target[t.name] = [judged[(t.name, s.arch)] for s in t.sizes]  # in config order
     return {
         "passed": verdict.passed,
+        "verdict": verdict.outcome,
         "failures": [r.message for r in verdict.failures],
         "waived": [r.message for r in verdict.waived],
+        "warnings": [r.message for r in verdict.warnings],
         "base": report.base_sha,
         "head": report.head_sha,
         "stale": report.stale,

@@ -1,20 +1,21 @@
 """The comments the render test looks at, from real pipeline runs on small
 scenario repos (one target, one model): one on x86-64 only, one measured for
-x86-64 and aarch64 (the per-architecture table and chart), one whose target
-switches to optimized kernels (the cost line); one branch per PR,
-all against `main`, sharing one cache so base builds and worktrees are reused."""
+x86-64 and aarch64 (the per-architecture table and chart, and a warn level its
+growth goes over), one whose target switches to optimized kernels (the cost
+line); one branch per PR, all against `main`, sharing one cache so base builds
+and worktrees are reused. Each is judged by its base branch's policy, as the
+bot judges a PR."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
-from bot import pipeline
+from bot import config, pipeline
 from bot.progress import Progress
-from bot.report import model, publish
+from bot.report import model, publish, verdict
 from bot.safety.redact import NOTHING
 from tests.conftest import ZOO_DIR
-from tests.judging import judged
 from tests.scenario_repo import commit_all, git, grow_relu, make_base
 
 CONFIG = """\
@@ -27,7 +28,11 @@ targets:
     models: [models/zoo/squeezenet.pte]
 """
 
-MULTI_ARCH_CONFIG = CONFIG.replace("targets:\n", "architectures: [x86-64, aarch64]\ntargets:\n")
+# The multi-architecture repo's vision target warns when its runtime grows by more than this percent.
+WARN_PERCENT = 0.1
+MULTI_ARCH_CONFIG = CONFIG.replace("targets:\n", "architectures: [x86-64, aarch64]\ntargets:\n") + (
+    f"    size_limits: {{warn: {{growth_percent: {WARN_PERCENT}}}}}\n"
+)
 
 SCENARIOS = ("no_change", "size_only", "stale_yaml", "multi_arch", "kernel_choice")
 MULTI_ARCH = ("multi_arch",)  # scenarios on the repo measured for x86-64 and aarch64
@@ -86,7 +91,9 @@ def make_repos(path: Path) -> dict[str, Path]:
     return {name: multi if name in MULTI_ARCH else x86 for name in SCENARIOS}
 
 
-def comment(repo: Path, scenario: str) -> tuple[model.PrReport, str]:
-    """The report of the scenario's PR and its comment as the bot would post it."""
+def comment(repo: Path, scenario: str) -> tuple[model.PrReport, verdict.Verdict, str]:
+    """The report of the scenario's PR, its verdict by the base branch's policy, and its comment as the bot
+    would post it."""
     report = pipeline.run_pr(repo, "main", scenario, Progress())
-    return report, publish.markdown(report, judged(report), NOTHING)
+    judged = verdict.judge(report, config.policy_at(repo, report.base_sha))
+    return report, judged, publish.markdown(report, judged, NOTHING)

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bot.report import model
+from bot.report import escape, model, verdict
 from tests.conftest import REPO_ROOT
 from tests.render import scenarios
 
@@ -49,6 +49,7 @@ def raw_syntax(text: str) -> list[str]:
 @dataclass
 class Rendered:
     report: model.PrReport
+    verdict: verdict.Verdict
     markdown: str
     page: dict[str, Any]  # what render.mjs saw
     screenshot: Path
@@ -80,13 +81,13 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Rendered]:
         comments = {name: scenarios.comment(repos[name], name) for name in scenarios.SCENARIOS}
     OUTPUT.mkdir(parents=True, exist_ok=True)
     pages = []
-    for name, (_, markdown) in comments.items():
+    for name, (_, _, markdown) in comments.items():
         (OUTPUT / f"{name}.md").write_text(markdown)
         pages.append({"name": name, "markdown": str(OUTPUT / f"{name}.md"), "screenshot": str(OUTPUT / f"{name}.png")})
     seen = render(pages, work)
     return {
-        name: Rendered(report, markdown, seen[name], OUTPUT / f"{name}.png")
-        for name, (report, markdown) in comments.items()
+        name: Rendered(report, judged, markdown, seen[name], OUTPUT / f"{name}.png")
+        for name, (report, judged, markdown) in comments.items()
     }
 
 
@@ -145,6 +146,32 @@ def test_the_scenario_is_what_it_claims(rendered: dict[str, Rendered], name: str
             ("x86-64", True),
             ("aarch64", True),
         ]
+    judged, page = rendered[name].verdict, rendered[name].page
+    # The warn level (the multi-arch repo's) catches every runtime that grew by more than it, by the report's
+    # own figures; the comment lists each, and GitHub renders the list.
+    grew_over = [
+        s.arch
+        for s in report.targets[0].sizes
+        if name in scenarios.MULTI_ARCH
+        and s.base
+        and s.delta
+        and s.delta * 100 / s.base.vm_size > scenarios.WARN_PERCENT
+    ]
+    assert [b.arch for b in judged.breaches] == grew_over and all(b.level == "warn" for b in judged.breaches)
+    assert bool(grew_over) == (name == "multi_arch")  # the scenario shows a warn-level finding
+    for arch in grew_over:
+        assert f"- ⚠️ **warn**: vision on {escape.text(arch)} grew " in rendered[name].markdown
+        assert f"⚠️ warn: vision on {arch} grew " in page["text"]
+    if grew_over:
+        assert judged.passed and judged.conclusion == "neutral" and "Size limits" in page["text"]
+    # A size change under the noise floor reads "unchanged" in the headline; the table keeps its bytes.
+    headline = rendered[name].markdown.split("\n")[4]
+    sizes = report.targets[0].sizes[0]
+    if sizes.delta and abs(sizes.delta) < judged.policy.noise_floor:
+        assert f"size unchanged (below the {judged.policy.noise_floor}-byte noise floor)" in headline
+        assert (
+            f"| ▲ {sizes.delta:+,} |" in rendered[name].markdown or f"| ▼ {sizes.delta:+,} |" in rendered[name].markdown
+        )
 
 
 @pytest.mark.parametrize("name", scenarios.SCENARIOS)
