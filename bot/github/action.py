@@ -195,8 +195,14 @@ def patch_source(env: Mapping[str, str], inputs: Inputs, run_id: object, artifac
     )
 
 
-def _offered(found: patch.Patch | None, report: PrReport, head: str, log: Log) -> bool:
-    """Whether the patch the artifact holds may be offered: it is the one the report shows, for `head`."""
+def _offered(json_path: Path, report: PrReport, head: str, log: Log) -> bool:
+    """Whether the patch beside the artifact's report may be offered: it is there, a patch as the bot writes
+    them, the one the report shows, made for `head`. When it may not, one plain line says why."""
+    try:
+        found = artifact.load_patch(json_path.with_suffix(patch.SUFFIX))
+    except BotError as exc:
+        log.info(f"the patch beside the report is not offered: {exc.message}")
+        return False
     if found is None:
         if report.yaml_diffs:
             log.info("no patch beside the report: the comment offers no command that applies it")
@@ -255,12 +261,7 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
         judged = verdict.judge(report, policy(root, "HEAD", current or "", inputs))
         # The patch beside the report is offered only when it is the one the report shows, for this head;
         # the command names the run from the event and the artifact from this workflow's inputs.
-        try:
-            found = artifact.load_patch(json_path.with_suffix(patch.SUFFIX))
-        except BotError as exc:
-            log.info(f"the patch beside the report is not offered: {exc.message}")
-            found = None
-        offered = _offered(found, report, _commit(run_info.get("head_sha")), log)
+        offered = _offered(json_path, report, _commit(run_info.get("head_sha")), log)
         name = inputs.artifact or inputs.report.name
         source = patch_source(env, inputs, run_info.get("id"), name) if offered else None
         status = _post(holder, report, judged, number, report.head_sha, redactor, source)
