@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bot import pipeline
 from bot.progress import Progress
-from bot.report import model, publish
+from bot.report import model, patch, publish
 from bot.safety.redact import NOTHING
 from tests.conftest import ZOO_DIR
 from tests.judging import judged
@@ -86,7 +86,12 @@ def make_repos(path: Path) -> dict[str, Path]:
     return {name: multi if name in MULTI_ARCH else x86 for name in SCENARIOS}
 
 
+# Where the comment says the patch of the stale yamls is, as the workflow_run poster says it: the event's
+# run id, the repository, the artifact the workflow uploads (the report's name), the patch in it.
+PATCH_SOURCE = patch.fetch(1589141559, "octo-org/app", "selective-build-report", "selective-build-report.patch")
+
+
 def comment(repo: Path, scenario: str) -> tuple[model.PrReport, str]:
-    """The report of the scenario's PR and its comment as the bot would post it."""
+    """The report of the scenario's PR and its comment as the bot would post it (offering the patch)."""
     report = pipeline.run_pr(repo, "main", scenario, Progress())
-    return report, publish.markdown(report, judged(report), NOTHING)
+    return report, publish.markdown(report, judged(report), NOTHING, source=PATCH_SOURCE)
