@@ -312,7 +312,7 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
         redactor,
     )
     if inputs.post and number is not None and head_sha:
-        status = _post(holder, report, judged, int(number), head_sha, redactor, source if pr_run.diffs else None)
+        status = _post(holder, report, judged, int(number), head_sha, redactor, source)
         log.info(status)
         _append(summary_path, f"\n_{status}_\n")
     for reason in judged.failures:

@@ -454,7 +454,7 @@ def _yaml_diff(d: YamlDiff | None, detail: Detail) -> list[str]:
     if d is None or not detail.diffs or not d.hunks:
         return []
     lines = d.hunks.split("\n")[:DIFF_LINES]
-    cut = max(d.cut, d.lines - len(lines))
+    cut = max(0, d.lines - len(lines))  # the lines the report left out (the patch has them)
     more = [f"_…and {count(cut, 'more line')}: the patch holds the whole diff._", ""] if cut else []
     summary = f"the regenerated yaml: {_changed_lines(d)}"
     block = _fenced([_diff_line(line) for line in lines], "diff")
@@ -467,10 +467,10 @@ def _patch_fix(report: PrReport, listed: set[str], source: patch.Source, detail:
     n = detail.name_limit
     files = len(report.yaml_diffs)
     others = [f"- {code(d.path, n)} ({_changed_lines(d)})" for d in report.yaml_diffs if d.path not in listed]
-    it = "it" if files == 1 else "them"
+    what, it = ("the regenerated yaml", "it") if files == 1 else (f"the {files:,} regenerated yamls", "them")
     intro = (
-        f"Fix, with no toolchain: apply the patch of the {count(files, 'regenerated yaml')} from {source.where}, "
-        f"at the repository's root, and commit {it}"
+        f"Fix, with no toolchain: apply the patch of {what} from {source.where}, at the repository's root, "
+        f"and commit {it}"
     )
     return [
         intro + ("; besides the yamls above, it writes:" if others else ":"),
