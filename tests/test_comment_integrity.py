@@ -321,7 +321,7 @@ def test_the_patch_is_offered_with_the_events_run_and_the_workflows_artifact(tmp
     assert proc.returncode == 1 and "not offered" not in proc.stdout, proc.stdout + proc.stderr
     body = fake.comments[0]["body"]
     assert f"```sh\n{FETCHED}\n```" in body and FETCHED in fake.check_runs[0]["output"]["summary"]
-    assert f"of run {RUN_ID}, at the repository's root" in body
+    assert f"(in the `selective-build-report` artifact of run {RUN_ID}) at the repository's root" in body
     assert "<details><summary>the regenerated yaml: +46 -0 lines</summary>" in body
     assert f"- {escape.code(PER_MODEL)} (+109 -0 lines, a new file)" in body
     assert body.index("```diff") < body.index(FETCHED) < body.index("Or run `python -m bot regenerate`")

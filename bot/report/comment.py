@@ -469,8 +469,7 @@ def _patch_fix(report: PrReport, listed: set[str], source: patch.Source, detail:
     others = [f"- {code(d.path, n)} ({_changed_lines(d)})" for d in report.yaml_diffs if d.path not in listed]
     what, it = ("the regenerated yaml", "it") if files == 1 else (f"the {files:,} regenerated yamls", "them")
     intro = (
-        f"Fix, with no toolchain: apply the patch of {what} from {source.where}, at the repository's root, "
-        f"and commit {it}"
+        f"Fix, with no toolchain: apply the patch of {what} ({source.where}) at the repository's root, and commit {it}"
     )
     return [
         intro + ("; besides the yamls above, it writes:" if others else ":"),

@@ -326,7 +326,7 @@ class Fetch:
 
     @property
     def where(self) -> str:
-        return f"the `{self.artifact}` artifact of run {self.run_id}"
+        return f"in the `{self.artifact}` artifact of run {self.run_id}"
 
 
 @dataclass(frozen=True)
@@ -340,7 +340,7 @@ class Local:
 
     @property
     def where(self) -> str:
-        return "the patch beside this report"
+        return "written beside this report"
 
 
 Source = Fetch | Local
