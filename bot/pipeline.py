@@ -20,7 +20,7 @@ from bot.build import bundle, cmake, lock, size
 from bot.build.runner import run_model
 from bot.errors import BotError, ExitCode
 from bot.progress import LogProgress, Progress
-from bot.report import verdict
+from bot.report import patch, verdict
 from bot.report.model import (
     ArchSizes,
     ClosureChange,
@@ -164,6 +164,16 @@ def _as_progress(progress: Progress | Callable[[str], None]) -> Progress:
     return progress if isinstance(progress, Progress) else LogProgress(write=progress)
 
 
+@dataclass(frozen=True)
+class PrRun:
+    """What a PR run found, and the patch that fixes its stale yamls."""
+
+    report: PrReport
+    # Each stale yaml's diff to its regenerated content, as `git apply` takes it (bot/report/patch.py), in
+    # the order of report.stale_files: the patch written beside the report, once its commits are final.
+    diffs: tuple[str, ...] = ()
+
+
 def run_pr(
     repo: Path,
     base_ref: str,
@@ -171,6 +181,17 @@ def run_pr(
     progress: Progress | Callable[[str], None],
     only_targets: set[str] | None = None,
 ) -> PrReport:
+    """The report of `analyze`."""
+    return analyze(repo, base_ref, head_ref, progress, only_targets).report
+
+
+def analyze(
+    repo: Path,
+    base_ref: str,
+    head_ref: str | None,
+    progress: Progress | Callable[[str], None],
+    only_targets: set[str] | None = None,
+) -> PrRun:
     """`only_targets` runs a shard: just those targets (all when None).
 
     Runs in one clone are serialized: they share its worktrees and build directories.
@@ -183,7 +204,7 @@ def run_pr(
 
 def _run_pr(
     repo: Path, base_ref: str, head_ref: str | None, progress: Progress, only_targets: set[str] | None
-) -> PrReport:
+) -> PrRun:
     cache = cmake.cache_dir()
     head_commit = git.resolve(repo, head_ref) if head_ref else git.resolve(repo, "HEAD")
     base_sha = git.merge_base(repo, git.resolve(repo, base_ref), head_commit)
@@ -222,7 +243,7 @@ def _run_pr(
     except BotError as exc:
         if exc.exit_code != ExitCode.BUILD:
             raise
-        return PrReport(
+        failed = PrReport(
             base_ref=base_ref,
             base_sha=base_sha,
             head_sha=head_label,
@@ -233,11 +254,12 @@ def _run_pr(
             policy_changes=policy_changes,
             runtime=cfg.runtime_label(),
         )
+        return PrRun(failed)
     # A model the tracer cannot run is a finding (model_failures), not the end of the run: its checked-in
     # per-model selection (else its static root ops) stands in, so it is not also reported as a stale yaml.
     tracing = functools.partial(trace.trace_model, limits=cfg.limits)
     regenerated = regenerate.regenerate(cfg, tracer, tracing, progress)
-    stale_paths = tuple(p.as_posix() for p in regenerate.stale_files(cfg, regenerated))
+    stale_diffs = {p.as_posix(): diff for p, diff in regenerate.stale_files(cfg, regenerated).items()}
     with progress.step("reading the op graph of head kernels"):
         head_graph = head.graph()
     graph_change = depgraph.diff(base_graph, head_graph) if head_graph and base_graph else None
@@ -254,19 +276,21 @@ def _run_pr(
             if head_graph is not None:
                 report = _with_graph_findings(report, target, head, head_graph, base_graph, regenerated)
             targets.append(report)
-    return PrReport(
+    report = PrReport(
         base_ref=base_ref,
         base_sha=base_sha,
         head_sha=head_label,
         targets=tuple(targets),
-        stale_files=stale_paths,
+        stale_files=tuple(stale_diffs),
         changed_files=tuple(changed),
         graph_added=graph_change.added if graph_change else (),
         graph_removed=graph_change.removed if graph_change else (),
         model_failures=regenerated.failures,
         policy_changes=policy_changes,
         runtime=cfg.runtime_label(),
+        yaml_diffs=patch.diffs_for(stale_diffs),
     )
+    return PrRun(report, tuple(stale_diffs.values()))
 
 
 def _policy_changes(base: config.Config | None, head: config.Config) -> tuple[PolicyChange, ...]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.build import cmake
-from bot.report import escape
+from bot.report import escape, patch
 from bot.report.comment import MARKER
 from tests.conftest import REPO_ROOT
 from tests.github_fake import FakeGitHub
@@ -104,7 +104,8 @@ def test_pull_request_run_writes_outputs_summary_comment_and_check(
     fake.owner, fake.repo = event["repository"]["full_name"].split("/")
     fake.pr_number, fake.head_sha = event["number"], head_sha
 
-    env = runner_env(tmp_path, repo, event, fake, {"post": "true", "report": str(tmp_path / "report")})
+    inputs = {"post": "true", "report": str(tmp_path / "report"), "artifact": "selective-build-report"}
+    env = runner_env(tmp_path, repo, event, fake, inputs) | {"GITHUB_RUN_ID": "987654321"}
     proc = run_action(env, repo)
 
     assert proc.returncode == 1, proc.stdout + proc.stderr  # stale yaml fails the job (fail_on.stale)
@@ -127,6 +128,15 @@ def test_pull_request_run_writes_outputs_summary_comment_and_check(
 
     assert len(fake.comments) == 1 and fake.comments[0]["body"].startswith(MARKER)
     assert f"<!-- selective-build-head: {head_sha} -->" in fake.comments[0]["body"]
+    # The patch of the stale yaml beside the report, made for the PR's head; the comment downloads it from
+    # this run's artifact (the workflow's input and run id, never the report's word) and applies it.
+    assert out["patch"] == str(tmp_path / "report.patch") and f"is written to {out['patch']}" in proc.stdout
+    found = patch.parse(Path(out["patch"]).read_text(), "report.patch")
+    stale = ["apps/cnn/selected_operators.yaml", "models/oplist/squeezenet.yaml"]
+    assert [f.path for f in found.files] == artifact["stale_files"] == stale
+    assert found.head == head_sha and found.base == base_sha
+    download = f'gh run download 987654321 -R {fake.owner}/{fake.repo} -n selective-build-report -D "$d"'
+    assert f'```sh\nd=$(mktemp -d) && {download} && git apply "$d/report.patch"\n```' in fake.comments[0]["body"]
     run = fake.check_runs[0]
     assert run["head_sha"] == head_sha and run["conclusion"] == "failure"
     assert run["output"]["annotations"][0]["path"] == "apps/cnn/selected_operators.yaml"

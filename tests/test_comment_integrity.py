@@ -11,19 +11,22 @@ import json
 import os
 import re
 import subprocess
+import sys
 import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 
 from bot.github import api
 from bot.github.workflow_log import Log, command, plain
-from bot.report import artifact, comment, escape, model, terminal, verdict
+from bot.report import artifact, comment, escape, model, patch, publish, terminal, verdict
 from bot.report.comment import MARKER
 from bot.report.model import ArchSizes, ClosureChange, LoadFailure, PrReport, SizeReport, TargetReport
+from bot.safety.redact import Redactor
 from bot.selection import oplist, pte, stale
-from tests.conftest import ZOO_DIR
+from tests.conftest import REPO_ROOT, ZOO_DIR
 from tests.github_fake import FakeGitHub
 from tests.judging import judged
 from tests.scenario_repo import clone_of, commit_all, git
@@ -59,11 +62,19 @@ def fake() -> Iterator[FakeGitHub]:
     server.stop()
 
 
-def post_artifact(tmp_path: Path, fake: FakeGitHub, write: Callable[[Path], None]) -> subprocess.CompletedProcess[str]:
-    """The workflow_run half of the fork-safe pair, on an artifact `write` puts in place."""
+def post_artifact(
+    tmp_path: Path,
+    fake: FakeGitHub,
+    write: Callable[[Path], None],
+    write_patch: Callable[[Path], None] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """The workflow_run half of the fork-safe pair, on an artifact `write` (and `write_patch`, the
+    patch beside the report) put in place."""
     artifact = tmp_path / "artifact" / "selective-build-report"
     artifact.parent.mkdir(parents=True, exist_ok=True)
     write(artifact.with_suffix(".json"))
+    if write_patch is not None:
+        write_patch(artifact.with_suffix(".patch"))
     event = copy.deepcopy(webhook_examples("workflow_run", "completed")[0])
     event["workflow_run"]["head_sha"] = HEAD
     event["workflow_run"]["pull_requests"] = [{"number": fake.pr_number}]
@@ -138,6 +149,12 @@ def _set(path: str, value: object) -> Callable[[dict], None]:
 SIZE = {"vm_size": 1, "bss": 0, "file_size": 4096, "sections": {".text": 1}, "symbols": {}, "per_op": {}}
 
 
+def _diff(**fields: object) -> Callable[[dict], None]:
+    """The artifact with one stale yaml's diff, `fields` of it replaced."""
+    good = {"path": "apps/vision-app/selected_operators.yaml", "hunks": "@@ -1 +1 @@\n-a\n+b"}
+    return _set("report.yaml_diffs", [{**good, "lines": 3, "added": 1, "removed": 1, **fields}])
+
+
 def _sizes(**fields: object) -> Callable[[dict], None]:
     """The artifact's first target measured on x86-64, with `fields` of that measurement replaced."""
     return _set("report.targets.0.sizes", [{"arch": "x86-64", "base": None, "head": SIZE, **fields}])
@@ -165,6 +182,13 @@ def _sizes(**fields: object) -> Callable[[dict], None]:
         (_set("pr.head_sha", "<b>bold</b>"), "pr.head_sha must be a commit sha"),
         (_set("report.targets.0.surprise<img>", 1), "report.targets[0] has a field the format does not define"),
         (_set("format", "selective-build-report/2"), "not a selective-build report"),
+        (_diff(hunks="@@ -1 +1,300 @@\n" + "+x\n" * 299 + "+x"), "report.yaml_diffs[0].hunks must be a unified diff's"),
+        (_diff(hunks="@@ -1 +1 @@\n+" + "x" * 20_000), "report.yaml_diffs[0].hunks is longer than 16,384 characters"),
+        (_diff(hunks="@@ -1 +1 @@\n+" + "x" * 500), "report.yaml_diffs[0].hunks must be a unified diff's hunks"),
+        (_diff(hunks="<img src=x></details>"), "report.yaml_diffs[0].hunks must be a unified diff's hunks"),
+        (_diff(hunks="@@ -1 +1 @@\n<b>bold</b>"), "report.yaml_diffs[0].hunks must be a unified diff's hunks"),
+        (_diff(lines=-1), "report.yaml_diffs[0].lines must be at least 0"),
+        (_set("report.yaml_diffs", [{"path": "a.yaml", "hunks": ""}]), "report.yaml_diffs[0] lacks the field added"),
         (lambda d: d["report"].pop("targets"), "report lacks the field targets"),
     ],
 )
@@ -215,7 +239,9 @@ def test_new_report_fields_round_trip_and_reach_the_json() -> None:
         targets=(target,),
         model_failures=(LoadFailure("models/zoo/gru.pte", "exceeded 300 s"),),
         policy_changes=(model.PolicyChange("vision-app", "x86-64", "size_budget", 95_000, None),),
+        yaml_diffs=patched_report().yaml_diffs,
     )
+    assert len(rep.yaml_diffs) == 2 and rep.yaml_diffs[1].new and rep.yaml_diffs[0].hunks.startswith("@@ -")
     back, _ = artifact.loads(artifact.dumps(rep), "r.json")
     assert back == rep
     summary = terminal.to_json(rep, judged(rep))
@@ -228,13 +254,14 @@ def test_new_report_fields_round_trip_and_reach_the_json() -> None:
     assert x86["top_ops"] == [{"name": "aten::relu.out", "delta": 300}] and not x86["over_budget"]
     assert cortex_m["build_error"] == "no toolchain" and cortex_m["head"] is None
     merged = artifact.merge([rep, dataclasses.replace(rep, targets=(), model_failures=())])
-    assert merged.model_failures == rep.model_failures
+    assert merged.model_failures == rep.model_failures and merged.yaml_diffs == rep.yaml_diffs
 
 
 def test_an_artifact_without_the_fields_added_later_still_gets_its_comment() -> None:
     """Every field with a default is optional: an artifact written before it existed is read with the default."""
     data = artifact_data()
-    for later in ("changed_files", "graph_added", "graph_removed", "model_failures", "policy_changes", "runtime"):
+    later_fields = ("changed_files", "graph_added", "graph_removed", "model_failures", "policy_changes", "runtime")
+    for later in (*later_fields, "yaml_diffs"):
         data["report"].pop(later, None)
     for target in data["report"]["targets"]:
         for later in ("models_without_yaml", "closure_changes", "not_traced", "yaml_error"):
@@ -245,6 +272,240 @@ def test_an_artifact_without_the_fields_added_later_still_gets_its_comment() -> 
     rep, _ = artifact.loads(json.dumps(data), "old.json")
     assert rep.policy_changes == () and all(s.kernels == "portable" for t in rep.targets for s in t.sizes)
     assert "vision\\-app" in comment.render(rep, judged(rep))
+
+
+# --- the patch of the stale yamls -----------------------------------------------------------------
+
+YAML = "apps/vision-app/selected_operators.yaml"
+PER_MODEL = "models/oplist/mobilenet_v2.yaml"
+RUN_ID = webhook_examples("workflow_run", "completed")[0]["workflow_run"]["id"]
+FETCH = patch.fetch(RUN_ID, "octo-org/app", "selective-build-report", "selective-build-report.patch")
+FETCHED = (
+    f'd=$(mktemp -d) && gh run download {RUN_ID} -R octo-org/app -n selective-build-report -D "$d" '
+    '&& git apply "$d/selective-build-report.patch"'
+)
+REGENERATE_FIX = "Fix: run `python -m bot regenerate` and commit the result."
+
+
+def real_diffs() -> dict[str, str]:
+    """What regenerating real_report's yamls writes: vision-app's yaml (root ops only -> traced) and
+    mobilenet_v2's per-model yaml (new)."""
+    root_only = oplist.from_program(pte.load(ZOO_DIR / "mobilenet_v2.pte"), "models/zoo/mobilenet_v2.pte")
+    traced = oplist.dumps(oplist.load(ZOO_DIR.parent / "oplist" / "mobilenet_v2.yaml"))
+    return {
+        YAML: patch.file_diff(YAML, oplist.dumps(root_only), traced),
+        PER_MODEL: patch.file_diff(PER_MODEL, None, traced),
+    }
+
+
+def patched_report(diffs: dict[str, str] | None = None) -> PrReport:
+    diffs = diffs if diffs is not None else real_diffs()
+    return dataclasses.replace(real_report(), stale_files=tuple(diffs), yaml_diffs=patch.diffs_for(diffs))
+
+
+def writes_patch(diffs: dict[str, str], head: str = HEAD) -> Callable[[Path], None]:
+    return lambda path: path.write_text(patch.join(diffs.values(), "b" * 40, head))
+
+
+def commands_read(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [name for line in (proc.stdout + proc.stderr).splitlines() if (name := runner_reads(line))]
+
+
+def test_the_patch_is_offered_with_the_events_run_and_the_workflows_artifact(tmp_path: Path, fake: FakeGitHub) -> None:
+    """Post mode: the patch beside the artifact's report is the diff the report shows, made for the event's
+    head: the comment (and the check run) gives the command, naming the event's run and the workflow's
+    artifact (the report's name: the action's default)."""
+    diffs = real_diffs()
+    data = artifact.to_data(patched_report(diffs), {"number": 7, "head_sha": HEAD})
+    proc = post_artifact(tmp_path, fake, writes_json(data), writes_patch(diffs))
+    assert proc.returncode == 1 and "not offered" not in proc.stdout, proc.stdout + proc.stderr
+    body = fake.comments[0]["body"]
+    assert f"```sh\n{FETCHED}\n```" in body and FETCHED in fake.check_runs[0]["output"]["summary"]
+    assert f"(in the `selective-build-report` artifact of run {RUN_ID}) at the repository's root" in body
+    assert "<details><summary>the regenerated yaml: +46 -0 lines</summary>" in body
+    assert f"- {escape.code(PER_MODEL)} (+109 -0 lines, a new file)" in body
+    assert body.index("```diff") < body.index(FETCHED) < body.index("Or run `python -m bot regenerate`")
+    assert commands_read(proc) == ["add-mask", "error"]
+
+
+def _also(path: str, before: str | None = "on: push\n", after: str = "on: pull_request_target\n") -> dict[str, str]:
+    return {**real_diffs(), path: patch.file_diff(path, before, after)}
+
+
+def _changed_after(diffs: dict[str, str]) -> dict[str, str]:
+    """The vision-app yaml's diff, one line other than the report shows."""
+    return {**diffs, YAML: diffs[YAML].replace("+  aten::clamp.out:\n", "+  aten::evil.out:\n", 1)}
+
+
+def _bad_hunk(diffs: dict[str, str]) -> Callable[[Path], None]:
+    return lambda path: path.write_text(
+        patch.join([diffs[YAML].replace("@@ -5,16 +5,25 @@", "@@ -5,16 +5,2 @@")], "b", HEAD)
+    )
+
+
+HOSTILE_PATCH = "::warning file=a::pwned\n</details>\n<img src=x onerror=alert(1)>\n```\n@everyone\n"
+
+
+@pytest.mark.parametrize(
+    ("report_diffs", "write_patch", "why"),
+    [
+        (real_diffs, lambda d: writes_patch(_also(".github/workflows/ci.yml")), "does not touch exactly the stale"),
+        (lambda: _also("setup.py", "x = 1\n", "x = 2\n"), writes_patch, "touches a file that is not a yaml"),
+        (lambda: _also("../outside.yaml"), writes_patch, "touches a file that is not a yaml"),
+        (real_diffs, lambda d: writes_patch(_changed_after(d)), "a file's diff is not the one the report shows"),
+        (real_diffs, lambda d: writes_patch(d, head="c" * 40), "it was made for another commit"),
+        (real_diffs, lambda d: writes_json(HOSTILE_PATCH), "not a selective-build patch"),
+        (real_diffs, lambda d: lambda p: p.write_text(HOSTILE_PATCH), "not a selective-build patch"),
+        (real_diffs, _bad_hunk, "line 11: a hunk is longer than its header says"),
+        (real_diffs, lambda d: lambda p: p.symlink_to("/dev/zero"), "not a regular file"),
+        (real_diffs, lambda d: lambda p: sparse(p, patch.PATCH_BYTES + 1), "for a patch"),
+        (real_diffs, lambda d: lambda p: None, "no patch beside the report"),
+    ],
+    ids=[
+        "another-file",
+        "not-a-yaml",
+        "outside",
+        "another-diff",
+        "older-head",
+        "json",
+        "hostile-text",
+        "bad-hunk",
+        "device",
+        "oversized",
+        "absent",
+    ],
+)
+def test_a_patch_that_is_not_the_reports_is_not_offered(
+    report_diffs: Callable[[], dict[str, str]],
+    write_patch: Callable[[dict[str, str]], Callable[[Path], None]],
+    why: str,
+    tmp_path: Path,
+    fake: FakeGitHub,
+) -> None:
+    """The report is still posted, with its fix to regenerate; the patch's command is not in it, one plain
+    log line says why (never the patch's content), and nothing in the patch becomes a workflow command."""
+    diffs = report_diffs()
+    data = artifact.to_data(patched_report(diffs), {"number": 7, "head_sha": HEAD})
+    proc = post_artifact(tmp_path, fake, writes_json(data), write_patch(diffs))
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # judged on the report: stale
+    body = fake.comments[0]["body"]
+    assert "gh run download" not in body and "git apply" not in body and REGENERATE_FIX in body
+    said = [line for line in proc.stdout.splitlines() if "not offered" in line or "no patch beside" in line]
+    assert len(said) == 1 and why in said[0], proc.stdout
+    assert commands_read(proc) == ["add-mask", "error"] and "pwned" not in proc.stdout + proc.stderr
+
+
+HOSTILE_LINES = [
+    "</details>",
+    "```",
+    "`````` six backticks",
+    "<img src=x onerror=alert(1)> <script>alert(1)</script>",
+    "@everyone @octo-org/team",
+    "::warning file=a::pwned",
+    "[click](javascript:alert(1)) https://evil.example www.evil.example",
+    "bidi \u202e reversed, zero\u200bwidth",
+    "x" * 5000,
+]
+HOSTILE_YAML = "apps/<img src=x>`@org`/</details>.yaml"
+HOSTILE_MODEL_YAML = "models/oplist/</details><img src=x>@org.yaml"
+
+
+def hostile_patch_report() -> tuple[PrReport, dict[str, str]]:
+    """vision-app's yaml at a hostile path, its checked-in and regenerated content hostile lines (context
+    lines too: a context line " ```" would close a three-backtick fence), and a hostile per-model yaml."""
+    before = "".join(f"{line}\n" for line in HOSTILE_LINES)
+    after = "operators: {}\n" + before.replace("x" * 5000, "y" * 5000) + before
+    diffs = {
+        HOSTILE_YAML: patch.file_diff(HOSTILE_YAML, before, after),
+        HOSTILE_MODEL_YAML: patch.file_diff(HOSTILE_MODEL_YAML, None, before),
+    }
+    target = dataclasses.replace(real_target(), yaml=HOSTILE_YAML)
+    return dataclasses.replace(patched_report(diffs), targets=(target,)), diffs
+
+
+def test_a_hostile_diff_cannot_break_out_of_the_comment() -> None:
+    rep, _ = hostile_patch_report()
+    markdown = comment.render(rep, judged(rep), source=FETCH)
+    assert_inert(markdown)
+    page = rendered_html(markdown)
+    assert page.count("<details>") == page.count("</details>") == markdown.count("<details>") == 1
+    assert "&lt;/details&gt;" in page and "<script" not in page
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(markdown)
+    fences = [t for t in tokens if t.type == "fence"]
+    assert [f.info for f in fences] == ["diff", "sh"]  # one block each: no line of the diff closed its fence
+    shown = fences[0].content.splitlines()
+    hunks = rep.yaml_diff(HOSTILE_YAML).hunks.split("\n")  # type: ignore[union-attr]
+    assert len(shown) == len(hunks) and shown[0] == "@@ -1,3 +1,13 @@"
+    assert {" </details>", "+</details>", " ```", "+```", "+`````` six backticks"} <= set(shown)
+    assert "+@\u200beveryone @\u200bocto-org/team" in shown  # never a mention, in code too
+    assert "+bidi <U+202E> reversed, zero<U+200B>width" in shown and "\u202e" not in markdown
+    assert "+" + "y" * (model.DIFF_LINE_CHARS - 2) + "…" in shown  # a 5,000-character line, capped
+    assert max(len(line) for line in shown) <= model.DIFF_LINE_CHARS + 20
+    assert fences[1].content == FETCHED + "\n"
+    paragraphs = [t.content for t in tokens if t.type == "inline"]
+    assert any(p.startswith("Fix, with no toolchain: apply the patch of the 2 regenerated yamls") for p in paragraphs)
+    assert "Or run `python -m bot regenerate` and commit the result." in paragraphs
+    # The per-model yaml's hostile path is named inertly; both paths are shown, never as markup.
+    assert f"- {escape.code(HOSTILE_MODEL_YAML)} (+9 -0 lines, a new file)" in markdown
+    assert f"#### {escape.text('vision-app')}: {escape.code(HOSTILE_YAML)}" in markdown
+
+
+def test_a_long_diff_is_cut_and_dropped_before_any_finding_or_the_command() -> None:
+    before = "".join(f"  aten::op{i}.out: {{}}\n" for i in range(400))
+    after = before.replace(".out: {}", ".out: []")
+    rep = patched_report({YAML: patch.file_diff(YAML, before, after)})
+    (diff,) = rep.yaml_diffs
+    assert diff.lines > model.DIFF_LINES and diff.cut == diff.lines - model.DIFF_LINES
+    markdown = comment.render(rep, judged(rep), source=FETCH)
+    block = markdown[markdown.index("```diff\n") : markdown.index("\n```\n", markdown.index("```diff\n"))]
+    assert block.count("\n") == model.DIFF_LINES
+    assert f"_…and {diff.cut:,} more lines: the patch holds the whole diff._" in markdown
+    short = comment.render(rep, judged(rep), 4_000, FETCH)
+    assert len(short) <= 4_000 and "```diff" not in short and "yaml diffs" in short.splitlines()[-1]
+    assert FETCHED in short and "missing <code>" in short  # the findings and the command stay
+    assert comment.render(rep, judged(rep)).count(REGENERATE_FIX) == 1  # no source: no command, as before
+
+
+def test_a_secret_in_a_diff_is_redacted_in_the_comment_the_report_and_the_patch(tmp_path: Path) -> None:
+    secret = "ghs_" + "s3cr3t" * 6
+    diff = patch.file_diff(YAML, "a: 1\n", f"a: 1\nkey: {secret}\n")
+    rep = patched_report({YAML: diff})
+    md, js = tmp_path / "r.md", tmp_path / "r.json"
+    publish.write_report(rep, judged(rep), Redactor.of([secret]), md, js, diffs=(diff,), source=FETCH)
+    for written in (md, js, tmp_path / "r.patch"):
+        assert secret not in written.read_text() and "***" in written.read_text(), written.name
+    assert "+key: ***" in md.read_text()
+
+
+def test_merge_joins_the_shards_patches(tmp_path: Path) -> None:
+    """Two shards (vision-app; seq-app) share mobilenet_v2's per-model yaml: the merged patch holds each file
+    once and is the one the merged report shows; shards that disagree on a file are one line."""
+    diffs = real_diffs()
+    seq_yaml = "apps/seq-app/selected_operators.yaml"
+    seq = {seq_yaml: patch.file_diff(seq_yaml, "a\n", "b\n"), PER_MODEL: diffs[PER_MODEL]}
+    shards = [(patched_report(diffs), diffs), (patched_report(seq), seq)]
+    for i, (rep, shard_diffs) in enumerate(shards):
+        (tmp_path / f"shard-{i}.json").write_text(artifact.dumps(rep, {"number": 7, "head_sha": HEAD}))
+        writes_patch(shard_diffs)(tmp_path / f"shard-{i}.patch")
+    merge = [sys.executable, "-m", "bot", "merge", "shard-0.json", "shard-1.json", "-o", "merged"]
+    proc = subprocess.run(
+        merge, cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    )
+    assert proc.returncode == 0, proc.stderr
+    merged, _ = artifact.load(tmp_path / "merged.json")
+    found = patch.parse((tmp_path / "merged.patch").read_text(), "merged.patch")
+    assert [f.path for f in found.files] == sorted([YAML, PER_MODEL, seq_yaml])
+    assert patch.mismatch(found, merged, HEAD) == ""
+
+    seq[PER_MODEL] = diffs[PER_MODEL].replace("+  aten::add.out:", "+  aten::sub.out:", 1)
+    writes_patch(seq)(tmp_path / "shard-1.patch")
+    proc = subprocess.run(
+        merge, cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    )
+    assert proc.returncode == 4 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"error: the shards' patches change {PER_MODEL} differently; refusing to merge"
+    )
 
 
 # --- the sticky comment --------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 import tomllib
 from dataclasses import dataclass

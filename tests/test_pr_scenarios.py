@@ -18,7 +18,7 @@ import pytest
 from bot import git, pipeline
 from bot.build import arch, cmake
 from bot.errors import ExitCode
-from bot.report import artifact, comment, escape, model
+from bot.report import artifact, comment, escape, model, patch
 from bot.selection import oplist
 from tests.conftest import ZOO_DIR
 from tests.judging import judged
@@ -72,7 +72,28 @@ def test_a_kernel_now_calling_another_op_makes_the_yaml_stale(repo: Path) -> Non
     assert "python -m bot regenerate" in text
 
 
-def test_b_new_model_without_yaml(repo: Path) -> None:
+def bot_pr(repo: Path, base: str, report: Path) -> tuple[subprocess.CompletedProcess[str], model.PrReport, str]:
+    """`python -m bot pr` on the working tree, every target: the process, the report and its markdown."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "pr", "--base", base, "--output", str(report)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    return proc, artifact.load(report.with_suffix(".json"))[0], report.read_text()
+
+
+def sh_block(markdown: str) -> str:
+    """The one command of the comment's ```sh block."""
+    (command,) = re.findall(r"^```sh\n(.*)\n```$", markdown, flags=re.MULTILINE)
+    return command
+
+
+def test_b_new_model_without_yaml(repo: Path, tmp_path: Path) -> None:
+    """A model added to cnn without regenerating: stale, with the patch that fixes it beside the report. The
+    comment shows cnn's yaml diff and the command that applies the patch; applying it (that command, as
+    printed) and committing makes the next run report nothing stale."""
     for src in ZOO_DIR.glob("mha_block.*"):
         shutil.copy2(src, repo / "models" / "zoo" / src.name)
     config = repo / ".selective-build.yml"
@@ -80,8 +101,11 @@ def test_b_new_model_without_yaml(repo: Path) -> None:
         config.read_text().replace("models/zoo/unet.pte]", "models/zoo/unet.pte, models/zoo/mha_block.pte]")
     )
     commit_all(repo, "add mha_block to cnn")
+    report = tmp_path / "out" / "report.md"  # outside the repo: never committed with the fix
 
-    rep = run(repo)
+    proc, rep, text = bot_pr(repo, "main~1", report)
+
+    assert proc.returncode == ExitCode.FINDINGS, proc.stderr
     cnn = target(rep, "cnn")
     assert cnn.models_without_yaml == ("models/zoo/mha_block.pte",)
     assert "models/oplist/mha_block.yaml" in rep.stale_files
@@ -89,6 +113,41 @@ def test_b_new_model_without_yaml(repo: Path) -> None:
     assert [f.model for f in cnn.load_failures] == ["models/zoo/mha_block.pte"]
     assert any(c.kind == "model" and c.path == "models/zoo/mha_block.pte" for c in cnn.causes)
     assert rep.stale
+
+    # The patch: every stale yaml and nothing else, each diff the one the report carries.
+    stale = {"apps/cnn/selected_operators.yaml", "models/oplist/mha_block.yaml"}
+    assert set(rep.stale_files) == stale
+    patch_file = report.with_suffix(".patch")
+    found = patch.parse(patch_file.read_text(), str(patch_file))
+    assert sorted(f.path for f in found.files) == sorted(stale)
+    assert patch.mismatch(found, rep, rep.head_sha) == "" and found.base == rep.base_sha
+    assert [f.new for f in sorted(found.files, key=lambda f: f.path)] == [False, True]
+    cnn_diff = rep.yaml_diff("apps/cnn/selected_operators.yaml")
+    assert cnn_diff is not None and cnn_diff.added > 0 and "+  aten::gelu.out:" in cnn_diff.hunks
+    # The comment: cnn's diff collapsed, then the command that applies the patch, the alternative after it.
+    stale_section = section(text, "Stale yaml")
+    assert "<details><summary>the regenerated yaml: +" in stale_section and "```diff\n@@ " in stale_section
+    assert "+  aten::gelu.out:" in stale_section
+    assert "- <code>models/oplist/mha_block.yaml</code> (+" in stale_section  # the per-model yaml, by name
+    command = sh_block(text)
+    assert command == f"git apply {patch_file.absolute()}"
+    assert stale_section.rstrip().endswith(OR_REGENERATE)
+    assert f"written to {patch_file}: apply it with {command}" in proc.stdout
+
+    applied = subprocess.run(command, shell=True, cwd=repo, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    assert sorted(repo_git(repo, "status", "--porcelain").split("\n")[:-1]) == [
+        " M apps/cnn/selected_operators.yaml",
+        "?? models/oplist/mha_block.yaml",
+    ]
+    commit_all(repo, "apply the selective-build patch")
+
+    proc, rep, text = bot_pr(repo, "main~2", report)
+
+    assert proc.returncode == ExitCode.OK, proc.stdout + proc.stderr
+    assert not rep.stale and rep.stale_files == () and rep.yaml_diffs == ()
+    assert not target(rep, "cnn").load_failures  # mha_block runs on the runtime of the applied yaml
+    assert "Stale yaml" not in text and not patch_file.exists()  # the first run's patch is gone
 
 
 def test_c_size_only_kernel_change_shows_the_per_op_delta(repo: Path) -> None:
@@ -194,6 +253,7 @@ BACKEND_FIX = (
     "backend, or export the model without delegating to it)"
 )
 REGENERATE = "Fix: run `python -m bot regenerate` and commit the result."
+OR_REGENERATE = "Or run `python -m bot regenerate` and commit the result."  # after the patch's command
 
 
 def test_e_a_delegated_model_gets_an_honest_fix_line(
@@ -282,7 +342,10 @@ def test_e_a_delegated_model_gets_an_honest_fix_line(
     text = report.read_text()
     stale = section(text, "Stale yaml")
     # Its cumsum (outside the delegate) is a missing op a regenerated yaml selects; its backend is not.
-    assert stale.rstrip().endswith(REGENERATE) and "BackendWithCompilerDemo" not in stale
+    # regenerate can write seq's yaml now: the patch beside the report holds it, and the comment applies it.
+    assert stale.rstrip().endswith(OR_REGENERATE)
+    assert sh_block(text) == f"git apply {report.with_suffix('.patch').absolute()}"
+    assert "BackendWithCompilerDemo" not in stale
     assert BACKEND_FIX.replace("regenerating cannot fix this: ", "") not in stale
     assert "**regenerating cannot fix this**: the runtime has no backend BackendWithCompilerDemo" in section(
         text, "Models the tracer could not run"

@@ -195,14 +195,14 @@ def test_the_action_shows_each_step_and_ends_with_timings(tmp_path, monkeypatch)
     from bot import pipeline
     from bot.github.workflow_log import Log
 
-    def run_pr(root, base, head, progress, targets=None) -> PrReport:  # the pipeline's calls, without the builds
+    def analyze(root, base, head, progress, targets=None) -> pipeline.PrRun:  # the pipeline's calls, no builds
         with progress.step("building runtimes", total=1) as step:
             step.advance("vision on x86-64")
         with progress.step("size analysis"):
             pass
-        return PrReport("main", "b" * 40, "a" * 40, (sized_target("vision", 1000, 1000, 1),), ())
+        return pipeline.PrRun(PrReport("main", "b" * 40, "a" * 40, (sized_target("vision", 1000, 1000, 1),), ()))
 
-    monkeypatch.setattr(pipeline, "run_pr", run_pr)
+    monkeypatch.setattr(pipeline, "analyze", analyze)
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     (tmp_path / "event.json").write_text("{}")

@@ -157,7 +157,7 @@ int leak_check() {
 def everything_published(tmp_path: Path, proc: subprocess.CompletedProcess[str], fake: FakeGitHub) -> dict[str, str]:
     """Every text the run produced, by where it went."""
     texts = {"stdout": proc.stdout, "stderr": proc.stderr, "api": repr(fake.payloads)}
-    for name in ("report.md", "report.json", "github_output", "step_summary"):
+    for name in ("report.md", "report.json", "report.patch", "github_output", "step_summary"):
         path = tmp_path / name
         texts[name] = path.read_text() if path.exists() else ""
     return texts

@@ -30,8 +30,8 @@ from bot import config
 from bot.errors import BotError, ExitCode, inert, internal_error
 from bot.github import api, poster
 from bot.github.workflow_log import Log
-from bot.report import artifact, publish, verdict
-from bot.report.escape import COMMIT, plain
+from bot.report import artifact, patch, publish, verdict
+from bot.report.escape import COMMIT, count, plain
 from bot.report.model import PrReport
 from bot.safety import redact
 from bot.safety.redact import Redactor, looks_secret
@@ -51,6 +51,10 @@ class Inputs:
     fail_on_budget: bool | None
     report: Path
     comment_author: str = ""
+    # The name of the artifact the workflow uploads the report and its patch in (`<report>.patch`): the
+    # comment's command downloads the patch from it. Analyze mode offers it only when set; post mode
+    # defaults it to the report's name (what the workflows in .github/workflows upload).
+    artifact: str = ""
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
@@ -80,6 +84,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         fail_on_budget=_bool(env, "fail-on-budget"),
         report=Path(_input(env, "report", "selective-build-report")),
         comment_author=_input(env, "comment-author"),
+        artifact=_input(env, "artifact"),
     )
 
 
@@ -174,7 +179,13 @@ def _limit_annotations(judged: verdict.Verdict) -> list[api.Annotation]:
 
 
 def _post(
-    holder: poster.Poster | None, report: PrReport, judged: verdict.Verdict, number: int, head: str, redactor: Redactor
+    holder: poster.Poster | None,
+    report: PrReport,
+    judged: verdict.Verdict,
+    number: int,
+    head: str,
+    redactor: Redactor,
+    source: patch.Source | None = None,
 ) -> str:
     if holder is None:
         return "not posted: no github-token"
@@ -182,10 +193,10 @@ def _post(
     request = poster.Request(
         number=number,
         head_sha=head,
-        body=publish.markdown(safe, judged, redactor),
+        body=publish.markdown(safe, judged, redactor, source=source),
         conclusion=judged.conclusion,
         title=publish.title(safe, judged, redactor),
-        summary=publish.markdown(safe, judged, redactor, limit=api.CHECK_SUMMARY_LIMIT),
+        summary=publish.markdown(safe, judged, redactor, limit=api.CHECK_SUMMARY_LIMIT, source=source),
         annotations=tuple(
             (a.path, redactor.text(a.message), redactor.text(a.title), a.level) for a in annotations(safe, judged)
         ),
@@ -195,6 +206,37 @@ def _post(
 
 def _commit(value: object) -> str:
     return value if isinstance(value, str) and COMMIT.fullmatch(value) and value != "working tree" else ""
+
+
+def patch_source(env: Mapping[str, str], inputs: Inputs, run_id: object, artifact_name: str) -> patch.Fetch | None:
+    """Where the comment says the patch is: run `run_id`'s artifact `artifact_name` in this repository, every
+    value from the trusted side (the workflow's environment and inputs, the workflow_run event), never from
+    the report (None when one is missing or not of its form: no command is offered)."""
+    return patch.fetch(
+        run_id,
+        env.get("GITHUB_REPOSITORY", ""),
+        artifact_name,
+        patch.file_name(inputs.report),
+        env.get("GITHUB_SERVER_URL", ""),
+    )
+
+
+def _offered(json_path: Path, report: PrReport, head: str, log: Log) -> bool:
+    """Whether the patch beside the artifact's report may be offered: it is there, a patch as the bot writes
+    them, the one the report shows, made for `head`. When it may not, one plain line says why."""
+    try:
+        found = artifact.load_patch(json_path.with_suffix(patch.SUFFIX))
+    except BotError as exc:
+        log.info(f"the patch beside the report is not offered: {exc.message}")
+        return False
+    if found is None:
+        if report.yaml_diffs:
+            log.info("no patch beside the report: the comment offers no command that applies it")
+        return False
+    reason = patch.mismatch(found, report, head)
+    if reason:
+        log.info(f"the patch beside the report is not offered: {reason}")
+    return not reason
 
 
 def run(env: Mapping[str, str], log: Log | None = None) -> int:
@@ -243,9 +285,14 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
         if current is None:
             log.info("the PR body could not be read: no Binary-Size line is taken into account")
         judged = verdict.judge(report, policy(root, "HEAD", current or "", inputs))
-        status = _post(holder, report, judged, number, report.head_sha, redactor)
+        # The patch beside the report is offered only when it is the one the report shows, for this head;
+        # the command names the run from the event and the artifact from this workflow's inputs.
+        offered = _offered(json_path, report, _commit(run_info.get("head_sha")), log)
+        name = inputs.artifact or inputs.report.name
+        source = patch_source(env, inputs, run_info.get("id"), name) if offered else None
+        status = _post(holder, report, judged, number, report.head_sha, redactor, source)
         log.info(status)
-        _append(summary_path, publish.markdown(report, judged, redactor) + f"\n\n_{status}_\n")
+        _append(summary_path, publish.markdown(report, judged, redactor, source=source) + f"\n\n_{status}_\n")
         write_outputs(env, {"verdict": judged.outcome}, redactor)
         _log_verdict(log, judged)
         return judged.exit_code
@@ -260,17 +307,25 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
     # A line per step as it starts and ends, through the job log (redacted, never a workflow command).
     progress = LogProgress(write=log.info)
     try:
-        report = pipeline.run_pr(root, base, None, progress, inputs.targets or None)
+        pr_run = pipeline.analyze(root, base, None, progress, inputs.targets or None)
     finally:
         log.info("timings:")
         for label, seconds in timing_table(progress):
             log.info(f"  {seconds:>10}  {label}")
+    report = pr_run.report
     if head_sha:
         report = dataclasses.replace(report, head_sha=head_sha)
     judged = verdict.judge(report, policy(root, report.base_sha, body, inputs))
+    # The patch (its preamble naming the PR's head) goes beside the report, in the artifact the workflow
+    # uploads when it names one: then the comment says how to download and apply it.
+    source = patch_source(env, inputs, env.get("GITHUB_RUN_ID"), inputs.artifact) if inputs.artifact else None
+    pr_info = {"number": number, "head_sha": head_sha}
     markdown = publish.write_report(
-        report, judged, redactor, md_path, json_path, {"number": number, "head_sha": head_sha}
+        report, judged, redactor, md_path, json_path, pr_info, diffs=pr_run.diffs, source=source
     )
+    patch_path = json_path.with_suffix(patch.SUFFIX)
+    if pr_run.diffs:
+        log.info(f"the patch of {count(len(pr_run.diffs), 'stale yaml')} is written to {patch_path}")
     _append(summary_path, markdown + "\n")
     write_outputs(
         env,
@@ -279,11 +334,12 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
             "stale": "true" if report.stale else "false",
             "report": str(md_path),
             "verdict": judged.outcome,
+            "patch": str(patch_path) if pr_run.diffs else "",
         },
         redactor,
     )
     if inputs.post and number is not None and head_sha:
-        status = _post(holder, report, judged, int(number), head_sha, redactor)
+        status = _post(holder, report, judged, int(number), head_sha, redactor, source)
         log.info(status)
         _append(summary_path, f"\n_{status}_\n")
     _log_verdict(log, judged)

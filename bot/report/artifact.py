@@ -31,9 +31,10 @@ from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 from jsonschema.exceptions import best_match
 
 from bot.errors import BotError, ExitCode
+from bot.report import patch
 from bot.report.model import PrReport
 from bot.safety.limits import MIB
-from bot.safety.safe_files import UnsafeFileError, read_text
+from bot.safety.safe_files import UnsafeFileError, read_bytes, read_text
 
 FORMAT = "selective-build-report/1"
 ARTIFACT_BYTES = 32 * MIB  # a real report of dozens of targets is well under 1 MiB
@@ -169,6 +170,7 @@ def _validator() -> Draft202012Validator:
     checker.checks("head-commit")(
         lambda value: not isinstance(value, str) or value == "working tree" or bool(COMMIT.fullmatch(value))
     )
+    checker.checks("diff-hunks")(lambda value: not isinstance(value, str) or not patch.hunks_problem(value))
     return Draft202012Validator(schema(), format_checker=checker)
 
 
@@ -296,6 +298,18 @@ def load(path: Path) -> tuple[PrReport, dict[str, object]]:
     return loads(text, str(path))
 
 
+def load_patch(path: Path) -> patch.Patch | None:
+    """The patch beside a report artifact (`<report>.patch`; None when there is none), read as hostile
+    input too: a regular file of bounded size, then parsed line by line (bot/report/patch.py)."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        data = read_bytes(path, patch.PATCH_BYTES, "a patch")
+        return patch.parse(data.decode("utf-8", "surrogateescape"), str(path))
+    except (UnsafeFileError, patch.PatchError) as exc:
+        raise BotError(str(exc), ExitCode.BAD_INPUT) from None
+
+
 def merge(reports: list[PrReport]) -> PrReport:
     """Shards of one PR run (each a subset of targets) as one report."""
     if not reports:
@@ -309,6 +323,7 @@ def merge(reports: list[PrReport]) -> PrReport:
         first,
         targets=tuple(targets[name] for name in sorted(targets)),
         stale_files=tuple(sorted({p for r in reports for p in r.stale_files})),
+        yaml_diffs=tuple(sorted({d.path: d for r in reports for d in r.yaml_diffs}.values(), key=lambda d: d.path)),
         build_error=next((r.build_error for r in reports if r.build_error), ""),
         model_failures=tuple(dict.fromkeys(f for r in reports for f in r.model_failures)),
     )

@@ -7,9 +7,13 @@ which make it inert: no HTML, no links or images, no @-mentions, no breaking
 out of tables or code; invisible characters (zero-width, bidi controls) shown
 as <U+XXXX>; long values capped with an ellipsis.
 
+A stale yaml's diff (from the report, so PR-controlled) is shown in a fenced code block whose fence is
+longer than any run of backticks in it, so no line of it can close the block; every @ is followed by a
+zero-width space and invisible characters are shown, as everywhere else.
+
 The comment has a size limit. What is dropped to fit it is detail (breakdowns,
-chart, untraced ops, build error lines, size rows), in that order, whole blocks at a
-time; the summary and every finding stay.
+yaml diffs, chart, untraced ops, build error lines, size rows), in that order, whole blocks at a
+time; the summary, every finding and the command that applies the patch stay.
 """
 
 from __future__ import annotations
@@ -19,8 +23,18 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from bot.report import patch
 from bot.report.escape import ELLIPSIS, NAME_LIMIT, cap, code, commit, count, html_text, text, visible
-from bot.report.model import ArchSizes, LoadFailure, PolicyChange, PrReport, TargetReport
+from bot.report.model import (
+    DIFF_LINE_CHARS,
+    DIFF_LINES,
+    ArchSizes,
+    LoadFailure,
+    PolicyChange,
+    PrReport,
+    TargetReport,
+    YamlDiff,
+)
 from bot.report.verdict import Verdict
 
 MARKER = "<!-- selective-build-report -->"
@@ -63,20 +77,23 @@ class Detail:
     movers: bool = True
     build_messages: bool = True
     size_rows: bool = True
+    diffs: bool = True  # each stale yaml's diff, collapsed
     name_limit: int = NAME_LIMIT
     message_limit: int = MESSAGE_LIMIT
     items: int | None = None  # findings listed per kind and target; the rest are counted
 
 
 FULL = Detail()
-_BARE = Detail(False, False, False, False, False, False)
+_BARE = Detail(False, False, False, False, False, False, diffs=False)
+_NO_DIFFS = replace(FULL, breakdowns=False, diffs=False)
 LEVELS = (
     FULL,
     replace(FULL, breakdowns=False),
-    replace(FULL, breakdowns=False, chart=False),
-    replace(FULL, breakdowns=False, chart=False, not_traced=False),
-    replace(FULL, breakdowns=False, chart=False, not_traced=False, movers=False),
-    replace(FULL, breakdowns=False, chart=False, not_traced=False, movers=False, build_messages=False),
+    _NO_DIFFS,
+    replace(_NO_DIFFS, chart=False),
+    replace(_NO_DIFFS, chart=False, not_traced=False),
+    replace(_NO_DIFFS, chart=False, not_traced=False, movers=False),
+    replace(_NO_DIFFS, chart=False, not_traced=False, movers=False, build_messages=False),
     _BARE,
     replace(_BARE, name_limit=60, message_limit=160),
     replace(_BARE, name_limit=60, message_limit=160, items=20),
@@ -84,6 +101,7 @@ LEVELS = (
 )
 OMITTED = {
     "breakdowns": "per-target breakdowns",
+    "diffs": "yaml diffs",
     "chart": "the chart",
     "not_traced": "untraced ops",
     "movers": "top movers",
@@ -433,11 +451,66 @@ def _called_by(callers: tuple[str, ...], detail: Detail) -> str:
     return f", called by {_codes(callers, detail)}" if callers else ""
 
 
-def _stale_section(report: PrReport, detail: Detail) -> list[str]:
+def _fenced(lines: list[str], info: str = "") -> list[str]:
+    """A fenced code block holding `lines` as they are: its fence is longer than any run of backticks in
+    them, so no line closes it (CommonMark: a closing fence is at least as long as the opening one)."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, *lines, fence]
+
+
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")  # what could start a mention (@user, @org/team)
+
+
+def _diff_line(line: str) -> str:
+    """A hunk line for a code block (no markup works there): capped, invisible characters shown, never a
+    mention."""
+    return _MENTION.sub("@\u200b", visible(cap(line, DIFF_LINE_CHARS)))
+
+
+def _changed_lines(d: YamlDiff) -> str:
+    return f"+{d.added:,} -{d.removed:,} lines" + (", a new file" if d.new else "")
+
+
+def _yaml_diff(d: YamlDiff | None, detail: Detail) -> list[str]:
+    """The diff the patch makes to a target's yaml, collapsed: a ```diff block, capped, and what was cut."""
+    if d is None or not detail.diffs or not d.hunks:
+        return []
+    lines = d.hunks.split("\n")[:DIFF_LINES]
+    cut = max(0, d.lines - len(lines))  # the lines the report left out (the patch has them)
+    more = [f"_…and {count(cut, 'more line')}: the patch holds the whole diff._", ""] if cut else []
+    summary = f"the regenerated yaml: {_changed_lines(d)}"
+    block = _fenced([_diff_line(line) for line in lines], "diff")
+    return ["", f"<details><summary>{summary}</summary>", "", *block, "", *more, "</details>"]
+
+
+def _patch_fix(report: PrReport, listed: set[str], source: patch.Source, detail: Detail) -> list[str]:
+    """How to apply the patch: the files it writes besides the yamls listed (per-model yamls), by name, then
+    one command that takes it from where the trusted side says it is."""
+    n = detail.name_limit
+    files = len(report.yaml_diffs)
+    others = [f"- {code(d.path, n)} ({_changed_lines(d)})" for d in report.yaml_diffs if d.path not in listed]
+    what, it = ("the regenerated yaml", "it") if files == 1 else (f"the {files:,} regenerated yamls", "them")
+    intro = (
+        f"Fix, with no toolchain: apply the patch of {what} ({source.where}) at the repository's root, and commit {it}"
+    )
+    return [
+        intro + ("; besides the yamls above, it writes:" if others else ":"),
+        "",
+        *_listed(others, detail, "files"),
+        *([""] if others else []),
+        *_fenced([source.command()], "sh"),
+        "",
+        f"Or run `{FIX_COMMAND}` and commit the result.",
+    ]
+
+
+def _stale_section(report: PrReport, detail: Detail, source: patch.Source | None = None) -> list[str]:
     n = detail.name_limit
     lines: list[str] = []
     untraced = {f.model for f in report.model_failures}
     shown = blocked = 0  # targets listed, and those whose yaml regenerate leaves as checked in
+    targets: set[str] = set()  # the yamls of the targets listed
     for t in report.targets:
         fixable = _fixable(t)
         if not (t.diff.stale or fixable or not t.yaml_exists or t.yaml_error):
@@ -507,16 +580,20 @@ def _stale_section(report: PrReport, detail: Detail) -> list[str]:
                 f"cannot be traced: {'it has' if len(t.untraced_models) == 1 else 'they have'} no checked-in "
                 "per-model yaml to stand in"
             )
+        lines += _yaml_diff(report.yaml_diff(t.yaml), detail)
         lines.append("")
         shown += 1
+        targets.add(t.yaml)
     if lines:
-        fix = f"Fix: run `{FIX_COMMAND}` and commit the result."
+        fix = [f"Fix: run `{FIX_COMMAND}` and commit the result."]
         if blocked == shown:  # regenerating alone rewrites none of these yamls
-            fix = (
+            fix = [
                 "Fix: make the models the tracer could not run traceable, or check in their per-model yamls; "
                 f"then run `{FIX_COMMAND}` and commit the result."
-            )
-        lines = ["### Stale yaml", "", *lines, fix, ""]
+            ]
+        elif source is not None and report.yaml_diffs:
+            fix = _patch_fix(report, targets, source, detail)
+        lines = ["### Stale yaml", "", *lines, *fix, ""]
     return lines
 
 
@@ -952,11 +1029,11 @@ def _header(report: PrReport, verdict: Verdict) -> list[str]:
     ]
 
 
-def _compose(report: PrReport, verdict: Verdict, detail: Detail) -> str:
+def _compose(report: PrReport, verdict: Verdict, detail: Detail, source: patch.Source | None = None) -> str:
     lines = (
         _header(report, verdict)
         + _build_errors(report, detail)
-        + _stale_section(report, detail)
+        + _stale_section(report, detail, source)
         + _model_failures(report, detail)
         + _limits_section(verdict, detail)
         + _policy_section(report, detail)
@@ -979,10 +1056,12 @@ def _compose(report: PrReport, verdict: Verdict, detail: Detail) -> str:
     return "\n".join(lines)
 
 
-def render(report: PrReport, verdict: Verdict, limit: int = COMMENT_LIMIT) -> str:
-    """The comment on a report judged by `verdict`: the most detailed level that fits in `limit` characters."""
+def render(report: PrReport, verdict: Verdict, limit: int = COMMENT_LIMIT, source: patch.Source | None = None) -> str:
+    """The comment on a report judged by `verdict`: the most detailed level that fits in `limit` characters.
+    `source`: where the patch of the stale yamls can be taken from (the trusted side's word); None offers
+    none, and the fix is to regenerate."""
     for detail in LEVELS:
-        rendered = _compose(report, verdict, detail)
+        rendered = _compose(report, verdict, detail, source)
         if len(rendered) <= limit:
             return rendered
     # Only a pathological report (tens of thousands of targets) gets here. The

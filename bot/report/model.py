@@ -21,6 +21,19 @@ _COMMIT = {"format": "commit", "description": "a commit sha: 40 (or 64) hex digi
 _HEAD_COMMIT = {"format": "head-commit", "description": 'a commit sha (40 or 64 hex digits) or "working tree"'}
 _SHORT = {"maxLength": 64}  # an architecture, a kernel choice, a -march
 
+# A stale yaml's diff as the report carries it for the comment (the patch beside the report holds it whole).
+DIFF_LINES = 200  # lines of hunks
+DIFF_CHARS = 16_384  # characters of hunks, newlines included
+DIFF_LINE_CHARS = 400  # characters of one line; a longer one is cut with an ellipsis
+_HUNKS = {
+    "maxLength": DIFF_CHARS,
+    "format": "diff-hunks",
+    "description": (
+        f"a unified diff's hunks: at most {DIFF_LINES} lines of at most {DIFF_LINE_CHARS} characters, "
+        "each a hunk header or a line starting with ' ', '+', '-' or '\\'"
+    ),
+}
+
 
 @dataclass(frozen=True)
 class SizeReport:
@@ -277,6 +290,26 @@ class PolicyChange:
 
 
 @dataclass(frozen=True)
+class YamlDiff:
+    """One stale yaml's change, as the patch beside the report makes it (bot/report/patch.py): its hunks,
+    capped for the comment at DIFF_LINES lines, DIFF_CHARS characters and DIFF_LINE_CHARS per line.
+    PR-controlled text (the yaml's content and path): escaped wherever it is shown."""
+
+    path: str  # repo-relative, as the patch names it
+    hunks: str = field(metadata={"schema": _HUNKS})  # the diff's hunk lines, joined by newlines
+    lines: int  # hunk lines of the whole diff: more than `hunks` holds when it was cut
+    added: int  # lines the whole diff adds
+    removed: int  # lines it removes
+    new: bool = False  # the file does not exist yet: the patch creates it
+
+    @property
+    def cut(self) -> int:
+        """Hunk lines of the whole diff that `hunks` leaves out (the patch has them)."""
+        shown = self.hunks.count("\n") + 1 if self.hunks else 0
+        return max(0, self.lines - shown)
+
+
+@dataclass(frozen=True)
 class PrReport:
     base_ref: str
     base_sha: str = field(metadata={"schema": _COMMIT})
@@ -291,6 +324,11 @@ class PrReport:
     # What the PR's config would change in the policy (bot/report/verdict.py): shown, applied once merged.
     policy_changes: tuple[PolicyChange, ...] = ()
     runtime: str = ""  # the runtime built, e.g. "bundled runtime of selective-build 0.1.0" ("": not recorded)
+    # Each stale yaml's diff, capped, in the order of `stale_files` (the patch beside the report holds it whole).
+    yaml_diffs: tuple[YamlDiff, ...] = ()
+
+    def yaml_diff(self, path: str) -> YamlDiff | None:
+        return next((d for d in self.yaml_diffs if d.path == path), None)
 
     def first_build_error(self) -> str:
         """The first failing build's message line, or ""."""

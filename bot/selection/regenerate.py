@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from bot.config import Config, Model, Target
 from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
 from bot.progress import Progress
+from bot.report import patch
 from bot.report.model import LoadFailure
 from bot.safety.safe_files import MissingFileError, UnsafeFileError, inside_repo, read_bytes
 from bot.selection import oplist, pte
@@ -127,8 +127,8 @@ def _inside(config: Config, path: Path) -> Path:
     return config.root / path
 
 
-def checked_in_text(config: Config, path: Path) -> str:
-    """The checked-in text of a yaml this regeneration owns ("" when there is none yet).
+def _checked_in(config: Config, path: Path, errors: str) -> str | None:
+    """The checked-in text of a yaml this regeneration owns (None when there is none yet).
 
     Only a regular file inside the repo is read: the diff shows its content, so
     a yaml symlinked to a secret or a device must never be.
@@ -136,26 +136,26 @@ def checked_in_text(config: Config, path: Path) -> str:
     try:
         data = read_bytes(_inside(config, path), config.limits.yaml_bytes, "yaml", shown_as=path.as_posix())
     except MissingFileError:
-        return ""
+        return None
     except UnsafeFileError as exc:
         raise BotError(str(exc), ExitCode.BAD_INPUT) from None
-    return data.decode("utf-8", errors="replace")  # not UTF-8: simply stale, and regenerating replaces it
+    return data.decode("utf-8", errors=errors)
+
+
+def checked_in_text(config: Config, path: Path) -> str:
+    """The checked-in text of a yaml this regeneration owns ("" when there is none yet); not UTF-8, it is
+    simply stale, and regenerating replaces it."""
+    return _checked_in(config, path, "replace") or ""
 
 
 def stale_files(config: Config, regenerated: Regenerated) -> dict[Path, str]:
-    """Unified diffs of the files whose content would change (missing files included)."""
+    """The diff of each file whose content would change (missing files included), as `git apply` reads it
+    (bot/report/patch.py): the checked-in side byte for byte, read with surrogateescape."""
     diffs: dict[Path, str] = {}
     for path, text in regenerated.files(config).items():
-        current = checked_in_text(config, path)
-        if current != text:
-            diffs[path] = "".join(
-                difflib.unified_diff(
-                    current.splitlines(keepends=True),
-                    text.splitlines(keepends=True),
-                    fromfile=f"a/{path.as_posix()}" if current else "/dev/null",
-                    tofile=f"b/{path.as_posix()}",
-                )
-            )
+        diff = patch.file_diff(path.as_posix(), _checked_in(config, path, "surrogateescape"), text)
+        if diff:
+            diffs[path] = diff
     return diffs
 
 

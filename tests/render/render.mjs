@@ -160,6 +160,12 @@ async function inspect(browserPage) {
           unrendered: svg ? "" : d.textContent,
         };
       }),
+      // code blocks left once the charts are drawn: a yaml's diff, the command that applies the patch
+      codeBlocks: [...body.querySelectorAll("pre > code")].map((c) => ({
+        language: (c.className.match(/language-(\S+)/) || ["", ""])[1],
+        text: c.textContent,
+        inDetails: c.closest("details") !== null,
+      })),
       text: body.innerText,
       width: document.documentElement.scrollWidth,
       viewport: window.innerWidth,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bot import config, pipeline
 from bot.progress import Progress
-from bot.report import model, publish, verdict
+from bot.report import model, patch, publish, verdict
 from bot.safety.redact import NOTHING
 from tests.conftest import ZOO_DIR
 from tests.scenario_repo import commit_all, git, grow_relu, make_base
@@ -91,9 +91,14 @@ def make_repos(path: Path) -> dict[str, Path]:
     return {name: multi if name in MULTI_ARCH else x86 for name in SCENARIOS}
 
 
+# Where the comment says the patch of the stale yamls is, as the workflow_run poster says it: the event's
+# run id, the repository, the artifact the workflow uploads (the report's name), the patch in it.
+PATCH_SOURCE = patch.fetch(1589141559, "octo-org/app", "selective-build-report", "selective-build-report.patch")
+
+
 def comment(repo: Path, scenario: str) -> tuple[model.PrReport, verdict.Verdict, str]:
     """The report of the scenario's PR, its verdict by the base branch's policy, and its comment as the bot
-    would post it."""
+    would post it (offering the patch)."""
     report = pipeline.run_pr(repo, "main", scenario, Progress())
     judged = verdict.judge(report, config.policy_at(repo, report.base_sha))
-    return report, judged, publish.markdown(report, judged, NOTHING)
+    return report, judged, publish.markdown(report, judged, NOTHING, source=PATCH_SOURCE)

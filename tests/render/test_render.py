@@ -3,7 +3,8 @@ markdown sanitized with GitHub's schema, mermaid from npm) in headless Chromium.
 
 The comments come from real pipeline runs (tests/render/scenarios.py): a PR
 that changes nothing, one where a kernel grows, and one whose model changed
-without its yaml being regenerated. Screenshots (full page, every <details>
+without its yaml being regenerated (its diff, and the command that applies the
+patch of the regenerated yamls). Screenshots (full page, every <details>
 open) are saved to tests/output/render/<scenario>.png for people to look at;
 CI uploads that folder.
 """
@@ -239,6 +240,30 @@ def test_the_comment_reads_well(rendered: dict[str, Rendered], name: str) -> Non
     assert "(s)" not in page["text"]
     headline = markdown.split("\n")[4]
     assert ("selection +" in headline) == (name == "stale_yaml"), headline
+
+
+@pytest.mark.parametrize("name", scenarios.SCENARIOS)
+def test_a_stale_yaml_shows_its_diff_and_the_command_that_applies_the_patch(
+    rendered: dict[str, Rendered], name: str
+) -> None:
+    """The stale yaml's diff renders as one diff block, collapsed under its target, exactly the report's
+    hunks; after it, the one command that downloads and applies the patch. Other PRs have neither."""
+    page, report = rendered[name].page, rendered[name].report
+    blocks = {lang: [b for b in page["codeBlocks"] if b["language"] == lang] for lang in ("diff", "sh")}
+    if name != "stale_yaml":
+        assert blocks == {"diff": [], "sh": []} and "no toolchain" not in page["text"]
+        return
+    diff = report.yaml_diff(report.targets[0].yaml)
+    assert diff is not None and diff.added and {d.path for d in report.yaml_diffs} == set(report.stale_files)
+    (shown,) = blocks["diff"]
+    assert shown["inDetails"] and shown["text"].rstrip("\n").split("\n") == diff.hunks.split("\n")
+    assert any(s.startswith("the regenerated yaml: +") for s in page["details"]["summaries"])
+    assert scenarios.PATCH_SOURCE is not None
+    assert [b["text"].strip() for b in blocks["sh"]] == [scenarios.PATCH_SOURCE.command()]
+    assert not blocks["sh"][0]["inDetails"]  # the fix is never collapsed
+    text = page["text"]
+    fix = text.index("Fix, with no toolchain: apply the patch of the")
+    assert fix < text.index("gh run download 1589141559") < text.index("Or run python -m bot regenerate")
 
 
 @pytest.mark.parametrize("name", scenarios.SCENARIOS)
