@@ -83,6 +83,26 @@ def test_each_files_diff_has_gits_headers_and_git_applies_the_patch_exactly(repo
     assert patch.merge([found, found]) == tuple(f.text for f in sorted(found.files, key=lambda f: f.path))
 
 
+def test_applied_in_memory_a_patch_gives_what_git_apply_gives() -> None:
+    """What `/selective-build apply` commits: each file as `git apply` leaves it (above), or a refusal in
+    one line when the file is not the one the patch was made from."""
+    found = patch.parse(patch.join([patch.file_diff(p, b, a) for p, (b, a) in CHANGES.items()], BASE, HEAD), "p.patch")
+    for change in found.files:
+        before, after = CHANGES[change.path]
+        assert patch.apply(change, before) == after, change.path
+    cnn = next(f for f in found.files if f.path == "apps/cnn/selected_operators.yaml")
+    new = next(f for f in found.files if f.new)
+    refusals = {
+        "does not apply": (cnn, "x: 1\ny: 9\n"),  # someone changed it since
+        "no such file": (cnn, None),
+        "creates it, but it exists": (new, "n: 0\n"),
+    }
+    for said, (change, before) in refusals.items():
+        with pytest.raises(patch.PatchError, match=said) as refused:
+            patch.apply(change, before)
+        assert "\n" not in str(refused.value) and "y: 9" not in str(refused.value)
+
+
 def test_the_same_content_is_no_diff_and_no_patch() -> None:
     assert patch.file_diff("a.yaml", "x\n", "x\n") == "" and patch.join(["", ""], BASE, HEAD) == ""
 

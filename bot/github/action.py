@@ -26,9 +26,11 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from github import GithubException
+
 from bot import config
 from bot.errors import BotError, ExitCode, inert, internal_error
-from bot.github import api, poster
+from bot.github import api, commands, poster
 from bot.github.workflow_log import Log
 from bot.report import artifact, patch, publish, verdict
 from bot.report.escape import COMMIT, count, plain
@@ -55,6 +57,7 @@ class Inputs:
     # comment's command downloads the patch from it. Analyze mode offers it only when set; post mode
     # defaults it to the report's name (what the workflows in .github/workflows upload).
     artifact: str = ""
+    analyze_workflow: str = "selective-build"  # command mode: the workflow whose runs made the patch
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
@@ -73,8 +76,8 @@ def _bool(env: Mapping[str, str], name: str) -> bool | None:
 
 def read_inputs(env: Mapping[str, str]) -> Inputs:
     mode = _input(env, "mode", "analyze")
-    if mode not in ("analyze", "post"):
-        raise BotError(f"input mode must be analyze or post, got {mode!r}", ExitCode.USAGE)
+    if mode not in ("analyze", "post", "command"):
+        raise BotError(f"input mode must be analyze, post or command, got {mode!r}", ExitCode.USAGE)
     return Inputs(
         mode=mode,
         post=_bool(env, "post") is not False,
@@ -85,6 +88,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         report=Path(_input(env, "report", "selective-build-report")),
         comment_author=_input(env, "comment-author"),
         artifact=_input(env, "artifact"),
+        analyze_workflow=_input(env, "analyze-workflow", "selective-build"),
     )
 
 
@@ -247,6 +251,8 @@ def run(env: Mapping[str, str], log: Log | None = None) -> int:
         log.mask(token)  # the runner hides it from every later log line
     env = {name: value for name, value in env.items() if not looks_secret(name)}
     inputs = read_inputs(env)
+    if inputs.mode == "command":
+        return _command(env, log, inputs, token, redactor)
     holder = None
     if token and (inputs.mode == "post" or inputs.post):
         api_url = env.get("GITHUB_API_URL", api.DEFAULT_API_URL)
@@ -344,6 +350,34 @@ def _run(env: Mapping[str, str], log: Log, inputs: Inputs, holder: poster.Poster
         _append(summary_path, f"\n_{status}_\n")
     _log_verdict(log, judged)
     return judged.exit_code
+
+
+def _command(env: Mapping[str, str], log: Log, inputs: Inputs, token: str, redactor: Redactor) -> int:
+    """A comment command (bot/github/commands.py). It runs no PR code, so its client holds the token in
+    this process; it reads the default branch's config from the workspace."""
+    request = commands.read_request(read_event(env))
+    if request is None:
+        log.info(f"not a {commands.PREFIX} command on a pull request: nothing to do")
+        return int(ExitCode.OK)
+    if not token:
+        raise BotError("command mode needs the github-token input", ExitCode.USAGE)
+    root = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
+    client = api.GitHubClient(
+        token, env.get("GITHUB_REPOSITORY", ""), env.get("GITHUB_API_URL", api.DEFAULT_API_URL), redactor=redactor
+    )
+    settings = commands.Settings(
+        inputs.analyze_workflow, inputs.artifact or inputs.report.name, patch.file_name(inputs.report)
+    )
+    writable = commands.Writable.of(config.load(root))
+    try:
+        answer = commands.handle(request, client, writable, settings)
+        client.react(request.comment_id, answer.reaction)
+        replied = client.reply(request.number, answer.reply)
+    except GithubException as exc:
+        raise BotError(f"GitHub answered {exc.status} while handling the command", ExitCode.IO) from None
+    (log.info if answer.done else log.error)(plain(answer.reply, 2000))
+    log.info(f"the answer is in the sticky comment ({replied.value})")
+    return int(ExitCode.OK if answer.done else ExitCode.FINDINGS)
 
 
 def _log_verdict(log: Log, judged: verdict.Verdict) -> None:

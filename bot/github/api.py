@@ -13,8 +13,13 @@ never be edited by the bot. Every body sent is redacted once more here.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import logging
 import time
-from collections.abc import Callable
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
@@ -35,6 +40,13 @@ MAX_ANNOTATIONS = 50  # per request, GitHub's limit
 CHECK_SUMMARY_LIMIT = 65_000  # characters of a check run's summary (GitHub allows 65,535)
 CONCLUSIONS = ("success", "neutral", "failure")  # the ones the bot posts (bot/report/verdict.py decides)
 PAGE = 100
+# PyGithub logs its retries to stderr itself (URLs, reasons), outside the workflow log's escaping and
+# redaction; what failed is reported by the caller, in one line.
+logging.getLogger("github").handlers = [logging.NullHandler()]
+logging.getLogger("github").propagate = False
+REPLIES_MARKER = "<!-- selective-build-replies -->"  # the sticky comment's answers to commands follow it
+WRITE_PERMISSIONS = ("admin", "maintain", "write")  # what GET .../collaborators/{login}/permission may answer
+DOWNLOAD_SECONDS = 120
 T = TypeVar("T")
 
 
@@ -116,14 +128,19 @@ class GitHubClient:
                 delay *= 2
         raise AssertionError("unreachable")
 
-    def _request(self, verb: str, path: str, params: dict | None = None, body: dict | None = None) -> Any:
+    def _request(
+        self, verb: str, path: str, params: dict | None = None, body: dict | None = None, accept: str = ""
+    ) -> Any:
         """One REST call by repository path. Paths (not URLs from earlier responses) keep every
         request on the configured API host, GitHub Enterprise included."""
-        return self._call(verb, f"/repos/{self._repo_name}{path}", params, body)
+        return self._call(verb, f"/repos/{self._repo_name}{path}", params, body, accept)
 
-    def _call(self, verb: str, path: str, params: dict | None = None, body: dict | None = None) -> Any:
+    def _call(
+        self, verb: str, path: str, params: dict | None = None, body: dict | None = None, accept: str = ""
+    ) -> Any:
         sent = self._redactor.data(body) if body is not None else None
-        _, data = self._gh.requester.requestJsonAndCheck(verb, path, params, None, sent)
+        headers = {"Accept": accept} if accept else None
+        _, data = self._gh.requester.requestJsonAndCheck(verb, path, params, headers, sent)
         return data
 
     def pull_body(self, number: int) -> str:
@@ -225,6 +242,128 @@ class GitHubClient:
             if not _no_access(exc):
                 raise
         return self._with_retries(commit_status)
+
+    # --- what comment commands (bot/github/commands.py) read and write ---------------------------------
+
+    def permission(self, login: str) -> str:
+        """The user's permission on this repository (admin, maintain, write, triage, read or none), as the API
+        states it: a comment's own text or association is not asked."""
+        try:
+            data = self._with_retries(lambda: self._request("GET", f"/collaborators/{_segment(login)}/permission"))
+        except GithubException as exc:
+            if exc.status == 404:  # not a collaborator
+                return "none"
+            raise
+        role = data.get("role_name") if isinstance(data, dict) else None
+        if role in ("admin", "maintain", "write", "triage", "read"):
+            return role
+        permission = data.get("permission") if isinstance(data, dict) else None
+        return permission if isinstance(permission, str) else "none"
+
+    def pull(self, number: int) -> dict:
+        data = self._with_retries(lambda: self._request("GET", f"/pulls/{number}"))
+        return data if isinstance(data, dict) else {}
+
+    def workflow_runs(self, head_sha: str, event: str = "pull_request") -> list[dict]:
+        """The completed workflow runs of this repository for the commit `head_sha`, newest first."""
+        params = {"head_sha": head_sha, "event": event, "status": "completed", "per_page": PAGE}
+        data = self._with_retries(lambda: self._request("GET", "/actions/runs", params))
+        runs = data.get("workflow_runs") if isinstance(data, dict) else None
+        return [r for r in runs or [] if isinstance(r, dict)]
+
+    def run_artifact(self, run_id: int, name: str) -> dict | None:
+        """The run's unexpired artifact called `name`."""
+        data = self._with_retries(lambda: self._request("GET", f"/actions/runs/{run_id}/artifacts", {"name": name}))
+        found = data.get("artifacts") if isinstance(data, dict) else None
+        return next(
+            (a for a in found or [] if isinstance(a, dict) and a.get("name") == name and not a.get("expired")), None
+        )
+
+    def artifact_location(self, artifact_id: int) -> str:
+        """Where the artifact's zip can be fetched: GitHub answers with a redirect to short-lived storage."""
+        path = f"/repos/{self._repo_name}/actions/artifacts/{artifact_id}/zip"
+        headers, _ = self._with_retries(lambda: self._gh.requester.requestJsonAndCheck("GET", path))
+        location = {k.lower(): v for k, v in (headers or {}).items()}.get("location", "")
+        if not isinstance(location, str) or not location.startswith(("https://", "http://")):
+            raise ValueError("GitHub gave no download address for the artifact")
+        return location
+
+    def download_artifact(self, artifact_id: int, limit: int) -> bytes:
+        """The artifact's zip, at most `limit` bytes (a larger one is a ValueError), fetched from its storage
+        without the token."""
+        with urllib.request.urlopen(self.artifact_location(artifact_id), timeout=DOWNLOAD_SECONDS) as response:
+            data = response.read(limit + 1)
+        if len(data) > limit:
+            raise ValueError(f"the artifact is larger than {limit:,} bytes")
+        return data
+
+    def file_at(self, path: str, ref: str) -> str | None:
+        """The file at `path` in commit `ref` as text (None: no such file). A pull request's head commit is
+        readable here whether it came from a fork or not."""
+
+        def read() -> str | None:
+            try:
+                # The JSON form (a file's metadata and base64 content), not the raw file.
+                contents = f"/contents/{_segment(path, keep='/')}"
+                data = self._request("GET", contents, {"ref": ref}, accept="application/json")
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+            if not isinstance(data, dict) or data.get("type") != "file":
+                raise ValueError(f"{path} is not a file in {ref[:12]}")
+            if data.get("encoding") != "base64":
+                raise ValueError(f"{path} in {ref[:12]} is too large to read through the API")
+            try:
+                raw = base64.b64decode(data.get("content") or "")
+            except binascii.Error:
+                raise ValueError(f"{path} in {ref[:12]}: the API's content is not base64") from None
+            return raw.decode("utf-8", "surrogateescape")
+
+        return self._with_retries(read)
+
+    def commit_files(self, repository: str, branch: str, parent: str, files: Mapping[str, str], message: str) -> str:
+        """One commit on `repository`'s `branch` over `parent` (the branch's head) that sets `files` (path:
+        text) and nothing else; returns its sha. The branch moves only if it still points at `parent`: a
+        push in between is a 422, and nothing is overwritten."""
+        repo = f"/repos/{repository}"
+        commit = self._with_retries(lambda: self._call("GET", f"{repo}/git/commits/{parent}"))
+        entries = [{"path": p, "mode": "100644", "type": "blob", "content": text} for p, text in files.items()]
+        tree = self._call("POST", f"{repo}/git/trees", body={"base_tree": commit["tree"]["sha"], "tree": entries})
+        made = self._call(
+            "POST", f"{repo}/git/commits", body={"message": message, "tree": tree["sha"], "parents": [parent]}
+        )
+        ref = f"{repo}/git/refs/heads/{_segment(branch, keep='/')}"
+        self._call("PATCH", ref, body={"sha": made["sha"], "force": False})
+        return str(made["sha"])
+
+    def react(self, comment_id: int, content: str) -> None:
+        """A reaction (+1, confused, eyes, ...) on an issue or PR comment; the same one twice is one."""
+        self._with_retries(
+            lambda: self._request("POST", f"/issues/comments/{comment_id}/reactions", body={"content": content})
+        )
+
+    def reply(self, pr_number: int, text: str) -> Outcome:
+        """`text` as the sticky comment's answer to a command, after REPLIES_MARKER in place of the answer
+        before it; the sticky comment is made when the PR has none yet."""
+
+        def attempt() -> Outcome:
+            answer = f"{REPLIES_MARKER}\n\n---\n{text}"
+            existing = self._find_sticky(pr_number)
+            if existing is None:
+                self._request("POST", f"/issues/{pr_number}/comments", body={"body": f"{MARKER}\n{answer}"})
+                return Outcome.CREATED
+            body = self._request("GET", f"/issues/comments/{existing}").get("body") or ""
+            kept = body.split(REPLIES_MARKER, 1)[0].rstrip("\n")
+            self._request("PATCH", f"/issues/comments/{existing}", body={"body": f"{kept}\n\n{answer}"})
+            return Outcome.UPDATED
+
+        return self._with_retries(attempt)
+
+
+def _segment(value: str, keep: str = "") -> str:
+    """`value` as a URL path segment (or path, keeping `keep`): a name from an event cannot change the route."""
+    return urllib.parse.quote(value, safe=keep)
 
 
 def post(

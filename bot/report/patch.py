@@ -262,6 +262,44 @@ def parse(text: str, source: str) -> Patch:
     return Patch(fields.get("base", ""), fields.get("head", ""), tuple(files))
 
 
+def apply(found: FilePatch, before: str | None) -> str:
+    """The file's content after its diff (`found`, as `parse` checked it), from `before` (None: no such file):
+    every context and removed line must match exactly where its hunk says, with no offset and no fuzz, as
+    `git apply` wants it; else a PatchError of one line naming the file."""
+    where = quote(found.path)
+    if found.new != (before is None):
+        raise PatchError(f"{where}: the patch creates it, but it exists" if found.new else f"{where}: no such file")
+    old = _lines(before or "")
+    lines = _lines(found.text)
+    out: list[str] = []
+    at = 0  # the next line of `old` not yet taken
+    i = next(k for k, line in enumerate(lines) if line.startswith("@@"))
+    while i < len(lines):
+        header = HUNK_HEADER.fullmatch(lines[i].removesuffix("\n"))
+        if header is None:
+            raise PatchError(f"{where}: line {i + 1} is not a hunk header")
+        start, length = int(header.group(1)), int(header.group(2) if header.group(2) is not None else 1)
+        first = start - 1 if length else start  # an empty old side names the line it follows
+        if first < at or first > len(old):
+            raise PatchError(f"{where}: a hunk starts outside the file or before the one above it")
+        out += old[at:first]
+        at = first
+        i += 1
+        while i < len(lines) and not lines[i].startswith("@@"):
+            kind, body = lines[i][:1], lines[i][1:]
+            unterminated = i + 1 < len(lines) and lines[i + 1].startswith("\\")
+            if unterminated:
+                body = body.removesuffix("\n")
+            if kind in " -":
+                if at >= len(old) or old[at] != body:
+                    raise PatchError(f"{where}: the patch does not apply: line {at + 1} is not what it expects")
+                at += 1
+            if kind in " +":
+                out.append(body)
+            i += 2 if unterminated else 1
+    return "".join(out + old[at:])
+
+
 def is_yaml_path(path: str) -> bool:
     """A repo-relative path a patch the bot offers may touch: a .yaml/.yml file, no hidden folder on the way
     (never .git/ or .github/), no `..`, no control character."""

@@ -12,8 +12,10 @@ Errors name the path as configured or given, never what the file holds.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+import zipfile
 from pathlib import Path
 
 from bot.safety import bounded_walk
@@ -169,3 +171,23 @@ def symlinks_leaving(root: Path, trees: list[Path], limits: Limits = DEFAULT_LIM
             if entry.is_symlink and not entry.path.resolve().is_relative_to(base):
                 found.append(entry.path)
     return sorted(found)
+
+
+def zip_member(data: bytes, name: str, limit: int) -> bytes | None:
+    """The member `name` of a zip archive held in `data` (None: no such member), read with a bound: a member
+    whose header or content says it is larger than `limit` is an UnsafeFileError, as is an archive that is
+    not a zip. The member's name is matched exactly; nothing is extracted to disk."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        info = next((i for i in archive.infolist() if i.filename == name), None)
+        if info is None:
+            return None
+        if info.file_size > limit or info.is_dir():
+            raise _over_limit(name, info.file_size, limit, "an archive member")
+        with archive.open(info) as member:
+            content = member.read(limit + 1)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError) as exc:
+        raise UnsafeFileError(f"not a readable zip archive ({exc.__class__.__name__})") from None
+    if len(content) > limit:
+        raise _over_limit(name, len(content), limit, "an archive member")
+    return content
