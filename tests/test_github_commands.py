@@ -53,16 +53,32 @@ def archive(members: dict[str, bytes]) -> bytes:
     return data.getvalue()
 
 
-def serve(fake: FakeGitHub, text: str, head: str = HEAD, run_head: str = HEAD) -> None:
-    """The PR at `head`, with the analyze run for `run_head` whose artifact holds the patch `text`."""
+def serve(
+    fake: FakeGitHub,
+    text: str,
+    head: str = HEAD,
+    run_head: str = HEAD,
+    files: dict[str, str] | None = None,
+) -> None:
+    """The PR at `head` holding `files` (path: text; by default the vision target's stale root-only yaml),
+    with the analyze run for `run_head` whose artifact holds the patch `text`."""
     fake.head_sha = head
     fake.permissions = {MAINTAINER: "maintain", READER: "read"}
-    fake.files[(head, TARGET_YAML)] = root_only()
+    for path, content in (files if files is not None else {TARGET_YAML: root_only()}).items():
+        fake.files[(head, path)] = content
     fake.refs[f"{fake.owner}/{fake.repo}:{fake.head_ref}"] = head
     fake.runs = [{"id": RUN_ID, "name": "selective-build", "head_sha": run_head, "conclusion": "failure"}]
     fake.artifacts = {RUN_ID: [{"id": ARTIFACT_ID, "name": "selective-build-report", "expired": False}]}
     members = {"selective-build-report.json": b"{}", "selective-build-report.patch": text.encode()}
     fake.archives = {ARTIFACT_ID: archive(members)}
+
+
+def started(fake: FakeGitHub) -> FakeGitHub:
+    """The fake, answering for the repository and PR of the webhook example."""
+    event = comment_event("")
+    fake.owner, fake.repo = event["repository"]["full_name"].split("/")
+    fake.pr_number = event["issue"]["number"]
+    return fake.start()
 
 
 def comment_event(body: str, login: str = MAINTAINER, on_pr: bool = True) -> dict:
@@ -75,18 +91,21 @@ def comment_event(body: str, login: str = MAINTAINER, on_pr: bool = True) -> dic
 
 @pytest.fixture
 def fake() -> Iterator[FakeGitHub]:
-    event = comment_event("")
-    server = FakeGitHub().start()
-    server.owner, server.repo = event["repository"]["full_name"].split("/")
-    server.pr_number = event["issue"]["number"]
+    server = started(FakeGitHub())
     yield server
     server.stop()
 
 
 def command(
-    tmp_path: Path, fake: FakeGitHub, body: str, login: str = MAINTAINER, on_pr: bool = True
+    tmp_path: Path,
+    fake: FakeGitHub,
+    body: str,
+    login: str = MAINTAINER,
+    on_pr: bool = True,
+    workspace: Path = REPO_ROOT,
 ) -> subprocess.CompletedProcess[str]:
-    env = runner_env(tmp_path, REPO_ROOT, comment_event(body, login, on_pr), fake, {"mode": "command"})
+    """The action in command mode for a comment `body`; `workspace` is the default branch's checkout."""
+    env = runner_env(tmp_path, workspace, comment_event(body, login, on_pr), fake, {"mode": "command"})
     env["GITHUB_EVENT_NAME"] = "issue_comment"
     return run_action(env, tmp_path)
 

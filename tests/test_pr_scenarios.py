@@ -20,7 +20,9 @@ from bot.build import arch, cmake
 from bot.errors import ExitCode
 from bot.report import artifact, comment, escape, model, patch
 from bot.selection import oplist
+from tests import test_github_commands as commands_test
 from tests.conftest import ZOO_DIR
+from tests.github_fake import FakeGitHub
 from tests.judging import judged
 from tests.scenario_repo import clone_of, commit_all, grow_relu, make_base, make_kernel_call_another_op
 from tests.scenario_repo import git as repo_git
@@ -72,10 +74,23 @@ def test_a_kernel_now_calling_another_op_makes_the_yaml_stale(repo: Path) -> Non
     assert "python -m bot regenerate" in text
 
 
-def bot_pr(repo: Path, base: str, report: Path) -> tuple[subprocess.CompletedProcess[str], model.PrReport, str]:
-    """`python -m bot pr` on the working tree, every target: the process, the report and its markdown."""
+def bot_pr(
+    repo: Path, base: str, report: Path, head: str = ""
+) -> tuple[subprocess.CompletedProcess[str], model.PrReport, str]:
+    """`python -m bot pr` on the working tree (or `head`), every target: the process, the report and its
+    markdown."""
     proc = subprocess.run(
-        [sys.executable, "-m", "bot", "pr", "--base", base, "--output", str(report)],
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "pr",
+            "--base",
+            base,
+            "--output",
+            str(report),
+            *(["--head", head] if head else []),
+        ],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -103,7 +118,7 @@ def test_b_new_model_without_yaml(repo: Path, tmp_path: Path) -> None:
     commit_all(repo, "add mha_block to cnn")
     report = tmp_path / "out" / "report.md"  # outside the repo: never committed with the fix
 
-    proc, rep, text = bot_pr(repo, "main~1", report)
+    proc, rep, text = bot_pr(repo, "main~1", report, head="HEAD")  # a commit, as the analyze job's head is
 
     assert proc.returncode == ExitCode.FINDINGS, proc.stderr
     cnn = target(rep, "cnn")
@@ -134,12 +149,29 @@ def test_b_new_model_without_yaml(repo: Path, tmp_path: Path) -> None:
     assert stale_section.rstrip().endswith(OR_REGENERATE)
     assert f"written to {patch_file}: apply it with {command}" in proc.stdout
 
+    # `/selective-build apply` with this patch in the head's analysis artifact: the default branch's config
+    # (main~1) allows both yamls, and the commit it makes sets each to what the printed command gives.
+    head = rep.head_sha
+    default_branch = tmp_path / "default-branch"
+    repo_git(repo, "worktree", "add", "-q", "--detach", str(default_branch), "main~1")
+    at_head = {f.path: repo_git(repo, "show", f"{head}:{f.path}") for f in found.files if not f.new}
+    fake = commands_test.started(FakeGitHub())
+    try:
+        commands_test.serve(fake, patch_file.read_text(), head, head, at_head)
+        by_comment = commands_test.command(
+            tmp_path / "command", fake, "/selective-build apply", workspace=default_branch
+        )
+        assert by_comment.returncode == ExitCode.OK, by_comment.stdout + by_comment.stderr
+    finally:
+        fake.stop()
+
     applied = subprocess.run(command, shell=True, cwd=repo, capture_output=True, text=True)
     assert applied.returncode == 0, applied.stderr
     assert sorted(repo_git(repo, "status", "--porcelain").split("\n")[:-1]) == [
         " M apps/cnn/selected_operators.yaml",
         "?? models/oplist/mha_block.yaml",
     ]
+    assert fake.committed() == {path: (repo / path).read_text() for path in stale}
     commit_all(repo, "apply the selective-build patch")
 
     proc, rep, text = bot_pr(repo, "main~2", report)
