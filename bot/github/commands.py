@@ -230,7 +230,8 @@ def _patched(client: Client, change: patch.FilePatch, sha: str) -> str:
         after = patch.apply(change, client.file_at(change.path, sha))
         data = after.encode("utf-8")
     except patch.PatchError as exc:
-        raise Refused(plain(exc, 300)) from None
+        # The analysis ran on the PR merged into its base: a yaml the base changed since differs at the head.
+        raise Refused(f"{plain(exc, 300)} (if the base branch changed it, merge the base in and ask again)") from None
     except (UnicodeEncodeError, ValueError) as exc:
         raise Refused(f"{plain(change.path)}: {plain(exc, 200)}") from None
     if len(data) > limit:
