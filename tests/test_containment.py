@@ -226,6 +226,23 @@ def test_pr_code_cannot_write_the_tool_the_base_or_the_trusted_cache(mode: str, 
     assert not (trusted / "planted").exists()
 
 
+def test_bot_deps_builds_pr_code_in_the_sandbox(mode: str, base_repo: Path, tmp_path: Path) -> None:
+    """`bot deps` compiles the checkout's kernel library: its CMake code is the PR's, never run as trusted
+    (which may write the compiler cache base builds read, and in uid mode runs as root)."""
+    victim = tmp_path / "tool.py"
+    victim.write_text("print('the tool')\n")
+    planted = cmake.ccache_env(trusted=True)[2][-1] / f"planted-by-deps-{os.getpid()}"
+    repo = clone_of(base_repo, tmp_path / "repo")
+    with (repo / "native" / "CMakeLists.txt").open("a") as cmake_lists:
+        cmake_lists.write(f'\nexecute_process(COMMAND sh -c "echo x > {planted}; echo x > {victim}")\n')
+    env = {**os.environ, "SB_SANDBOX": mode, "SB_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "bot", "deps"], cwd=repo, env=env, capture_output=True, text=True)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr  # the attempts fail; the library still builds
+    assert not planted.exists()
+    assert victim.read_text() == "print('the tool')\n"
+
+
 def test_the_mode_is_named_and_an_impossible_one_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SB_SANDBOX", "sideways")
     sandbox.mode.cache_clear()

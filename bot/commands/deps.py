@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     except KernelLibraryError as exc:
         raise BotError(str(exc), ExitCode.CONFIG) from None
     with output.console().status("compiling the kernel library"):
-        graph = depgraph.graph_for_checkout(root / cfg.runtime_source, library, cfg.limits, options, root)
+        graph = depgraph.graph_for_checkout(root / cfg.runtime_source, library, cfg.limits, options, repo_root=root)
     if args.op:
         if args.op not in library:
             raise BotError(f"{args.op} is not in the kernel library", ExitCode.BAD_INPUT)

@@ -260,6 +260,7 @@ def graph_for_checkout(
     library: dict[str, KernelEntry],
     limits: Limits = DEFAULT_LIMITS,
     options: dict[str, str] | None = None,
+    *,  # keywords: a checkout passed where `trusted` stands would build PR code as trusted
     trusted: bool = False,
     repo_root: Path | None = None,
 ) -> Graph:
