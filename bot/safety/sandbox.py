@@ -301,20 +301,69 @@ def _traversable_parents(args: Sequence[str]) -> list[str]:
     return [arg for p in sorted(created) for arg in ("--chmod", "0755", str(p))]
 
 
+# Per process, (directory, uid) -> (mtime, ctime, subdirectories) of a directory whose entries `_grant` left
+# as they must be: unchanged since (the same times), it holds the same entries with the same owners.
+_handed_over: dict[tuple[str, int], tuple[int, int, tuple[str, ...]]] = {}
+# A directory changed this recently may change again within the same timestamp tick: listed every time.
+RACY_NANOSECONDS = 2_000_000_000
+MAX_REMEMBERED = 200_000
+
+
 def _grant(path: Path, uid: int) -> None:
     """Makes `path` (a step's writable directory) writable by `uid`.
 
     Only what the bot created there is handed over; a file with more than one link
-    (a hard link PR code made to a file it may not change) is never chowned."""
-    entries = [path]
-    for directory, subdirs, files in os.walk(path, followlinks=False):
-        entries += [Path(directory) / name for name in (*subdirs, *files)]
-    for entry in entries:
-        with contextlib.suppress(FileNotFoundError):
-            info = entry.lstat()
-            if info.st_uid == uid or (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
-                continue
-            os.chown(entry, uid, uid, follow_symlinks=False)
+    (a hard link PR code made to a file it may not change) is never chowned.
+
+    Every directory is looked at before every step, but one unchanged since it was last handed over is
+    not listed again: a PR compiler cache (tens of thousands of files) was walked whole before each step.
+    Anything another identity adds (the bot, a root step in limits mode) changes its directory's times."""
+    settled_before = time.time_ns() - RACY_NANOSECONDS
+    if len(_handed_over) > MAX_REMEMBERED:  # trees of finished runs (temp folders) pile up in a long process
+        _handed_over.clear()
+    top = os.fspath(path)
+    pending = [top] if os.path.isdir(top) else []
+    _hand_over(top, uid)
+    while pending:
+        directory = pending.pop()
+        try:
+            info = os.lstat(directory) if directory != top else os.stat(directory)
+        except OSError:
+            continue
+        if directory != top:
+            _hand_over(directory, uid, info)
+        key = (directory, uid)
+        known = _handed_over.get(key)
+        if known is not None and known[:2] == (info.st_mtime_ns, info.st_ctime_ns):
+            pending += [os.path.join(directory, name) for name in known[2]]
+            continue
+        subdirs = []
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    if _hand_over(entry.path, uid) and entry.is_dir(follow_symlinks=False):
+                        subdirs.append(entry.name)
+        except OSError:
+            _handed_over.pop(key, None)
+            continue
+        pending += [os.path.join(directory, name) for name in subdirs]
+        if max(info.st_mtime_ns, info.st_ctime_ns) < settled_before:
+            _handed_over[key] = (info.st_mtime_ns, info.st_ctime_ns, tuple(subdirs))
+        else:
+            _handed_over.pop(key, None)
+
+
+def _hand_over(path: str, uid: int, info: os.stat_result | None = None) -> bool:
+    """chowns one entry to `uid` unless it is the uid's already or a file with more than one link.
+    False: it is gone."""
+    try:
+        info = info or os.lstat(path)
+        if info.st_uid == uid or (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
+            return True
+        os.chown(path, uid, uid, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _reachable(path: Path) -> None:

@@ -12,7 +12,8 @@ up as a new edge.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+import struct
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -94,12 +95,24 @@ def read_object(path: Path, into: Objects, is_kernel: Callable[[str], bool] = _p
     source = path.name.removesuffix(".o")
     with path.open("rb") as f:
         elf = ELFFile(f)
-        symtab = elf.get_section_by_name(".symtab")
+        sections = list(elf.iter_sections())
+        symtab = next((sec for sec in sections if sec.name == ".symtab"), None)
         if not isinstance(symtab, SymbolTableSection):
             return
         symbols = list(symtab.iter_symbols())
-        sections = list(elf.iter_sections())
         data_cache: dict[int, bytes] = {}
+        # Every relocation asks which symbol covers an offset of a section: a scan of that section's symbols
+        # only (with -ffunction-sections, one or a few), in symbol table order as before, not of them all.
+        by_section: dict[tuple[object, str], list[tuple[int, int, str]]] = {}
+        first_value: dict[str, int] = {}
+        for sym in symbols:
+            if not sym.name:
+                continue
+            key = _symbol_key(sym, source)
+            first_value.setdefault(key, sym["st_value"])
+            start = sym["st_value"]
+            span = (start, start + max(sym["st_size"], 1), key)
+            by_section.setdefault((sym["st_shndx"], sym["st_info"]["type"]), []).append(span)
 
         def section_data(index: int) -> bytes:
             if index not in data_cache:
@@ -108,18 +121,12 @@ def read_object(path: Path, into: Objects, is_kernel: Callable[[str], bool] = _p
             return data_cache[index]
 
         def defined_at(index: int, offset: int, kind: str) -> str | None:
-            for sym in symbols:
-                start = sym["st_value"]
-                if (
-                    sym["st_shndx"] == index
-                    and sym["st_info"]["type"] == kind
-                    and sym.name
-                    and start <= offset < start + max(sym["st_size"], 1)
-                ):
-                    return _symbol_key(sym, source)
+            for start, end, key in by_section.get((index, kind), ()):
+                if start <= offset < end:
+                    return key
             return None
 
-        for rel_section in elf.iter_sections():
+        for rel_section in sections:
             if not isinstance(rel_section, RelocationSection):
                 continue
             target_index = rel_section["sh_info"]
@@ -127,10 +134,8 @@ def read_object(path: Path, into: Objects, is_kernel: Callable[[str], bool] = _p
                 continue
             target = sections[target_index]
             executable = bool(target["sh_flags"] & SH_FLAGS.SHF_EXECINSTR)
-            for rel in rel_section.iter_relocations():
-                sym = symbols[rel["r_info_sym"]]
-                addend = rel["r_addend"] if rel.is_RELA() else 0
-                where = rel["r_offset"]
+            for where, sym_index, addend in _relocations(elf, rel_section):
+                sym = symbols[sym_index]
                 if executable:
                     owner = defined_at(target_index, where, "STT_FUNC")
                     if owner is None:
@@ -141,11 +146,32 @@ def read_object(path: Path, into: Objects, is_kernel: Callable[[str], bool] = _p
                     holder = defined_at(target_index, where, "STT_OBJECT")
                     if holder is None or not is_kernel(holder):
                         continue
-                    offset_in = where - next(s["st_value"] for s in symbols if _symbol_key(s, source) == holder)
+                    offset_in = where - first_value[holder]
                     if offset_in == KERNELDEF_FN_OFFSET:
                         impl = _symbol_target(sym, addend, defined_at)
                         if impl:
                             into.kernels[holder] = (impl, source)
+
+
+_RELA64 = struct.Struct("<QQq")  # r_offset, r_info, r_addend of a little-endian ELF64 object
+_REL64 = struct.Struct("<QQ")
+
+
+def _relocations(elf: ELFFile, section: RelocationSection) -> Iterator[tuple[int, int, int]]:
+    """(offset, symbol index, addend) of each relocation of `section`.
+
+    A little-endian ELF64 object (every host the tracer builds on) is unpacked directly: pyelftools parses
+    entry by entry, which was most of the time of reading the op graph. Any other layout goes through it."""
+    rela = section.is_RELA()
+    layout = _RELA64 if rela else _REL64
+    if elf.elfclass == 64 and elf.little_endian and section["sh_entsize"] == layout.size:
+        data = section.data()
+        usable = len(data) - len(data) % layout.size
+        for entry in layout.iter_unpack(data[:usable]):
+            yield entry[0], entry[1] >> 32, entry[2] if rela else 0
+        return
+    for rel in section.iter_relocations():
+        yield rel["r_offset"], rel["r_info_sym"], rel["r_addend"] if rel.is_RELA() else 0
 
 
 def _symbol_key(sym, source: str) -> str:
