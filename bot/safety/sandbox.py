@@ -331,6 +331,8 @@ def _grant(path: Path, uid: int) -> None:
         except OSError:
             continue
         if directory != top:
+            if not stat.S_ISDIR(info.st_mode):  # no longer a directory (a symlink now): never listed through
+                continue
             _hand_over(directory, uid, info)
         key = (directory, uid)
         known = _handed_over.get(key)
