@@ -18,7 +18,7 @@ import pytest
 
 from bot.errors import ExitCode
 from bot.github import commands
-from bot.report import patch
+from bot.report import comment, patch
 from bot.report.comment import MARKER
 from bot.selection import oplist, pte
 from tests.conftest import REPO_ROOT, ZOO_DIR
@@ -257,3 +257,12 @@ def test_the_request_names_the_pull_request_from_the_event() -> None:
     request = commands.read_request(event)
     assert request == commands.Request(event["issue"]["number"], event["comment"]["id"], MAINTAINER, "apply")
     assert commands.read_request({**event, "action": "edited"}) is None
+
+
+def test_the_answer_fits_beside_a_report_of_the_largest_size(tmp_path: Path, fake: FakeGitHub) -> None:
+    """A report is rendered to leave room for an answer; the longest answer (an unknown command, whose
+    line is capped, plus the command list) fits in it."""
+    fake.add_comment(f"{MARKER}\n" + "r" * (comment.REPORT_LIMIT - len(MARKER) - 1), "github-actions[bot]")
+    assert command(tmp_path, fake, "/selective-build " + "x" * 40).returncode == ExitCode.FINDINGS
+    body = fake.comments[0]["body"]
+    assert len(body) <= comment.COMMENT_LIMIT and body.count("r" * 1000) and "is not a command" in answer(fake)

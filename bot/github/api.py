@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from github import Auth, Github, GithubException
 from github.GithubRetry import GithubRetry
 
-from bot.report.comment import MARKER
+from bot.report.comment import COMMENT_LIMIT, MARKER
 from bot.safety.redact import Redactor
 
 HEAD_MARKER_PREFIX = "<!-- selective-build-head: "
@@ -355,6 +355,8 @@ class GitHubClient:
                 return Outcome.CREATED
             body = self._request("GET", f"/issues/comments/{existing}").get("body") or ""
             kept = body.split(REPLIES_MARKER, 1)[0].rstrip("\n")
+            if len(kept) + 2 + len(answer) > COMMENT_LIMIT:  # a report rendered without room for answers
+                kept = f"{MARKER}\n_The report is in the check run: this comment's room went to the answer._"
             self._request("PATCH", f"/issues/comments/{existing}", body={"body": f"{kept}\n\n{answer}"})
             return Outcome.UPDATED
 

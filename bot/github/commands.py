@@ -93,7 +93,8 @@ class Answer:
         """The sticky comment's answer: the command, who asked, what happened; every PR-side value escaped."""
         asked = code(f"{PREFIX} {self.request.command}".rstrip(), 60)
         who = text(f"@{self.request.login}") if self.request.login else "someone"
-        return f"{asked} ({who}): {text(self.line, 1000)}" + (f"\n\n{self.more}" if self.more else "")
+        # Within the room the report leaves for it (comment.REPLY_ROOM), whatever the line holds.
+        return f"{asked} ({who}): {text(self.line, 600)}" + (f"\n\n{self.more}" if self.more else "")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,10 @@ from bot.report.model import (
 from bot.report.verdict import Verdict
 
 MARKER = "<!-- selective-build-report -->"
-COMMENT_LIMIT = 65_536
+COMMENT_LIMIT = 65_536  # characters of a comment's body, GitHub's limit
+# Kept free below it for the answer to a comment command (bot/github/commands.py), added to the report.
+REPLY_ROOM = 2_048
+REPORT_LIMIT = COMMENT_LIMIT - REPLY_ROOM
 FIX_COMMAND = "python -m bot regenerate"
 TOP_SYMBOLS = 10  # symbol changes per runtime, in its breakdown
 TOP_MOVERS = 5  # ops and symbols in the top movers tables
@@ -1056,7 +1059,7 @@ def _compose(report: PrReport, verdict: Verdict, detail: Detail, source: patch.S
     return "\n".join(lines)
 
 
-def render(report: PrReport, verdict: Verdict, limit: int = COMMENT_LIMIT, source: patch.Source | None = None) -> str:
+def render(report: PrReport, verdict: Verdict, limit: int = REPORT_LIMIT, source: patch.Source | None = None) -> str:
     """The comment on a report judged by `verdict`: the most detailed level that fits in `limit` characters.
     `source`: where the patch of the stale yamls can be taken from (the trusted side's word); None offers
     none, and the fix is to regenerate."""

@@ -31,7 +31,7 @@ def markdown(
     report: PrReport,
     verdict: Verdict,
     redactor: Redactor,
-    limit: int = comment.COMMENT_LIMIT,
+    limit: int = comment.REPORT_LIMIT,
     source: patch.Source | None = None,
 ) -> str:
     """The comment; `source` says where the patch of the stale yamls is (None: none is offered)."""
