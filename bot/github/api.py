@@ -45,7 +45,6 @@ PAGE = 100
 logging.getLogger("github").handlers = [logging.NullHandler()]
 logging.getLogger("github").propagate = False
 REPLIES_MARKER = "<!-- selective-build-replies -->"  # the sticky comment's answers to commands follow it
-WRITE_PERMISSIONS = ("admin", "maintain", "write")  # what GET .../collaborators/{login}/permission may answer
 DOWNLOAD_SECONDS = 120
 T = TypeVar("T")
 

@@ -43,6 +43,8 @@ COMMANDS = {
     "(collaborators with write access)",
     "help": "lists these commands",
 }
+# The roles (GET .../collaborators/{login}/permission) that may apply a patch: write access or above.
+MAY_APPLY = ("admin", "maintain", "write")
 ARTIFACT_BYTES = 64 * MIB  # the zipped report and patch; a real one is a few KiB
 COMMAND_LINE = re.compile(rf"{re.escape(PREFIX)}(?:[ \t]+(\S{{1,40}}))?[ \t]*")
 
@@ -154,7 +156,7 @@ def handle(request: Request, client: Client, writable: Writable, settings: Setti
 
 def _apply(request: Request, client: Client, writable: Writable, settings: Settings) -> str:
     level = client.permission(request.login) if request.login else "none"
-    if level not in ("admin", "maintain", "write"):
+    if level not in MAY_APPLY:
         raise Refused(f"only a collaborator with write access may apply the patch; {plain(request.login)} has {level}")
     pull = client.pull(request.number)
     head, base = pull.get("head") or {}, pull.get("base") or {}
