@@ -167,8 +167,6 @@ class FakeGitHub:
                 return 200, self.comments
             return 201, self.add_comment(payload["body"], self.author)
         match = re.fullmatch(rf"{repo}/issues/comments/(\d+)", path)
-        if match and method == "GET":
-            return 200, self.comments[int(match.group(1)) - 1]
         if match and method == "PATCH":
             comment = self.comments[int(match.group(1)) - 1]
             comment["body"] = payload["body"]

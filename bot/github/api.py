@@ -165,7 +165,7 @@ class GitHubClient:
             self._author = self._with_retries(ask)
         return self._author
 
-    def _find_sticky(self, pr_number: int) -> int | None:
+    def _find_sticky(self, pr_number: int) -> dict | None:
         """The bot's own marked comment; a marked comment by anyone else is not ours to edit."""
         author = self.identity()
         page = 1
@@ -174,7 +174,7 @@ class GitHubClient:
             for comment in comments:
                 login = (comment.get("user") or {}).get("login")
                 if login == author and MARKER in (comment.get("body") or ""):
-                    return int(comment["id"])
+                    return comment
             if len(comments) < PAGE:
                 return None
             page += 1
@@ -188,7 +188,7 @@ class GitHubClient:
                 return Outcome.SKIPPED_OUTDATED
             existing = self._find_sticky(pr_number)
             if existing is not None:
-                self._request("PATCH", f"/issues/comments/{existing}", body={"body": body})
+                self._request("PATCH", f"/issues/comments/{int(existing['id'])}", body={"body": body})
                 return Outcome.UPDATED
             self._request("POST", f"/issues/{pr_number}/comments", body={"body": body})
             return Outcome.CREATED
@@ -352,11 +352,10 @@ class GitHubClient:
             if existing is None:
                 self._request("POST", f"/issues/{pr_number}/comments", body={"body": f"{MARKER}\n{answer}"})
                 return Outcome.CREATED
-            body = self._request("GET", f"/issues/comments/{existing}").get("body") or ""
-            kept = body.split(REPLIES_MARKER, 1)[0].rstrip("\n")
+            kept = (existing.get("body") or "").split(REPLIES_MARKER, 1)[0].rstrip("\n")
             if len(kept) + 2 + len(answer) > COMMENT_LIMIT:  # a report rendered without room for answers
                 kept = f"{MARKER}\n_The report is in the check run: this comment's room went to the answer._"
-            self._request("PATCH", f"/issues/comments/{existing}", body={"body": f"{kept}\n\n{answer}"})
+            self._request("PATCH", f"/issues/comments/{int(existing['id'])}", body={"body": f"{kept}\n\n{answer}"})
             return Outcome.UPDATED
 
         return self._with_retries(attempt)
