@@ -7,7 +7,6 @@ gen_oplist."""
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import struct
@@ -23,9 +22,7 @@ from bot.errors import BotError
 from bot.selection.pte import FlatReader
 from tests import ptd_programs as pp
 from tests.test_oplist import assert_static_oplist_is_gen_oplist
-from tests.test_runtime_sanitized import FUZZ, SANITIZED, run_fuzzer
-
-SANITIZER_REPORT = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer")
+from tests.test_runtime_sanitized import FUZZ, SANITIZED, SANITIZER_REPORT, fuzzer_report, run_fuzzer
 
 
 @pytest.fixture(scope="module")
@@ -293,13 +290,9 @@ def ptd_fuzzer() -> Path:
     return cmake.build(FUZZ, targets=(PTD_FUZZER,)) / PTD_FUZZER
 
 
-def fuzzer_report(fuzzer: Path, files: list[Path]) -> list[str]:
-    """ptd_fuzzer's outcome of each file (SB_FUZZ_REPORT): a load line, then one line per entry."""
-    env = {**os.environ, "SB_FUZZ_REPORT": "1"}
-    proc = subprocess.run([str(fuzzer), *map(str, files)], capture_output=True, text=True, timeout=300, env=env)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert not any(report in proc.stderr for report in SANITIZER_REPORT), proc.stderr[-3000:]
-    return [line for line in proc.stderr.splitlines() if line.startswith(("load: ", "entry "))]
+def ptd_report(fuzzer: Path, files: list[Path]) -> list[str]:
+    """ptd_fuzzer's outcome of each file: a load line, then one line per entry."""
+    return fuzzer_report(fuzzer, files, ("load: ", "entry "))
 
 
 def test_every_key_of_a_large_file_finds_its_bytes(
@@ -308,7 +301,7 @@ def test_every_key_of_a_large_file_finds_its_bytes(
     """Each of some 5,000 keys, stored in no order, is looked up (ptd_fuzzer traps unless the lookup gives
     back the entry the key came from) and reads the bytes it was written with, under ASan and UBSan."""
     data = many_keys(pp.entries(programs["portable"].data[0]), MANY_KEYS)
-    report = fuzzer_report(ptd_fuzzer, [pp.write(data, tmp_path / "many.ptd")])
+    report = ptd_report(ptd_fuzzer, [pp.write(data, tmp_path / "many.ptd")])
     assert report[0] == f"load: ok, {len(data)} entries"
     expected = [f"entry {i}: '{shown(key)}' {len(blob)} {fnv1a(blob):016x}" for i, (key, blob, _) in enumerate(data)]
     assert report[1:] == expected
@@ -322,7 +315,7 @@ def test_a_key_twice_in_a_large_file_is_refused(
     program = programs["portable"]
     path = pp.write(many_keys(pp.entries(program.data[0]), MANY_KEYS), tmp_path / "twice.ptd")
     path.write_bytes(rename_key(path.read_bytes(), "k4321", "k1234"))
-    assert fuzzer_report(ptd_fuzzer, [path]) == ["load: data file fuzz: two entries have the key 'k1234'"]
+    assert ptd_report(ptd_fuzzer, [path]) == ["load: data file fuzz: two entries have the key 'k1234'"]
     proc = subprocess.run(
         [str(runner), "--model", str(program.program), "--data", str(path)], capture_output=True, text=True, timeout=60
     )
@@ -359,7 +352,7 @@ def ptd_seeds(programs: dict[str, pp.Separated], out: Path) -> list[Path]:
 def test_ptd_seeds_load(programs: dict[str, pp.Separated], ptd_fuzzer: Path, tmp_path: Path) -> None:
     """Every seed loads: the fuzzer starts from files that reach the index and the lookups."""
     seeds = ptd_seeds(programs, tmp_path)
-    loads = [line for line in fuzzer_report(ptd_fuzzer, seeds) if line.startswith("load: ")]
+    loads = [line for line in ptd_report(ptd_fuzzer, seeds) if line.startswith("load: ")]
     assert len(loads) == len(seeds) and all(line.startswith("load: ok, ") for line in loads), loads
 
 

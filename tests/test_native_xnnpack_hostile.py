@@ -7,7 +7,6 @@ in a short session."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import struct
 import subprocess
@@ -21,7 +20,7 @@ from bot.selection.pte import FlatReader, Table
 from bot.selection.xnnpack import NODE_LAYOUTS
 from tests import crafted_programs
 from tests.conftest import REPO_ROOT
-from tests.test_runtime_sanitized import FUZZ, SANITIZED, SANITIZER_REPORT, run_fuzzer
+from tests.test_runtime_sanitized import FUZZ, SANITIZED, SANITIZER_REPORT, fuzzer_report, run_fuzzer
 
 DELEGATED = REPO_ROOT / "models" / "delegated"
 F32 = DELEGATED / "mobilenet_v2_xnn_f32.pte"  # runs on our runtime today
@@ -420,13 +419,8 @@ def test_seeds_parse_deeply(payload_fuzzer: Path, tmp_path: Path) -> None:
     """Every seed gets past the payload checks and its plan compiles: its init succeeds (the whole graph
     and its constants read)."""
     written = seeds(tmp_path)
-    env = {**os.environ, "SB_FUZZ_REPORT": "1"}
-    proc = subprocess.run(
-        [str(payload_fuzzer), *map(str, written)], capture_output=True, text=True, timeout=300, env=env
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    outcomes = [line.removeprefix("init: ") for line in proc.stderr.splitlines() if line.startswith("init: ")]
-    assert len(outcomes) == len(written), proc.stderr[-3000:]
+    outcomes = [line.removeprefix("init: ") for line in fuzzer_report(payload_fuzzer, written, ("init: ",))]
+    assert len(outcomes) == len(written), outcomes
     assert outcomes == ["ok"] * len(outcomes), [o for o in outcomes if o != "ok"]
 
 

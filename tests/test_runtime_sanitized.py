@@ -4,6 +4,7 @@ replay every saved crash and survive a short session seeded with the zoo."""
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import struct
@@ -155,6 +156,20 @@ def run_fuzzer(fuzzer: Path, corpus: Path, runs: int, work: Path) -> None:
     found = sorted(p.name for kind in ("crash", "leak", "timeout", "oom") for p in work.glob(f"{kind}-*"))
     assert proc.returncode == 0 and not found, f"fuzzer found {found}: {proc.stderr[-3000:]}"
     assert "Done " in proc.stderr
+
+
+def fuzzer_report(fuzzer: Path, files: list[Path], prefixes: tuple[str, ...]) -> list[str]:
+    """The lines starting with `prefixes` that a fuzz target prints with SB_FUZZ_REPORT=1, one run of each
+    file in order. -detect_leaks=0: otherwise libFuzzer runs an input a second time when its first run
+    mallocs more than it frees (a one-time lazy allocation does), and its outcome would print twice. The fuzz
+    sessions (run_fuzzer) keep looking for leaks."""
+    env = {**os.environ, "SB_FUZZ_REPORT": "1"}
+    proc = subprocess.run(
+        [str(fuzzer), "-detect_leaks=0", *map(str, files)], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not any(report in proc.stderr for report in SANITIZER_REPORT), proc.stderr[-3000:]
+    return [line for line in proc.stderr.splitlines() if line.startswith(prefixes)]
 
 
 def fuzz_session(fuzzer: Path, runs: int, work: Path) -> None:
