@@ -196,6 +196,33 @@ def test_a_detached_survivor_ends_with_its_step(mode: str, tmp_path: Path) -> No
     assert report.read_text() == "the report\n"
 
 
+ONE_STEP = """
+import sys
+from bot.errors import ExitCode
+from bot.safety import sandbox
+done = sandbox.run([sys.executable, "-c", sys.argv[1]], what="step", exit_code=ExitCode.RUNTIME, seconds=60,
+                   memory_bytes=None)
+print(done.returncode, done.stdout.strip())
+"""
+
+
+def test_uid_mode_steps_of_two_runs_with_caches_of_their_own_do_not_end_each_other(tmp_path: Path) -> None:
+    """The end of a uid-mode step kills every process of the uid: a second run, with another cache (two jobs
+    of one runner), waits for the first's step instead of killing it midway."""
+    if os.geteuid() != 0:
+        pytest.skip("the uid fallback needs root")
+
+    def start(name: str, code: str) -> subprocess.Popen[str]:
+        env = {**os.environ, "SB_SANDBOX": "uid", "SB_CACHE_DIR": str(tmp_path / name), "PYTHONPATH": str(REPO_ROOT)}
+        return subprocess.Popen([sys.executable, "-c", ONE_STEP, code], env=env, stdout=subprocess.PIPE, text=True)
+
+    slow = start("first", "import time; print('started', flush=True); time.sleep(3); print('finished')")
+    time.sleep(1.5)
+    quick = start("second", "print('quick')")
+    assert quick.communicate(timeout=60)[0].strip() == "0 quick"
+    assert slow.communicate(timeout=60)[0].strip() == "0 started\nfinished"
+
+
 VIEW_PROBE = """
 import os, sys
 for path in sys.argv[2:]:

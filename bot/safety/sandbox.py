@@ -95,6 +95,7 @@ SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
                 "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime")  # fmt: skip
 SHARED_TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")  # where a uid-mode child can leave files behind
+UID_LOCK_DIR = Path("/run/selective-build")  # uid mode's machine-wide locks (_uid_slot)
 SETPRIV = "setpriv"  # util-linux; switches to the sandbox uid inside a bubblewrap started as root
 
 PR_SET_PDEATHSIG = 1
@@ -378,14 +379,26 @@ def _reachable(path: Path) -> None:
                 os.chmod(parent, stat.S_IMODE(info.st_mode) | stat.S_IXOTH)
 
 
+def _uid_lock_dir() -> Path:
+    """Where the uid slots' locks live: UID_LOCK_DIR, the bot's own (uid mode runs as root, which /run is
+    writable for), never one the sandbox uid could have made or swapped for a symlink."""
+    try:
+        UID_LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
+        info = UID_LOCK_DIR.lstat()
+    except OSError as exc:
+        raise BotError(f"{UID_LOCK_DIR}: cannot keep the sandbox's locks: {exc.strerror}", ExitCode.IO) from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise BotError(f"{UID_LOCK_DIR}: not a directory of this user's alone; remove it", ExitCode.IO)
+    return UID_LOCK_DIR
+
+
 @contextlib.contextmanager
 def _uid_slot() -> Iterator[None]:
-    """uid mode: one step of this uid at a time on this machine, since its end kills every process of the uid."""
-    from bot.build import cmake
-
-    lock_dir = cmake.cache_dir() / "sandbox"
-    lock_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(lock_dir / f"uid-{sandbox_uid()}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    """uid mode: one step of this uid at a time on this machine, since its end kills every process of the uid.
+    The lock is the machine's, not the cache's: two runs with caches of their own (two jobs of one runner,
+    two checkouts) still share the uid."""
+    lock = _uid_lock_dir() / f"uid-{sandbox_uid()}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
