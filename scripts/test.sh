@@ -5,7 +5,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 python3 -m ruff check bot tests models benchmarks
 set +e
-python3 -m pytest "$@"
+# One worker per core; a module's tests stay on one worker, so its fixtures (builds, exports) are made once.
+python3 -m pytest -n auto --dist loadfile "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

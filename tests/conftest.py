@@ -1,10 +1,19 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from bot.build import cmake
+from bot.safety import sandbox
+
+# Each pytest-xdist worker runs PR code as a sandbox uid of its own: the end of a uid-mode step kills every
+# process of its uid and RLIMIT_NPROC counts them all, so workers sharing one would wait on each other's
+# steps at best and starve them at worst (a fork-bomb test).
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.startswith("gw") and "SB_SANDBOX_UID" not in os.environ:
+    os.environ["SB_SANDBOX_UID"] = str(sandbox.DEFAULT_SANDBOX_UID - int(_WORKER.removeprefix("gw")))
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ZOO_DIR = REPO_ROOT / "models" / "zoo"

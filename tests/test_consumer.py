@@ -138,7 +138,7 @@ def test_regenerate_writes_the_yaml_in_a_repo_of_models_config_and_yaml(tool: In
     # nothing is built in the repo or the package: the bundled runtime builds in the cache
     assert not (repo / ".sb-build").exists()
     assert not list((tool.venv / "lib").glob("python3*/site-packages/bot/_bundled/.sb-build"))
-    assert list((tool.cache / "bundled-runtime" / VERSION / "pr").glob("tracer-*"))  # a PR build: not the base's dir
+    assert list((tool.cache / "bundled-runtime" / VERSION).glob("pr*/tracer-*"))  # a PR build: not the base's dir
     check = tool.run(repo, "python", "-m", "bot", "regenerate", "--check")
     assert check.returncode == 0 and "up to date" in check.stderr, check.stdout + check.stderr
 

@@ -42,7 +42,16 @@ def cache_dir() -> Path:
 def bundled_build_dir(flavour: Flavour, trusted: bool = False) -> Path:
     """Where a flavour of the installed package's runtime is built: the cache, by tool version, and apart
     for the base (trusted) and PR builds, so PR code never writes a directory the base is built in."""
-    return cache_dir() / "bundled-runtime" / bundle.version() / ("base" if trusted else "pr") / flavour.key()
+    return cache_dir() / "bundled-runtime" / bundle.version() / _side(trusted) / flavour.key()
+
+
+def _side(trusted: bool) -> str:
+    """The name of a side's own directories. PR code's are the sandbox uid's: each is handed over to the uid
+    that builds in it, so runs with sandbox uids of their own (SB_SANDBOX_UID) each keep their own."""
+    if trusted:
+        return "base"
+    uid = sandbox.child_uid(sandbox.View())
+    return "pr" if uid is None else f"pr-uid{uid}"
 
 
 def ccache_home() -> Path:
@@ -61,7 +70,7 @@ def ccache_env(trusted: bool) -> tuple[dict[str, str], tuple[Path, ...], tuple[P
     hits on every file it did not change. Paths relative to the checkout in ccache's hashes
     let clones and worktrees of the same code share hits."""
     home = ccache_home()
-    shared, own = home / "shared", home / ("base" if trusted else "pr")
+    shared, own = home / "shared", home / _side(trusted)
     shared.mkdir(parents=True, exist_ok=True)
     env = {"CCACHE_DIR": str(own), "CCACHE_NOHASHDIR": "1"}
     env["CCACHE_REMOTE_STORAGE"] = f"file:{shared}" + ("" if trusted else "|read-only")
