@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,19 +184,24 @@ def _exported(case: Case) -> tuple[Path, list[Path], list[np.ndarray]]:
     from models.export import reference_outputs, to_pte
 
     out = cmake.cache_dir() / "optimized-gemm-cases" / f"{case.name}-{case.key()}"
-    pte = out / "model.pte"
     inputs = _inputs(case)
-    input_paths = [out / f"input{i}.npy" for i in range(len(inputs))]
-    if not (out / "done").exists():
-        out.mkdir(parents=True, exist_ok=True)
+    if not out.is_dir():
+        # Made aside and renamed into place: another run on this machine may be reading the same case.
+        out.parent.mkdir(parents=True, exist_ok=True)
+        making = Path(tempfile.mkdtemp(prefix=f"{out.name}.", dir=out.parent))
         torch.manual_seed(11)
         module = case.make().eval()
-        pte.write_bytes(to_pte(module, inputs))
-        for path, tensor in zip(input_paths, inputs, strict=True):
-            np.save(path, tensor.numpy())
-        for i, array in enumerate(reference_outputs(pte, inputs)):
-            np.save(out / f"expected{i}.npy", array)
-        (out / "done").write_text("")
+        (making / "model.pte").write_bytes(to_pte(module, inputs))
+        for i, tensor in enumerate(inputs):
+            np.save(making / f"input{i}.npy", tensor.numpy())
+        for i, array in enumerate(reference_outputs(making / "model.pte", inputs)):
+            np.save(making / f"expected{i}.npy", array)
+        try:
+            making.rename(out)
+        except OSError:  # made by another run meanwhile
+            shutil.rmtree(making)
+    pte = out / "model.pte"
+    input_paths = [out / f"input{i}.npy" for i in range(len(inputs))]
     expected = [np.load(p) for p in sorted(out.glob("expected*.npy"))]
     return pte, input_paths, expected
 
