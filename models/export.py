@@ -385,6 +385,12 @@ def to_delegated_pte(model: nn.Module, inputs: tuple[torch.Tensor, ...], dynamic
 Runs = dict[str, list[tuple[np.ndarray, ...]]]  # method -> each step's arrays (inputs or outputs)
 
 
+def as_et_input(array: np.ndarray) -> torch.Tensor:
+    """`array` as a tensor with torch's own contiguous strides: numpy gives an empty array strides of 0,
+    which ExecuTorch's runtime refuses (it aborts the process) for a tensor with a dimension of size 0."""
+    return torch.from_numpy(array).clone(memory_format=torch.contiguous_format)
+
+
 def reference_runs(pte: Path, runs: dict[str, list[tuple[np.ndarray, ...]]], data: Path | None = None) -> Runs:
     """ExecuTorch's outputs of each method of `runs`, its steps executed in turn on one loaded method (so
     mutable state carries over), with ExecuTorch's quantized and LLM op libraries registered and the
@@ -398,8 +404,7 @@ def reference_runs(pte: Path, runs: dict[str, list[tuple[np.ndarray, ...]]], dat
     for method, steps in runs.items():
         loaded = program.load_method(method)
         outputs[method] = [
-            tuple(o.detach().numpy().copy() for o in loaded.execute([torch.from_numpy(x) for x in step]))
-            for step in steps
+            tuple(o.detach().numpy().copy() for o in loaded.execute([as_et_input(x) for x in step])) for step in steps
         ]
     return outputs
 

@@ -120,10 +120,9 @@ def export(out_dir: Path) -> dict[str, Exported]:
 
 def run_executorch(program: Path, method: str, steps: list[list[np.ndarray]], data: Path | None = None) -> tuple:
     """ExecuTorch's outputs of each step, executed in turn on one loaded method."""
-    import torch
     from executorch.runtime import Runtime
 
+    from models.export import as_et_input
+
     loaded = Runtime.get().load_program(program, data_path=data).load_method(method)
-    return tuple(
-        tuple(o.numpy().copy() for o in loaded.execute([torch.from_numpy(x) for x in inputs])) for inputs in steps
-    )
+    return tuple(tuple(o.numpy().copy() for o in loaded.execute([as_et_input(x) for x in inputs])) for inputs in steps)

@@ -119,9 +119,10 @@ def merge(files: tuple[Path, ...], out: Path) -> Path:
 
 def run_executorch(program: Path, inputs: list[np.ndarray], data: Path | None, method: str = "forward") -> list:
     """ExecuTorch's outputs of one execute."""
-    import torch
     from executorch.runtime import Runtime
 
+    from models.export import as_et_input
+
     loaded = Runtime.get().load_program(program, data_path=data)
-    outputs = loaded.load_method(method).execute([torch.from_numpy(x) for x in inputs])
+    outputs = loaded.load_method(method).execute([as_et_input(x) for x in inputs])
     return [o.numpy() for o in outputs]

@@ -47,13 +47,14 @@ def test_the_zoo_is_the_module_s_list() -> None:
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_references_reproduce_on_executorch(name: str) -> None:
-    import torch
     from executorch.runtime import Runtime
+
+    from models.export import as_et_input
 
     inputs, expected = saved(name, "input"), saved(name, "expected")
     assert inputs and expected
     method = Runtime.get().load_program(DELEGATED / f"{name}.pte").load_method("forward")
-    outputs = method.execute([torch.from_numpy(array) for array in inputs])
+    outputs = method.execute([as_et_input(array) for array in inputs])
     assert len(outputs) == len(expected)
     for out, want in zip(outputs, expected, strict=True):
         got = out.detach().numpy()

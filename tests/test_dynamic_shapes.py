@@ -43,11 +43,12 @@ def make_input(dtype: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
 
 
 def executorch_outputs(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    import torch
     from executorch.runtime import Runtime
 
+    from models.export import as_et_input
+
     method = Runtime.get().load_program(model).load_method("forward")
-    return [out.detach().numpy() for out in method.execute([torch.from_numpy(a) for a in inputs])]
+    return [out.detach().numpy() for out in method.execute([as_et_input(a) for a in inputs])]
 
 
 def run_error(runner: Path, model: Path, inputs: list[Path], out: Path) -> str:

@@ -41,11 +41,12 @@ def make_input(name: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
 
 
 def executorch_output(model: Path, array: np.ndarray) -> np.ndarray:
-    import torch
     from executorch.runtime import Runtime
 
+    from models.export import as_et_input
+
     method = Runtime.get().load_program(model).load_method("forward")
-    (out,) = method.execute([torch.from_numpy(array)])
+    (out,) = method.execute([as_et_input(array)])
     return out.detach().numpy()
 
 
