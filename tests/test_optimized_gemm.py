@@ -183,7 +183,7 @@ def _exported(case: Case) -> tuple[Path, list[Path], list[np.ndarray]]:
     """The case's program, inputs and ExecuTorch's outputs, exported once into the build cache."""
     from models.export import reference_outputs, to_pte
 
-    out = cmake.cache_dir() / "optimized-gemm-cases" / f"{case.name}-{case.key()}"
+    out = cmake.cache_dir() / "optimized-gemm-exports" / f"{case.name}-{case.key()}"
     inputs = _inputs(case)
     if not out.is_dir():
         # Made aside and renamed into place: another run on this machine may be reading the same case.
