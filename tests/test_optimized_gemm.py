@@ -16,6 +16,7 @@ the portable kernel (1-D, transposed, double).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
@@ -189,17 +190,18 @@ def _exported(case: Case) -> tuple[Path, list[Path], list[np.ndarray]]:
         # Made aside and renamed into place: another run on this machine may be reading the same case.
         out.parent.mkdir(parents=True, exist_ok=True)
         making = Path(tempfile.mkdtemp(prefix=f"{out.name}.", dir=out.parent))
-        torch.manual_seed(11)
-        module = case.make().eval()
-        (making / "model.pte").write_bytes(to_pte(module, inputs))
-        for i, tensor in enumerate(inputs):
-            np.save(making / f"input{i}.npy", tensor.numpy())
-        for i, array in enumerate(reference_outputs(making / "model.pte", inputs)):
-            np.save(making / f"expected{i}.npy", array)
         try:
-            making.rename(out)
-        except OSError:  # made by another run meanwhile
-            shutil.rmtree(making)
+            torch.manual_seed(11)
+            module = case.make().eval()
+            (making / "model.pte").write_bytes(to_pte(module, inputs))
+            for i, tensor in enumerate(inputs):
+                np.save(making / f"input{i}.npy", tensor.numpy())
+            for i, array in enumerate(reference_outputs(making / "model.pte", inputs)):
+                np.save(making / f"expected{i}.npy", array)
+            with contextlib.suppress(OSError):  # made by another run meanwhile: theirs is kept
+                making.rename(out)
+        finally:
+            shutil.rmtree(making, ignore_errors=True)  # what a failed export, or a lost race, left
     pte = out / "model.pte"
     input_paths = [out / f"input{i}.npy" for i in range(len(inputs))]
     expected = [np.load(p) for p in sorted(out.glob("expected*.npy"))]
