@@ -5,8 +5,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 python3 -m ruff check bot tests models benchmarks
 set +e
-# One worker per core; a module's tests stay on one worker, so its fixtures (builds, exports) are made once.
-python3 -m pytest -n auto --dist loadfile "$@"
+# Serial until a parallel run (-n auto --dist loadfile, which tests/conftest.py prepares for) is clean:
+# its one fresh-clone run had a fixture's git repo lose files under it.
+python3 -m pytest "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then
