@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 # size probes, the tests and fuzz sources it names), the bundled backends and the kernel libraries.
 BUNDLED = {
     "native": ("CMakeLists.txt", "core", "backends", "runner", "cmake", "bench", "tests", "fuzz"),
-    "kernels": ("portable", "optimized", "xnnpack", "quantized", "llm"),
+    "kernels": ("portable", "optimized", "xnnpack", "quantized", "llm", "prim"),
 }
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".sb-build", ".sb-*", "*.o")
 

@@ -1,21 +1,24 @@
 """Regenerates BENCHMARKS.md: `python -m benchmarks`.
 
-`python -m benchmarks latency [--models resnet,gru] [--no-sizes] [--out FILE]` runs the latency and
+`python -m benchmarks latency [--models resnet,gru] [--no-sizes] [--threads 1|2] [--out FILE]` runs the latency and
 runtime-size section alone (a quick mode for development) and writes it to FILE (default: a temporary
-file, whose path is printed); BENCHMARKS.md is left alone. `python -m benchmarks delegated [--out FILE]`
-does the same for the delegated-programs section.
+file, whose path is printed); BENCHMARKS.md is left alone. `python -m benchmarks delegated [--threads 1|2]
+[--out FILE]` does the same for the delegated-programs section. --threads (or SB_BENCH_THREADS) runs every
+variant on that many threads: ours through executor_runner --threads, ExecuTorch's pool reset to the same
+count and checked.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import delegated, depgraph_fuzz, latency, pr, runtime, selective
+from benchmarks import delegated, depgraph_fuzz, etcpp, latency, pr, runtime, selective
 from bot.fileio import write_text_atomic
 
 OUT = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
@@ -52,14 +55,31 @@ def cpu_model() -> str:
     return platform.processor() or "unknown cpu"
 
 
+def threads_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--threads",
+        type=int,
+        choices=range(1, etcpp.MAX_THREADS + 1),
+        help="threads every variant runs on (default: SB_BENCH_THREADS, else 1)",
+    )
+
+
+def set_threads(count: int | None) -> None:
+    """--threads, for etcpp (which reads SB_BENCH_THREADS, as it does its other counts)."""
+    if count is not None:
+        os.environ["SB_BENCH_THREADS"] = str(count)
+
+
 def quick(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks latency", description="BENCHMARKS.md's latency and runtime-size section alone."
     )
     parser.add_argument("--models", help="comma-separated zoo models (default: every zoo model)")
     parser.add_argument("--no-sizes", action="store_true", help="latency only, no selective-runtime builds")
+    threads_option(parser)
     parser.add_argument("--out", type=Path, help="where to write the markdown (default: a temporary file)")
     args = parser.parse_args(argv)
+    set_threads(args.threads)
     names = [n for n in args.models.split(",") if n] if args.models else None
     with tempfile.TemporaryDirectory() as tmp:
         lines = header("python -m benchmarks latency " + " ".join(argv)) + latency.section(
@@ -76,7 +96,9 @@ def quick_delegated(argv: list[str]) -> int:
         prog="python -m benchmarks delegated", description="BENCHMARKS.md's delegated-programs section alone."
     )
     parser.add_argument("--out", type=Path, help="where to write the markdown (default: a temporary file)")
+    threads_option(parser)
     args = parser.parse_args(argv)
+    set_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
         lines = header("python -m benchmarks delegated " + " ".join(argv)) + delegated.section(Path(tmp) / "delegated")
     out = args.out or Path(tempfile.mkstemp(prefix="benchmarks-delegated-", suffix=".md")[1])

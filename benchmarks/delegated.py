@@ -1,5 +1,5 @@
 """BENCHMARKS.md's delegated-programs section (issue 21): the XNNPACK-delegated zoo (models/delegated) run by
-our XnnpackBackend and by ExecuTorch with XNNPACK on the same `.pte`, one thread each, medians over
+our XnnpackBackend and by ExecuTorch with XNNPACK on the same `.pte`, on SB_BENCH_THREADS each, medians over
 interleaved processes; and the selective runtimes of apps whose models are all delegated, delegate
 included, against `libexecutorch_backend_xnnpack.so`.
 
@@ -162,7 +162,8 @@ def section(work: Path, names: Sequence[str] | None = None) -> list[str]:
         "",
         "The XNNPACK-delegated zoo (`models/delegated`, ExecuTorch's partitioner and quantizer) on the same `.pte`:",
         "ours runs its delegates on `XnnpackBackend` (the all-ops runtime, optimized kernels), ExecuTorch on its",
-        f"XNNPACK backend (`et_bench`, thread pool of 1). {etcpp.processes()} processes each, interleaved,",
+        f"XNNPACK backend (`et_bench`, thread pool of {etcpp.threads()}; ours `--threads {etcpp.threads()}`).",
+        f"{etcpp.processes()} processes each, pinned (`{' '.join(etcpp.pin())}`), interleaved,",
         f"{etcpp.repeat()} timed runs per process; the median. Errors are the largest absolute difference from",
         "ExecuTorch's reference outputs.",
         "",

@@ -1,9 +1,9 @@
 """Latency of one zoo model four ways, against ExecuTorch's own C++ runtime (issue 13, honest benchmarks).
 
-Every variant runs the model's saved inputs (models/zoo/<name>.input*.npy), one thread, pinned to one
-core (`taskset -c 0`); each figure is the median over several processes of each process's median
-iteration. Both runners time the same thing: one warm-up execute, then N iterations of (set every
-input, execute).
+Every variant runs the model's saved inputs (models/zoo/<name>.input*.npy), on one thread pinned to
+one core (`taskset -c 0`), or with SB_BENCH_THREADS=2 on two pinned to two cores; each figure is the
+median over several processes of each process's median iteration. Both runners time the same thing:
+one warm-up execute, then N iterations of (set every input, execute).
 
 - ``portable``: our all-ops runtime, portable kernels only (bot/build/cmake.py ``ALL_OPS``, the compiler's
   default cpu), ``executor_runner --repeat N``; single-threaded by construction.
@@ -46,7 +46,7 @@ VARIANTS = ("portable", "optimized", "et-optimized", "et-xnnpack")
 OURS = frozenset({"portable", "optimized"})
 PROCESSES = 5
 REPEAT = 30
-PIN = ("taskset", "-c", "0")
+MAX_THREADS = 2  # the counts measured: 1 and 2 (issue 24)
 # x86-64-v4's -march requires these (AVX-512 F/BW/CD/DQ/VL); v3 these (AVX2, FMA, BMI1/2, MOVBE, ...).
 V4_FLAGS = frozenset({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"})
 V3_FLAGS = frozenset({"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"})
@@ -55,6 +55,20 @@ V3_FLAGS = frozenset({"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xs
 def processes() -> int:
     """Processes per variant (env SB_BENCH_PROCESSES, default 5)."""
     return max(1, int(os.environ.get("SB_BENCH_PROCESSES", PROCESSES)))
+
+
+def threads() -> int:
+    """Threads every variant runs on (env SB_BENCH_THREADS, 1 or 2; default 1): ours through
+    executor_runner --threads, ExecuTorch's pool reset to the same count and checked."""
+    value = os.environ.get("SB_BENCH_THREADS", "1").strip()
+    if value not in {str(n) for n in range(1, MAX_THREADS + 1)}:
+        raise BotError(f"SB_BENCH_THREADS {value!r}: give 1 to {MAX_THREADS}", ExitCode.USAGE)
+    return int(value)
+
+
+def pin() -> tuple[str, ...]:
+    """The cores a measured process is pinned to: one per thread, from core 0."""
+    return ("taskset", "-c", ",".join(str(core) for core in range(threads())))
 
 
 def repeat() -> int:
@@ -172,7 +186,7 @@ def one_line(exc: BaseException) -> str:
 
 
 def _one_process(cmd: list[str], variant: str) -> float:
-    done = subprocess.run([*PIN, *cmd], capture_output=True, text=True)
+    done = subprocess.run([*pin(), *cmd], capture_output=True, text=True)
     if done.returncode != 0:
         err = " ".join((done.stderr.strip() or done.stdout.strip()).splitlines()[-3:])
         raise BotError(f"{variant} exited {done.returncode}: {err[-300:]}", ExitCode.BUILD)
@@ -180,10 +194,11 @@ def _one_process(cmd: list[str], variant: str) -> float:
         line = next(ln for ln in done.stdout.splitlines() if ln.startswith("latency_ms_median"))
         return float(line.split()[1]) * 1000.0
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    if result["pool_threads"] != 1 or result["process_threads"] != 1:
+    want = threads()
+    if result["pool_threads"] != want or result["process_threads"] != want:
         raise BotError(
             f"{variant}: ExecuTorch ran with {result['pool_threads']} pool threads, "
-            f"{result['process_threads']} process threads (expected 1)",
+            f"{result['process_threads']} process threads (expected {want})",
             ExitCode.BUILD,
         )
     return float(result["median_us"])
@@ -193,8 +208,8 @@ def command(binary: Path, model_path: Path, variant: str, inputs: list[Path], it
     cmd = [str(binary), "--model", str(model_path), "--repeat", str(iterations)]
     for path in inputs:
         cmd += ["--input", str(path)]
-    if variant not in OURS:
-        cmd += ["--threads", "1"]
+    if variant not in OURS or threads() > 1:
+        cmd += ["--threads", str(threads())]
     return cmd
 
 

@@ -548,6 +548,12 @@ def flag_lines(cpu: str | None) -> list[str]:
 # ---------------------------------------------------------------- the section
 
 
+def thread_words() -> str:
+    """How many threads the figures ran on, as the section says it."""
+    n = etcpp.threads()
+    return "One thread" if n == 1 else f"{n} threads (ours: `executor_runner --threads {n}`)"
+
+
 def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) -> list[str]:
     names = zoo_models(names)
     cpu = etcpp.host_cpu()
@@ -567,7 +573,8 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
         "them; the cpu picked from this host's flags: x86-64-v4 with AVX-512, else x86-64-v3),",
         "ExecuTorch 1.5.1's C++ runtime with its optimized kernels (same `.pte`), and with XNNPACK (the same",
         "torch model exported with the XNNPACK partitioner; its run goes through `native/et_bench`).",
-        f"One thread (ExecuTorch's pool reset to 1 and checked), pinned to one core (`{' '.join(etcpp.PIN)}`), same",
+        f"{thread_words()} (ExecuTorch's pool reset to {etcpp.threads()} and checked), pinned",
+        f"(`{' '.join(etcpp.pin())}`), same",
         f"saved inputs (`models/zoo/<name>.input*.npy`). Each figure: median over {n_proc} processes of each",
         f"process's median of {n_iter} (set inputs, execute) iterations after one warm-up; the variants run",
         "interleaved, one process of each in turn. Ratios < 1 mean ours is faster. A CNN is a model whose",

@@ -11,8 +11,20 @@ from bot.build import cmake, size
 from bot.errors import BotError
 
 ZOO_DIR = cmake.REPO_ROOT / "models" / "zoo"
-# The bare core: no bundled backend (an all-ops selection would register XnnpackBackend and its machinery).
-CORE_FLAVOUR = cmake.Flavour("core-size", {"SB_BUNDLED_BACKENDS": "OFF"}, build_type="MinSizeRel")
+# The bare core, every optional part off: no bundled backend (an all-ops selection would register
+# XnnpackBackend and its machinery), and none of native/core/src/features.h (no .ptd reader, no dynamic
+# lists, no non-contiguous dim orders, no control flow, no inline constants, no stored mutable data):
+# what a selective runtime whose programs need none of them carries besides its kernels.
+CORE_OPTIONAL_PARTS_OFF = {
+    "SB_BUNDLED_BACKENDS": "OFF",
+    "SB_EXTERNAL_DATA": "OFF",
+    "SB_DYNAMIC_LISTS": "OFF",
+    "SB_DIM_ORDERS": "OFF",
+    "SB_CONTROL_FLOW": "OFF",
+    "SB_INLINE_CONSTANTS": "OFF",
+    "SB_MUTABLE_DATA": "OFF",
+}
+CORE_FLAVOUR = cmake.Flavour("core-size", CORE_OPTIONAL_PARTS_OFF, build_type="MinSizeRel")
 CORE_ARCHES = ("x86-64", "aarch64")  # the hosted probes (cortex-m builds the firmware size probe only)
 REPEAT = 30
 CORE_GOAL = 25600
@@ -41,7 +53,11 @@ def core_size(work: Path) -> list[str]:
         "## Core runtime size",
         "",
         "`-Os`, `-ffunction-sections -fdata-sections -Wl,--gc-sections`. The probe loads and executes a program",
-        "with an empty op registry; the baseline is the same `main` without the runtime. Sizes are exact VM",
+        "with an empty op registry and every optional part of the core off ("
+        + ", ".join(f"`{option}=OFF`" for option in CORE_OPTIONAL_PARTS_OFF)
+        + "), as a selective",
+        "runtime whose programs need none of them is built; the baseline is the same `main` without the runtime.",
+        "Sizes are exact VM",
         "bytes: the loadable sections of the stripped binary summed without page padding (bot/build/size.py);",
         "the stripped file, page padded, is in the last column for reference.",
         "",

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from bot.commands.inputs import MAX_THREADS
 from bot.errors import BotError, ExitCode, inert, internal_error
 
 # Every command: its name on the command line is its module in bot/commands/.
@@ -58,6 +59,12 @@ def make_parser() -> argparse.ArgumentParser:
         default=1,
         help="executes on the one loaded method, its state carried over; --input once per input (every step) "
         "or once per input per step (default: %(default)s)",
+    )
+    run.add_argument(
+        "--threads",
+        default="1",
+        help="threads the kernels run on: this one and a pool's workers, started before the program loads "
+        f"(1 to {MAX_THREADS}; outputs are the same at any count; default: %(default)s)",
     )
     run.add_argument("--ops-yaml", type=Path, help="run on the selective runtime built from this yaml")
     run.add_argument("--no-dtype-selection", action="store_true", help="keep every dtype of the selected kernels")

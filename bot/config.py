@@ -54,6 +54,12 @@ class Target:
     # Its size limits (`size_limits:`, or `size_budget:` as a fail level's size), one per architecture that has any.
     gates: tuple[verdict.Gate, ...] = ()
 
+    @property
+    def external_data(self) -> bool:
+        """Whether a model of the target keeps data outside its .pte (has a .ptd file): its runtime then
+        needs the .ptd reader; without one, it is built without (SB_EXTERNAL_DATA=OFF)."""
+        return any(model.feeds.data for model in self.models)
+
     def gate_for(self, arch: str | arches.Arch) -> verdict.Gate | None:
         """The size limits on `arch` (None: none there)."""
         name = arch if isinstance(arch, str) else arch.name
@@ -415,8 +421,8 @@ def optimized_library(config: Config) -> Path | None:
 
 def companion_libraries(config: Config) -> list[Path]:
     """The libraries the runtime compiles beside its portable one (kernels/portable), the ones it has:
-    its delegate node kinds (kernels/xnnpack), ExecuTorch's quantized library (kernels/quantized)
-    and its LLM custom ops (kernels/llm)."""
+    its delegate node kinds (kernels/xnnpack), ExecuTorch's quantized library (kernels/quantized),
+    its LLM custom ops (kernels/llm) and the prim ops (kernels/prim)."""
     portable = next((lib for lib in config.libraries() if lib.portable), None)
     if portable is None:
         return []
@@ -427,7 +433,7 @@ def companion_libraries(config: Config) -> list[Path]:
 
 def selection_libraries(config: Config) -> list[Path]:
     """Every functions.yaml a selection resolves against: the config's libraries, then the runtime's
-    companion libraries (node kinds, quantized, LLM ops)."""
+    companion libraries (node kinds, quantized, LLM ops, prim ops)."""
     declared = [config.root / p for p in config.kernel_libraries]
     listed = {path.resolve() for path in declared}
     return declared + [path for path in companion_libraries(config) if path.resolve() not in listed]

@@ -33,7 +33,7 @@ from bot.report.model import (
     TargetReport,
 )
 from bot.safety import safe_files, sandbox
-from bot.selection import depgraph, oplist, pte, regenerate, stale, trace
+from bot.selection import depgraph, features, oplist, pte, regenerate, stale, trace
 from bot.selection.kernel_library import KernelEntry, KernelLibraryError, load_libraries, op_sources
 from bot.selection.oplist import SelectedOps
 
@@ -124,7 +124,9 @@ class Checkout:
         assert self.cfg is not None
         self.verify()
         lenient = self.cfg.include == "traced"
-        flavour = cmake.selective_flavour(yaml_file, target.dtype_selective, lenient, arch.name, target.kernels)
+        flavour = cmake.selective_flavour(
+            yaml_file, target.dtype_selective, lenient, arch.name, target.kernels, self.core_parts(target)
+        )
         return cmake.build(
             cmake.with_options(flavour, self.build_options),
             targets=cmake.runtime_targets(arch) if smoke else cmake.size_targets(arch),
@@ -133,6 +135,16 @@ class Checkout:
             trusted=self.trusted,
             repo_root=self.root,
         )
+
+    def core_parts(self, target: config.Target) -> frozenset[str]:
+        """The core's optional parts the target's runtime keeps: those its programs need (every one when a
+        program cannot be read: its load then fails in the report as it would anyway)."""
+        assert self.cfg is not None
+        try:
+            parts = features.needed_by((self.root / m.path for m in target.models), self.cfg.limits.model_bytes)
+        except pte.PteError:
+            return features.ALL
+        return parts | ({features.EXTERNAL_DATA} if target.external_data else frozenset())
 
     def measure(self, build_dir: Path, work: Path, arch: arches.Arch) -> SizeReport:
         assert self.cfg is not None

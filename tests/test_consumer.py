@@ -233,7 +233,9 @@ checkout = pipeline.Checkout.open(root, config.load(root))
 yaml_file = root / "apps/assistant/selected_operators.yaml"
 if role == "head":  # the head is built from the regenerated yaml
     yaml_file = pipeline.regenerated_path(root, "assistant-app")
-flavour = cmake.with_options(cmake.selective_flavour(yaml_file, True, False), checkout.build_options)
+# fancy_mlp needs none of the core's optional parts: the pipeline builds assistant-app without them
+flavour = cmake.selective_flavour(yaml_file, True, False, core_parts=frozenset())
+flavour = cmake.with_options(flavour, checkout.build_options)
 print(cmake.bundled_build_dir(flavour, trusted=role == "base"))  # the base is built as trusted code
 """
 

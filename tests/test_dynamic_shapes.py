@@ -1,6 +1,7 @@
 """Dynamic shapes: programs exported with torch.export.Dim run at any shape within their
-bounds, matching ExecuTorch's runtime; prim ops run through real programs; a shape past
-a bound, and a build missing several ops, each fail with one line."""
+bounds, matching ExecuTorch's runtime; prim ops run through real programs and are selected
+like any op (kernels/prim); a shape past a bound, a build missing several ops, and one
+missing a prim op the program calls, each fail with one line."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from bot.build import cmake
 from bot.build.compare import TOLERANCE, max_error
 from bot.build.runner import run_model
 from bot.errors import BotError
-from bot.selection import oplist, pte
-from tests.conftest import ZOO_DIR, zoo_inputs
+from bot.selection import kernel_library, oplist, pte
+from tests.conftest import REPO_ROOT, ZOO_DIR, zoo_inputs
 
 # (model, input dtype, shapes within the bounds the export gave its Dims)
 SHAPES = {
@@ -33,6 +34,8 @@ PRIM_OPS_USED = {
         "executorch_prim::sub.Scalar",
     },
 }
+PRIM_LIBRARY = kernel_library.load_libraries([REPO_ROOT / "kernels" / "prim" / "functions.yaml"])
+DYNAMIC_APP_YAML = REPO_ROOT / "apps" / "dynamic" / "selected_operators.yaml"
 
 
 def make_input(dtype: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
@@ -63,12 +66,52 @@ def run_error(runner: Path, model: Path, inputs: list[Path], out: Path) -> str:
 def test_programs_hold_the_prim_ops_they_exercise(name: str) -> None:
     ops = set(pte.load(ZOO_DIR / f"{name}.pte").plan("forward").operators)
     assert PRIM_OPS_USED[name] <= ops
-    assert PRIM_OPS_USED[name] <= oplist.PRIM_OPS
+    assert PRIM_OPS_USED[name] <= set(PRIM_LIBRARY)
 
 
-def test_the_runtime_lists_the_prim_ops_the_bot_knows(runner: Path) -> None:
-    proc = subprocess.run([str(runner), "--list-prim-ops"], capture_output=True, text=True, check=True)
-    assert set(proc.stdout.split()) == oplist.PRIM_OPS
+def test_the_all_ops_runtime_registers_every_prim_op(runner: Path) -> None:
+    proc = subprocess.run([str(runner), "--list-kernels"], capture_output=True, text=True, check=True)
+    registered = {line.split("\t")[0] for line in proc.stdout.splitlines()}
+    assert set(PRIM_LIBRARY) <= registered
+
+
+@pytest.fixture(scope="module")
+def runtime_without_floordiv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set[str]]:
+    """The dynamic app's selective runtime (its checked-in yaml, which tracing wrote) less one prim op
+    that pair_pooler_dynamic calls; encoder_dynamic_seq calls only others. With the prim ops it selects."""
+    selection = oplist.load_ops_yaml(DYNAMIC_APP_YAML)
+    kept = {op: info for op, info in selection.operators.items() if op != "executorch_prim::floordiv.Scalar"}
+    assert len(kept) == len(selection.operators) - 1
+    ops_yaml = tmp_path_factory.mktemp("sel") / "dynamic_without_floordiv.yaml"
+    oplist.dump(oplist.SelectedOps(kept, {op: selection.et_kernel_metadata[op] for op in kept}), ops_yaml)
+    runtime = cmake.runner_path(cmake.build(cmake.selective_flavour(ops_yaml, dtype_selective=False)))
+    return runtime, set(kept) & set(PRIM_LIBRARY)
+
+
+def test_a_selection_registers_just_the_prim_ops_it_lists(runtime_without_floordiv: tuple[Path, set[str]]) -> None:
+    runtime, prim_ops = runtime_without_floordiv
+    listed = subprocess.run([str(runtime), "--list-kernels"], capture_output=True, text=True, check=True).stdout
+    assert {line.split("\t")[0] for line in listed.splitlines()} & set(PRIM_LIBRARY) == prim_ops
+    assert prim_ops == PRIM_OPS_USED["pair_pooler_dynamic"] - {"executorch_prim::floordiv.Scalar"}
+
+
+def test_a_program_calling_a_prim_op_its_runtime_did_not_select_fails_at_load_naming_it(
+    runtime_without_floordiv: tuple[Path, set[str]], tmp_path: Path
+) -> None:
+    runtime, _ = runtime_without_floordiv
+    name = "pair_pooler_dynamic"
+    message = run_error(runtime, ZOO_DIR / f"{name}.pte", zoo_inputs(name), tmp_path / "out")
+    assert message == f"{name}.pte: missing operator executorch_prim::floordiv.Scalar (needed by {name})"
+
+
+def test_a_program_whose_prim_ops_are_selected_runs_on_that_runtime(
+    runtime_without_floordiv: tuple[Path, set[str]], tmp_path: Path
+) -> None:
+    runtime, _ = runtime_without_floordiv
+    name = "encoder_dynamic_seq"
+    run_model(runtime, ZOO_DIR / f"{name}.pte", zoo_inputs(name), tmp_path / "out")
+    expected = np.load(ZOO_DIR / f"{name}.expected0.npy")
+    assert max_error(np.load(tmp_path / "out" / "output0.npy"), expected) <= TOLERANCE
 
 
 @pytest.mark.export
@@ -167,4 +210,4 @@ def test_a_long_list_of_missing_ops_is_cut_with_an_ellipsis(
     listed = message.removeprefix(prefix).removesuffix(f", … (needed by {name})").split(", ")
     program_ops = set(pte.load(ZOO_DIR / f"{name}.pte").plan("forward").operators)
     roots = [entry for entry in listed if " (called by " not in entry]
-    assert len(listed) >= 3 and set(roots) <= program_ops - selected - oplist.PRIM_OPS
+    assert len(listed) >= 3 and set(roots) <= program_ops - selected

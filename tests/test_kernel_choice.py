@@ -63,7 +63,8 @@ def choice_repo(base_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 def measured_vm_bytes(yaml_file: Path, source: Path, options: dict[str, str]) -> int:
     """bot/build/size.py on the size probe the pipeline built from `yaml_file` with these kernel options
     (the same flavour, the same build directory: nothing is rebuilt)."""
-    flavour = cmake.with_options(cmake.selective_flavour(yaml_file, True, False), options)
+    # the scenario repo's models need none of the core's optional parts: the pipeline builds without them
+    flavour = cmake.with_options(cmake.selective_flavour(yaml_file, True, False, core_parts=frozenset()), options)
     built = cmake.build(flavour, targets=cmake.size_targets(arch.HOST), source_dir=source)
     with tempfile.TemporaryDirectory() as tmp:
         return size.analyse(built / cmake.SIZE_PROBE, None, {}, Path(tmp), arch=arch.HOST).vm_size

@@ -466,7 +466,8 @@ def loadable_bytes(binary: Path, target_arch: arch.Arch) -> int:
 def probe(yaml_file: Path, source: Path, target_arch: arch.Arch, trusted: bool = False) -> Path:
     """The size probe the pipeline built from `yaml_file` (same flavour, same directory: nothing is rebuilt).
     `trusted`: the base's, which the pipeline builds as trusted code, in a tree PR code cannot see."""
-    flavour = cmake.selective_flavour(yaml_file, True, False, arch=target_arch.name)
+    # squeezenet needs none of the core's optional parts: the pipeline builds cnn's runtime without them
+    flavour = cmake.selective_flavour(yaml_file, True, False, arch=target_arch.name, core_parts=frozenset())
     built = cmake.build(flavour, targets=cmake.size_targets(target_arch), source_dir=source, trusted=trusted)
     return built / cmake.SIZE_PROBE
 

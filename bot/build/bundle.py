@@ -28,8 +28,10 @@ NODE_KIND_LIBRARY = Path("kernels") / "xnnpack" / "functions.yaml"
 # library, and part of every selection likewise.
 QUANTIZED_LIBRARY = Path("kernels") / "quantized" / "functions.yaml"
 LLM_LIBRARY = Path("kernels") / "llm" / "functions.yaml"
+# The prim ops (aten::sym_size.int, executorch_prim::*): selected like any op, compiled when selected.
+PRIM_LIBRARY = Path("kernels") / "prim" / "functions.yaml"
 # The libraries beside kernels/portable that the runtime's CMake project always compiles.
-COMPANION_LIBRARIES = (NODE_KIND_LIBRARY, QUANTIZED_LIBRARY, LLM_LIBRARY)
+COMPANION_LIBRARIES = (NODE_KIND_LIBRARY, QUANTIZED_LIBRARY, LLM_LIBRARY, PRIM_LIBRARY)
 
 
 def root() -> Path:

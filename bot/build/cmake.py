@@ -24,6 +24,7 @@ from bot.errors import BotError, ExitCode
 from bot.fileio import write_text_atomic
 from bot.safety import sandbox
 from bot.safety.limits import DEFAULT_LIMITS, Limits
+from bot.selection import features
 from bot.selection.kernel_library import KernelLibrary, KernelLibraryError
 
 REPO_ROOT = bundle.root()  # the source checkout, or an installed package's bundle (native/ and kernels/)
@@ -129,15 +130,20 @@ def selective_flavour(
     lenient_calls: bool = False,
     arch: str = arches.HOST.name,
     kernels: KernelChoice = PORTABLE,
+    core_parts: frozenset[str] | None = None,
 ) -> Flavour:
     """A runtime registering just the ops of `ops_yaml` (and, by default, just their dtypes), with
     `kernels` on `arch`: what the PR pipeline and `bot build` both build.
 
-    `lenient_calls` is for selections of traced ops only (config `include: traced`).
+    `lenient_calls` is for selections of traced ops only (config `include: traced`). `core_parts`: the
+    core's optional parts the runtime keeps (bot/selection/features.py: what the target's programs need);
+    None keeps every one.
     """
     options = {"SELECT_OPS_YAML": str(ops_yaml.resolve()), "SB_DTYPE_SELECTIVE": "ON" if dtype_selective else "OFF"}
     if lenient_calls:
         options["SB_LENIENT_CALLS"] = "ON"
+    if core_parts is not None:
+        options |= {option: "OFF" for part, option in features.CMAKE_OPTIONS.items() if part not in core_parts}
     options |= kernels.cmake_options(arch)
     return Flavour(f"selective-{ops_yaml.parent.name}-{ops_yaml.stem}", options, arch=arch)
 

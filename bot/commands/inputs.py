@@ -30,6 +30,20 @@ def checked_data(data: list[Path], limits: Limits) -> tuple[Path, ...]:
     return tuple(input_file(p, limits.model_bytes, "data") for p in data)
 
 
+MAX_THREADS = 256  # executor_runner's own bound (kMaxThreads): more only oversubscribes any machine's cores
+
+
+def checked_threads(text: str) -> int:
+    """--threads as a count, refused in one line (before any build) unless a whole number from 1 to
+    MAX_THREADS. A string, not argparse's int: its refusal would print the usage too."""
+    value = text.strip()
+    # The length first: int() refuses strings of thousands of digits with an error of its own.
+    if not (value.isascii() and value.isdigit() and len(value) <= 6 and 1 <= int(value) <= MAX_THREADS):
+        message = f"--threads {text[:40]!r}: give a whole number of threads from 1 to {MAX_THREADS}"
+        raise BotError(message, ExitCode.BAD_INPUT)
+    return int(value)
+
+
 def check_steps(steps: int) -> None:
     from bot.feeds import MAX_STEPS
 

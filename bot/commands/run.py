@@ -15,6 +15,7 @@ def run(args: argparse.Namespace) -> int:
     model, feeds = inputs.checked_inputs(args.model, args.input, DEFAULT_LIMITS)
     data = inputs.checked_data(args.data, DEFAULT_LIMITS)
     inputs.check_steps(args.steps)
+    threads = inputs.checked_threads(args.threads)
     flavour = cmake.ALL_OPS
     if args.ops_yaml:
         inputs.check_selection(args.ops_yaml)
@@ -22,7 +23,14 @@ def run(args: argparse.Namespace) -> int:
     with output.console().status(f"building the {flavour.name} runtime"):
         build_dir = cmake.build(flavour)
     result = runner.run_model(
-        cmake.runner_path(build_dir), model, feeds, args.output_dir, data=data, method=args.method, steps=args.steps
+        cmake.runner_path(build_dir),
+        model,
+        feeds,
+        args.output_dir,
+        extra_args=("--threads", str(threads)) if threads > 1 else (),
+        data=data,
+        method=args.method,
+        steps=args.steps,
     )
     for step, outputs in enumerate(result.step_outputs):
         folder = args.output_dir if args.steps == 1 else args.output_dir / f"step{step}"

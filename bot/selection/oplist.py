@@ -48,45 +48,6 @@ DTYPE_CODES = {name: code for code, name in pte.SCALAR_TYPES.items()}
 DTYPE_NAMES = {code: name for name, code in DTYPE_CODES.items()}
 
 
-# The prim ops: symbolic-size arithmetic and views that exported programs
-# call (native/core/src/prim_ops.cpp). As in ExecuTorch they are not in any
-# functions.yaml and every runtime registers them, whatever it selects; a
-# selection lists them like any other op (gen_oplist does), but no kernel
-# library needs an entry for them. executor_runner --list-kernels marks them.
-PRIM_OPS = frozenset(
-    {
-        "aten::_local_scalar_dense",
-        "aten::sym_numel",
-        "aten::sym_size.int",
-        "executorch_prim::add.Scalar",
-        "executorch_prim::ceil.Scalar",
-        "executorch_prim::eq.Scalar",
-        "executorch_prim::et_copy_index.tensor",
-        "executorch_prim::et_view.default",
-        "executorch_prim::floordiv.Scalar",
-        "executorch_prim::floordiv.int",
-        "executorch_prim::ge.Scalar",
-        "executorch_prim::gt.Scalar",
-        "executorch_prim::le.Scalar",
-        "executorch_prim::lt.Scalar",
-        "executorch_prim::mod.Scalar",
-        "executorch_prim::mod.int",
-        "executorch_prim::mul.Scalar",
-        "executorch_prim::neg.Scalar",
-        "executorch_prim::round.Scalar",
-        "executorch_prim::sub.Scalar",
-        "executorch_prim::sym_float.Scalar",
-        "executorch_prim::sym_int.Scalar",
-        "executorch_prim::sym_ite.Scalar",
-        "executorch_prim::sym_max.Scalar",
-        "executorch_prim::sym_min.Scalar",
-        "executorch_prim::sym_not.Scalar",
-        "executorch_prim::truediv.Scalar",
-        "executorch_prim::trunc.Scalar",
-    }
-)
-
-
 class OplistError(ValueError):
     """A yaml that does not follow the schema; the message names file and key."""
 

@@ -373,6 +373,15 @@ def flatbuffer_size(head: bytes, file_size: int) -> int:
 
 def load(path: Path, limit: int = DEFAULT_LIMITS.model_bytes) -> Program:
     """Reads only the flatbuffer part: the reader's memory is bounded by it, not by the weights."""
+    data = read_flatbuffer(path, limit)
+    try:
+        return parse(data)
+    except PteError as exc:
+        raise PteError(f"{path}: {exc}") from None
+
+
+def read_flatbuffer(path: Path, limit: int = DEFAULT_LIMITS.model_bytes) -> bytes:
+    """The flatbuffer part of the .pte at `path` (not the segments after it), read safely."""
     try:
         head = read_bytes(Path(path), limit, "a model", prefix=HEADER_END)
         size = flatbuffer_size(head, Path(path).stat().st_size)
@@ -381,10 +390,6 @@ def load(path: Path, limit: int = DEFAULT_LIMITS.model_bytes) -> Program:
                 f"{path}: its flatbuffer is {size:,} bytes, over the {MAX_FLATBUFFER_BYTES:,} this reader accepts "
                 "(ExecuTorch keeps constants in segments after it)"
             )
-        data = read_bytes(Path(path), limit, "a model", prefix=size)
+        return read_bytes(Path(path), limit, "a model", prefix=size)
     except (UnsafeFileError, OSError) as exc:  # missing, not a regular file (a FIFO, /dev/zero), over the limit
         raise PteError(str(exc) if isinstance(exc, UnsafeFileError) else f"{path}: cannot read") from None
-    try:
-        return parse(data)
-    except PteError as exc:
-        raise PteError(f"{path}: {exc}") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.selection.kernel_library import KernelEntry
-from bot.selection.oplist import PRIM_OPS, SelectedOps
+from bot.selection.oplist import SelectedOps
 
 
 class ResolveError(ValueError):
@@ -27,11 +27,11 @@ def resolve(library: dict[str, KernelEntry], selection: SelectedOps) -> Resoluti
     Only what the selection names is registered: ops that kernels reach
     through the dispatcher must be in the selection too (tracing puts them
     there), otherwise the runtime refuses the model at load. The prim ops are
-    the core's, in every runtime: selected or not, they need no kernel.
+    no exception: their kernels are a library of their own (kernels/prim).
     """
     if selection.include_all_operators:
         return Resolution(tuple(library[op] for op in sorted(library)), ())
-    missing = sorted(op for op in selection.operators if op not in library and op not in PRIM_OPS)
+    missing = sorted(op for op in selection.operators if op not in library)
     if missing:
         more = f" (and {len(missing) - 1} more: {', '.join(missing[1:])})" if len(missing) > 1 else ""
         users = ", ".join(selection.operators[missing[0]].models()) or "the selection"

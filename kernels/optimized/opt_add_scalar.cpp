@@ -23,7 +23,7 @@ Error opt_add_Scalar_out_impl(KernelContext& ctx, Args args) {
     return kernels::add_Scalar_out.fn(ctx, args);
   }
   const float c = alpha * kernels::scalar_to<float>(*args[1]);  // the portable order: alpha * other, then add
-  binary_scalar_f32(self.data_as<float>(), c, out.data_as<float>(), out.numel(), BinaryOp::kAxpy, 1.0f);
+  binary_scalar_f32(self.data_as<float>(), c, out.data_as<float>(), out.numel(), BinaryOp::kAxpy, 1.0f, ctx.threads());
   return Error();
 }
 

@@ -68,10 +68,10 @@ Error addmm_out_impl(KernelContext& ctx, Args args) {
   if (use_self && beta == 1.0 && alpha == 1.0 && srow == 0 && scol == 1) {
     GemmBias bias;
     bias.col = s;
-    gemm_f32(m, n, k, a.data_as<float>(), k, b.data_as<float>(), n, c, n, bias);
+    gemm_f32(m, n, k, a.data_as<float>(), k, b.data_as<float>(), n, c, n, bias, ctx.threads());
     return Error();
   }
-  gemm_f32(m, n, k, a.data_as<float>(), k, b.data_as<float>(), n, c, n);
+  gemm_f32(m, n, k, a.data_as<float>(), k, b.data_as<float>(), n, c, n, GemmBias{}, ctx.threads());
   const float fa = static_cast<float>(alpha);
   const float fb = static_cast<float>(beta);
   if (alpha == 1.0 && !use_self) return Error();

@@ -20,7 +20,9 @@ constexpr char kOp[] = "aten::avg_pool2d.out";
 VecI vmin_i(VecI a, VecI b) { return a < b ? a : b; }
 VecI vmax_i(VecI a, VecI b) { return a > b ? a : b; }
 
-__attribute__((noinline)) void avg_pool_bands(const PoolBands& b, bool count_include_pad, const float* x, float* y) {
+// Planes [p0, p1) (a tile of a parallel pool: the stores past a row's end stop at p1's).
+__attribute__((noinline)) void avg_pool_bands(const PoolBands& b, bool count_include_pad, const float* x, float* y,
+                                              int64_t p0, int64_t p1) {
   const kernels::PoolGeometry g = b.g;
   const int64_t shift = b.shift, len = b.len, row_len = b.row_len, band = b.band;
   int64_t tap_off[kPoolMaxKernel];
@@ -30,8 +32,8 @@ __attribute__((noinline)) void avg_pool_bands(const PoolBands& b, bool count_inc
   VecI lane_cols;
   for (int64_t i = 0; i < kLanes; ++i) lane_cols[i] = static_cast<int32_t>(i * g.sw);
   const int64_t total = g.planes * g.h * g.w;
-  const int64_t y_total = g.planes * g.oh * g.ow;
-  for (int64_t p = 0; p < g.planes; ++p) {
+  const int64_t y_total = p1 * g.oh * g.ow;
+  for (int64_t p = p0; p < p1; ++p) {
     const int64_t plane = p * g.h * g.w;
     for (int64_t ob = 0; ob < g.oh; ob += band) {
       const int64_t oe = g.oh - ob < band ? g.oh : ob + band;
@@ -101,7 +103,12 @@ Error avg_pool_impl(KernelContext& ctx, Args args) {
   const Error err = plan_pool_bands(kOp, in, args, false, 1, outs, &plan, &fast);
   if (!err.ok()) return err;
   if (!fast) return kernels::avg_pool2d_out.fn(ctx, args);
-  avg_pool_bands(plan, args[5]->as_bool, in.data_as<float>(), out.data_as<float>());
+  const PoolTiles tiles = pool_tiles(plan.g);
+  parallelize_1d(pool_for(ctx.threads(), tiles.elements, kParallelMinElements), tiles.count, [&](size_t t) {
+    const int64_t p0 = static_cast<int64_t>(t) * tiles.planes;
+    avg_pool_bands(plan, args[5]->as_bool, in.data_as<float>(), out.data_as<float>(), p0,
+                   plan.g.planes - p0 < tiles.planes ? plan.g.planes : p0 + tiles.planes);
+  });
   return Error();
 }
 

@@ -27,8 +27,12 @@ Error opt_clamp_out_impl(KernelContext& ctx, Args args) {
       !prepare_unary_f32(kOp, self, out)) {
     return kernels::clamp_out.fn(ctx, args);
   }
-  clamp_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), has_min,
-            has_min ? kernels::scalar_to<float>(min) : 0.0f, has_max, has_max ? kernels::scalar_to<float>(max) : 0.0f);
+  const float* x = self.data_as<float>();
+  float* y = out.data_as<float>();
+  const float lo = has_min ? kernels::scalar_to<float>(min) : 0.0f;
+  const float hi = has_max ? kernels::scalar_to<float>(max) : 0.0f;
+  for_element_tiles(ctx.threads(), out.numel(),
+                    [&](int64_t at, int64_t n) { clamp_f32(x + at, y + at, n, has_min, lo, has_max, hi); });
   return Error();
 }
 

@@ -10,12 +10,18 @@
 // non-fp32 and non-default dim orders to the portable kernel. A 1-D
 // convolution ([N, C, L] by [O, C/g, K]) runs as the 2-D one of [N, C, 1, L]
 // by [O, C/g, 1, K]: the same data (conv_geometry gives h = kh = 1).
+//
+// With a pool (KernelContext::threads), several (image, group) GEMMs are the
+// tiles of a parallel loop; a single one splits its own blocks (gemm.h), its
+// bands (conv_banded) or its channel runs (depthwise_f32), all set by the
+// shapes alone, so the outputs do not depend on the thread count.
 #include "optimized/microkernels/depthwise.h"
 #include "optimized/microkernels/gemm.h"
 #include "sb/kernel.h"
 #include "util/conv.h"
 #include "util/shape.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace sb::kernels {
@@ -283,8 +289,12 @@ void gather_even(float* dst, const float* src, int64_t n) {
   }
 }
 
+// With a pool, the bands are tiles, and so (when the bands are fewer than
+// the blocks a GEMM of this size would split into) are blocks of output
+// channels, each packing its band again: the split depends on the shape alone.
 __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const float* xg, const float* a,
-                                           int64_t cin_g, int64_t cout_g, const float* row_bias, float* c) {
+                                           int64_t cin_g, int64_t cout_g, const float* row_bias, float* c,
+                                           ThreadPool* pool) {
   constexpr int64_t kFloats = kBandBytes / static_cast<int64_t>(sizeof(float));
   // Each factor below kFloats first, so the size products cannot overflow.
   if (g.w > kFloats || g.pw > kFloats || g.kh > kFloats || g.dh > kFloats || g.kw > kFloats || g.dw > kFloats ||
@@ -327,9 +337,22 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
   rows = rows > g.oh ? g.oh : rows;
   const int64_t bands = (g.oh + rows - 1) / rows;
   rows = (g.oh + bands - 1) / bands;
-  alignas(64) float buf[kFloats];
-  int32_t offs[kMaxBandK];
-  for (int64_t oy0 = 0; oy0 < g.oh; oy0 += rows) {
+  const uint64_t fmas = static_cast<uint64_t>(cout_g) * static_cast<uint64_t>(g.oh * g.ow * k);
+  pool = pool_for(pool, fmas, kParallelMinFmas);
+  int64_t want = static_cast<int64_t>(fmas) / kGemmMinBlockFmas;
+  want = want > kGemmMaxBlocks ? kGemmMaxBlocks : want;
+  const int64_t row_units = (cout_g + kGemmMR - 1) / kGemmMR;
+  int64_t row_blocks = pool == nullptr || bands >= want ? 1 : (want + bands - 1) / bands;
+  row_blocks = row_blocks > row_units ? row_units : row_blocks;
+  const int64_t row_step = (row_units + row_blocks - 1) / row_blocks * kGemmMR;
+  row_blocks = (cout_g + row_step - 1) / row_step;
+  const size_t band_tiles = static_cast<size_t>(bands), block_tiles = static_cast<size_t>(row_blocks);
+  parallelize_2d(pool, band_tiles, block_tiles, [&](size_t band_index, size_t block) {
+    const int64_t oy0 = static_cast<int64_t>(band_index) * rows;
+    const int64_t m0 = static_cast<int64_t>(block) * row_step;
+    const int64_t mc = cout_g - m0 < row_step ? cout_g - m0 : row_step;
+    alignas(64) float buf[kFloats];
+    int32_t offs[kMaxBandK];
     const int64_t rb = g.oh - oy0 < rows ? g.oh - oy0 : rows;
     const int64_t brq = rb + ext;  // band rows per phase
     float* band = buf;
@@ -395,9 +418,40 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
     ColumnMap map;
     map.period = wq;
     map.valid = g.ow;
-    gemm_f32_offsets(cout_g, rb * wq, k, a, k, band, offs, c + oy0 * g.ow, g.oh * g.ow, row_bias, map);
-  }
+    gemm_f32_offsets(mc, rb * wq, k, a + m0 * k, k, band, offs, c + m0 * g.oh * g.ow + oy0 * g.ow, g.oh * g.ow,
+                     row_bias ? row_bias + m0 : nullptr, map);
+  });
   return true;
+}
+
+// Depthwise convolution split into tiles of one image and a run of channels: whole vectors of them
+// (the kernels vectorise across channels on tiny planes), the last run taking the remainder so that
+// every run has at least kDepthwiseChannels, and a multiple of the multiplier (each run starts at an
+// input plane). Whether the kernel takes the geometry depends on neither, so every tile agrees.
+constexpr int64_t kDepthwiseChannels = 32;
+
+bool depthwise_f32(ThreadPool* pool, const kernels::ConvGeometry& g, const float* x, const float* w,
+                   const float* bias, float* y, int64_t multiplier) {
+  const uint64_t fmas = static_cast<uint64_t>(g.n * g.c_out) * static_cast<uint64_t>(g.oh * g.ow * g.kh * g.kw);
+  pool = pool_for(pool, fmas, kParallelMinFmas);
+  const int64_t step = (kDepthwiseChannels + multiplier - 1) / multiplier * multiplier;
+  const int64_t runs = g.c_out / step;
+  if (pool == nullptr || g.n * runs < 2) {
+    return depthwise_conv2d_f32(x, w, bias, y, g.n, g.c_out, g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw,
+                                g.dh, g.dw, multiplier);
+  }
+  std::atomic<bool> taken{true};
+  parallelize_2d(pool, static_cast<size_t>(g.n), static_cast<size_t>(runs), [&](size_t image, size_t run) {
+    const int64_t c0 = static_cast<int64_t>(run) * step;
+    const int64_t channels = static_cast<int64_t>(run) + 1 == runs ? g.c_out - c0 : step;
+    const int64_t n = static_cast<int64_t>(image);
+    const bool ok = depthwise_conv2d_f32(x + (n * g.c_in + c0 / multiplier) * g.h * g.w, w + c0 * g.kh * g.kw,
+                                         bias ? bias + c0 : nullptr, y + (n * g.c_out + c0) * g.oh * g.ow, 1, channels,
+                                         g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
+                                         multiplier);
+    if (!ok) taken.store(false, std::memory_order_relaxed);
+  });
+  return taken.load(std::memory_order_relaxed);
 }
 
 bool is_f32_default(const Tensor& t) { return t.dtype == ScalarType::kFloat && t.is_default_dim_order(); }
@@ -427,42 +481,46 @@ Error convolution_out_impl(KernelContext& ctx, Args args) {
   float* y = out.data_as<float>();
   if (cin_g == 1 && g.groups > 1) {
     // Depthwise (optimized/microkernels/depthwise.h): each output channel from one input plane, cout_g per plane.
-    if (depthwise_conv2d_f32(x, w, bias, y, g.n, g.c_out, g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw,
-                             g.dh, g.dw, cout_g)) {
-      return Error();
-    }
+    if (depthwise_f32(ctx.threads(), g, x, w, bias, y, cout_g)) return Error();
     return sb::kernels::convolution_out.fn(ctx, args);
   }
   const int64_t k = cin_g * g.kh * g.kw;
   const int64_t n_cols = g.oh * g.ow;
   const int64_t in_plane = g.h * g.w;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-  for (int64_t n = 0; n < g.n; ++n) {
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const float* xg = x + (n * g.c_in + grp * cin_g) * in_plane;
-      const float* a = w + grp * cout_g * k;
-      float* c = y + (n * g.c_out + grp * cout_g) * n_cols;
-      GemmBias gb;
-      gb.row = bias ? bias + grp * cout_g : nullptr;
-      if (pointwise) {
-        gemm_f32(cout_g, n_cols, k, a, k, xg, in_plane, c, n_cols, gb);
-      } else if (conv_banded(g, xg, a, cin_g, cout_g, gb.row, c)) {
-      } else {
-        const Im2col src{xg, g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.ow};
-        PanelPacker packer{&pack_im2col, &src};
+  // One GEMM per (image, group). Several of them (grouped convolutions, batches) are the tiles, each
+  // on one thread; fewer than kMinOuterTiles split their own blocks instead.
+  constexpr int64_t kMinOuterTiles = 4;
+  const int64_t gemms = g.n * g.groups;
+  ThreadPool* pool = pool_for(ctx.threads(), static_cast<uint64_t>(g.n * g.c_out) * static_cast<uint64_t>(n_cols * k),
+                              kParallelMinFmas);
+  ThreadPool* outer = gemms >= kMinOuterTiles ? pool : nullptr;
+  ThreadPool* inner = gemms >= kMinOuterTiles ? nullptr : pool;
+  parallelize_1d(outer, static_cast<size_t>(gemms), [&](size_t t) {
+    const int64_t n = static_cast<int64_t>(t) / g.groups, grp = static_cast<int64_t>(t) % g.groups;
+    const float* xg = x + (n * g.c_in + grp * cin_g) * in_plane;
+    const float* a = w + grp * cout_g * k;
+    float* c = y + (n * g.c_out + grp * cout_g) * n_cols;
+    GemmBias gb;
+    gb.row = bias ? bias + grp * cout_g : nullptr;
+    if (pointwise) {
+      gemm_f32(cout_g, n_cols, k, a, k, xg, in_plane, c, n_cols, gb, inner);
+    } else if (conv_banded(g, xg, a, cin_g, cout_g, gb.row, c, inner)) {
+    } else {
+      const Im2col src{xg, g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.ow};
+      PanelPacker packer{&pack_im2col, &src};
 #if defined(__AVX512F__)
-        if (g.kw <= kMaskedMaxKw && kGemmNR % 16 == 0) {
-          if (g.sw == 1) packer.pack = &pack_im2col_masked<1>;
-          if (g.sw == 2) packer.pack = &pack_im2col_masked<2>;
-        }
-#endif
-        // Masked panels where AVX-512 has them: its gathers measured slower than them (AVX2's faster
-        // than the runs).
-        if (packer.pack == &pack_im2col && gathers_panels(g)) packer.pack = &pack_im2col_gather;
-        gemm_f32_packed(cout_g, n_cols, k, a, k, packer, c, n_cols, gb);
+      if (g.kw <= kMaskedMaxKw && kGemmNR % 16 == 0) {
+        if (g.sw == 1) packer.pack = &pack_im2col_masked<1>;
+        if (g.sw == 2) packer.pack = &pack_im2col_masked<2>;
       }
+#endif
+      // Masked panels where AVX-512 has them: its gathers measured slower than them (AVX2's faster
+      // than the runs).
+      if (packer.pack == &pack_im2col && gathers_panels(g)) packer.pack = &pack_im2col_gather;
+      gemm_f32_packed(cout_g, n_cols, k, a, k, packer, c, n_cols, gb, inner);
     }
-  }
+  });
   return Error();
 }
 

@@ -19,7 +19,7 @@ Error opt_div_Scalar_out_impl(KernelContext& ctx, Args args) {
   Tensor& out = *args[2]->as_tensor;
   if (!numeric_scalar(*args[1]) || !prepare_unary_f32(kOp, self, out)) return kernels::div_Scalar_out.fn(ctx, args);
   const float s = kernels::scalar_to<float>(*args[1]);
-  binary_scalar_f32(self.data_as<float>(), s, out.data_as<float>(), out.numel(), BinaryOp::kDiv);
+  binary_scalar_f32(self.data_as<float>(), s, out.data_as<float>(), out.numel(), BinaryOp::kDiv, 1.0f, ctx.threads());
   return Error();
 }
 

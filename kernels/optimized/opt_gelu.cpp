@@ -28,10 +28,12 @@ Error opt_gelu_out_impl(KernelContext& ctx, Args args) {
   if (!(exact || equals(approximate, "tanh")) || !prepare_unary_f32(kOp, self, out)) {
     return kernels::gelu_out.fn(ctx, args);
   }
+  const float* x = self.data_as<float>();
+  float* y = out.data_as<float>();
   if (exact) {
-    gelu_erf_f32(self.data_as<float>(), out.data_as<float>(), out.numel());
+    for_element_tiles(ctx.threads(), out.numel(), [&](int64_t at, int64_t n) { gelu_erf_f32(x + at, y + at, n); });
   } else {
-    gelu_tanh_f32(self.data_as<float>(), out.data_as<float>(), out.numel());
+    for_element_tiles(ctx.threads(), out.numel(), [&](int64_t at, int64_t n) { gelu_tanh_f32(x + at, y + at, n); });
   }
   return Error();
 }

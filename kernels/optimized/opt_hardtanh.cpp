@@ -24,8 +24,11 @@ Error opt_hardtanh_out_impl(KernelContext& ctx, Args args) {
   if (!plain_bound(*args[1]) || !plain_bound(*args[2]) || !prepare_unary_f32("aten::clamp.out", self, out)) {
     return kernels::hardtanh_out.fn(ctx, args);
   }
-  clamp_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), true, kernels::scalar_to<float>(*args[1]), true,
-            kernels::scalar_to<float>(*args[2]));
+  const float* x = self.data_as<float>();
+  float* y = out.data_as<float>();
+  const float lo = kernels::scalar_to<float>(*args[1]), hi = kernels::scalar_to<float>(*args[2]);
+  for_element_tiles(ctx.threads(), out.numel(),
+                    [&](int64_t at, int64_t n) { clamp_f32(x + at, y + at, n, true, lo, true, hi); });
   return Error();
 }
 

@@ -19,8 +19,12 @@ Error opt_leaky_relu_out_impl(KernelContext& ctx, Args args) {
   Tensor& out = *args[2]->as_tensor;
   if (!prepare_unary_f32(kOp, self, out)) return kernels::leaky_relu_out.fn(ctx, args);
   const VecF slope = splat(static_cast<float>(args[1]->scalar_as_double()));
-  map_unary_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), [slope](VecF x) {
-    return x > splat(0.0f) ? x : x * slope;  // NaN takes x * slope: NaN
+  const float* x = self.data_as<float>();
+  float* y = out.data_as<float>();
+  for_element_tiles(ctx.threads(), out.numel(), [&](int64_t at, int64_t n) {
+    map_unary_f32(x + at, y + at, n, [slope](VecF v) {
+      return v > splat(0.0f) ? v : v * slope;  // NaN takes v * slope: NaN
+    });
   });
   return Error();
 }

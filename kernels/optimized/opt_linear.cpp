@@ -64,7 +64,7 @@ Error linear_out_impl(KernelContext& ctx, Args args) {
   GemmBias columns;
   columns.col = bias != nullptr ? bias->data_as<float>() : nullptr;
   gemm_f32_packed(m, n, k, input.data_as<float>(), k, PanelPacker{&pack_transposed, &transposed},
-                  out.data_as<float>(), n, columns);
+                  out.data_as<float>(), n, columns, ctx.threads());
   return Error();
 }
 

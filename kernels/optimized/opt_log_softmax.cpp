@@ -19,7 +19,7 @@ Error opt__log_softmax_out_impl(KernelContext& ctx, Args args) {
   SoftmaxShape shape;
   // The portable kernel's checks are _softmax.out's, under that op's name.
   if (!prepare_softmax_f32("aten::_softmax.out", args, &shape)) return kernels::_log_softmax_out.fn(ctx, args);
-  softmax_f32(args[0]->as_tensor->data_as<float>(), args[3]->as_tensor->data_as<float>(), shape, true);
+  softmax_f32(args[0]->as_tensor->data_as<float>(), args[3]->as_tensor->data_as<float>(), shape, true, ctx.threads());
   return Error();
 }
 

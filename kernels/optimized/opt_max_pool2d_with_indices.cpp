@@ -63,7 +63,9 @@ void store_out(float* y, int64_t* yi, VecF v, VecI at, int64_t m, bool whole) {
 
 // The band path (optimized/microkernels/pool_rows.h): down the window's rows by the plain rule, along
 // them by the any-order rule; values and their plane indices in two phase arrays.
-__attribute__((noinline)) void max_pool_bands(const PoolBands& b, const float* x, float* y, int64_t* yi) {
+// Planes [p0, p1) (a tile of a parallel pool: the stores past a row's end stop at p1's).
+__attribute__((noinline)) void max_pool_bands(const PoolBands& b, const float* x, float* y, int64_t* yi, int64_t p0,
+                                              int64_t p1) {
   const kernels::PoolGeometry g = b.g;
   const int64_t shift = b.shift, len = b.len, row_len = b.row_len, band = b.band;
   int64_t tap_off[kPoolMaxKernel];
@@ -75,8 +77,8 @@ __attribute__((noinline)) void max_pool_bands(const PoolBands& b, const float* x
   VecI lanes;
   for (int64_t i = 0; i < kLanes; ++i) lanes[i] = static_cast<int32_t>(i);
   const int64_t total = g.planes * g.h * g.w;
-  const int64_t y_total = g.planes * g.oh * g.ow;
-  for (int64_t p = 0; p < g.planes; ++p) {
+  const int64_t y_total = p1 * g.oh * g.ow;
+  for (int64_t p = p0; p < p1; ++p) {
     const int64_t plane = p * g.h * g.w;
     for (int64_t ob = 0; ob < g.oh; ob += band) {
       const int64_t oe = g.oh - ob < band ? g.oh : ob + band;
@@ -138,7 +140,12 @@ Error max_pool_impl(KernelContext& ctx, Args args) {
   const Error err = plan_pool_bands(kOp, in, args, true, 2, outs, &plan, &fast);
   if (!err.ok()) return err;
   if (!fast) return kernels::max_pool2d_with_indices_out.fn(ctx, args);
-  max_pool_bands(plan, in.data_as<float>(), out.data_as<float>(), indices.data_as<int64_t>());
+  const PoolTiles tiles = pool_tiles(plan.g);
+  parallelize_1d(pool_for(ctx.threads(), tiles.elements, kParallelMinElements), tiles.count, [&](size_t t) {
+    const int64_t p0 = static_cast<int64_t>(t) * tiles.planes;
+    max_pool_bands(plan, in.data_as<float>(), out.data_as<float>(), indices.data_as<int64_t>(), p0,
+                   plan.g.planes - p0 < tiles.planes ? plan.g.planes : p0 + tiles.planes);
+  });
   return Error();
 }
 

@@ -34,7 +34,7 @@ Error mean_impl(KernelContext& ctx, Args args) {
   if (!err.ok()) return err;
   if (plan.count < 1 || (out.data == self.data && self.numel() > 1)) return kernels::mean_out.fn(ctx, args);
   if (!(err = kernels::resize_output(kOp, out, plan.out_sizes, plan.out_rank)).ok()) return err;
-  sum_block_f32(self.data_as<float>(), out.data_as<float>(), block, static_cast<float>(plan.count));
+  sum_block_f32(self.data_as<float>(), out.data_as<float>(), block, static_cast<float>(plan.count), ctx.threads());
   return Error();
 }
 

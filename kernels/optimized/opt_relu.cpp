@@ -21,7 +21,10 @@ Error opt_relu_out_impl(KernelContext& ctx, Args args) {
   if (!prepare_unary_f32(kOp, self, out)) return kernels::relu_out.fn(ctx, args);
   // max(x, 0) as a clamp from below (NaN passes through, -0.0 stays): the
   // loop clamp and hardtanh share.
-  clamp_f32(self.data_as<float>(), out.data_as<float>(), out.numel(), true, 0.0f, false, 0.0f);
+  const float* x = self.data_as<float>();
+  float* y = out.data_as<float>();
+  for_element_tiles(ctx.threads(), out.numel(),
+                    [&](int64_t at, int64_t n) { clamp_f32(x + at, y + at, n, true, 0.0f, false, 0.0f); });
   return Error();
 }
 

@@ -16,7 +16,7 @@ constexpr char kOp[] = "aten::_softmax.out";
 Error opt__softmax_out_impl(KernelContext& ctx, Args args) {
   SoftmaxShape shape;
   if (!prepare_softmax_f32(kOp, args, &shape)) return kernels::_softmax_out.fn(ctx, args);
-  softmax_f32(args[0]->as_tensor->data_as<float>(), args[3]->as_tensor->data_as<float>(), shape, false);
+  softmax_f32(args[0]->as_tensor->data_as<float>(), args[3]->as_tensor->data_as<float>(), shape, false, ctx.threads());
   return Error();
 }
 

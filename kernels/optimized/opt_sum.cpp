@@ -32,7 +32,7 @@ Error opt_sum_out_impl(KernelContext& ctx, Args args) {
   if (!err.ok()) return err;
   if (!(err = kernels::resize_output(kOp, out, plan.out_sizes, plan.out_rank)).ok()) return err;
   if (out.data == self.data && self.numel() > 1) return kernels::sum_IntList_out.fn(ctx, args);
-  sum_block_f32(self.data_as<const float>(), out.data_as<float>(), block, 1.0f);
+  sum_block_f32(self.data_as<const float>(), out.data_as<float>(), block, 1.0f, ctx.threads());
   return Error();
 }
 

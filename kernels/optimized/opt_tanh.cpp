@@ -19,7 +19,9 @@ Error opt_tanh_out_impl(KernelContext& ctx, Args args) {
   const Tensor& self = *args[0]->as_tensor;
   Tensor& out = *args[1]->as_tensor;
   if (!prepare_unary_f32(kOp, self, out)) return kernels::tanh_out.fn(ctx, args);
-  tanh_f32(self.data_as<float>(), out.data_as<float>(), out.numel());
+  const float* x = self.data_as<float>();
+  float* y = out.data_as<float>();
+  for_element_tiles(ctx.threads(), out.numel(), [&](int64_t at, int64_t n) { tanh_f32(x + at, y + at, n); });
   return Error();
 }
 

@@ -8,8 +8,8 @@
 namespace sb::xnnpack_nodes {
 namespace {
 
-Error conv2d_qs8_impl(KernelContext& /*ctx*/, Args args) {
-  return qs8::conv(args);
+Error conv2d_qs8_impl(KernelContext& ctx, Args args) {
+  return qs8::conv(args, ctx.threads());
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 namespace sb::xnnpack_nodes {
 namespace {
 
-Error fully_connected_qd8_qc4w_impl(KernelContext& /*ctx*/, Args args) { return qs8::dynamic_fully_connected(args); }
+Error fully_connected_qd8_qc4w_impl(KernelContext& ctx, Args args) { return qs8::dynamic_fully_connected(args, ctx.threads()); }
 
 }  // namespace
 

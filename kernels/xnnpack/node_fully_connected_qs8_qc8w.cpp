@@ -8,8 +8,8 @@
 namespace sb::xnnpack_nodes {
 namespace {
 
-Error fully_connected_qs8_qc8w_impl(KernelContext& /*ctx*/, Args args) {
-  return qs8::fully_connected(args);
+Error fully_connected_qs8_qc8w_impl(KernelContext& ctx, Args args) {
+  return qs8::fully_connected(args, ctx.threads());
 }
 
 }  // namespace

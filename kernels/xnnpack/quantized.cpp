@@ -46,9 +46,19 @@ ConvArgs read_conv_args(Args args) {
                   *args[13]->as_tensor};
 }
 
+// Output channel blocks (of kChannelBlock) per tile of a parallel convolution or fully connected
+// layer: the work of a tile must outweigh handing it to another thread.
+int64_t channel_blocks_per_tile(int64_t channels, int64_t per_channel_macs) {
+  const int64_t blocks = (channels + kChannelBlock - 1) / kChannelBlock;
+  const int64_t macs = kChannelBlock * (per_channel_macs > 0 ? per_channel_macs : 1);
+  int64_t per = (static_cast<int64_t>(kParallelMinFmas / 4) + macs - 1) / macs;
+  per = per < 1 ? 1 : per;
+  return per < blocks ? per : blocks;
+}
+
 }  // namespace
 
-Error conv(Args args) {
+Error conv(Args args, ThreadPool* pool) {
   const ConvArgs a = read_conv_args(args);
   if (a.bias.is_none()) return Error::make(ErrorCode::kInvalidArgument, "xnnpack qs8 convolution: no folded bias");
   const ConvShape& s = a.shape;
@@ -63,6 +73,8 @@ Error conv(Args args) {
   conv_step_offsets(s, step_offsets);
   const MicroKernels& kernels = micro_kernels();
   const int32_t* bias = a.bias.as_tensor->data_as<int32_t>();
+  const uint64_t macs = static_cast<uint64_t>(a.x.sizes[0] * a.out_channels) * static_cast<uint64_t>(n * steps);
+  pool = pool_for(pool, macs * kStepDepth, kParallelMinFmas);
   for (int64_t b = 0; b < a.x.sizes[0]; ++b) {
     for (int64_t g = 0; g < a.groups; ++g) {
       pack_image(a.x.data_as<int8_t>() + (b * a.groups + g) * s.channels * s.h * s.w, s, a.in_zp, pad_row, image);
@@ -71,19 +83,25 @@ Error conv(Args args) {
       const float* multipliers = a.multipliers + g * og;
       int8_t* out = a.y.data_as<int8_t>() + (b * a.out_channels + g * og) * n;
       if (n < kMinPositionsForPositionsKernel) {
-        for (int64_t oy = 0; oy < s.oh; ++oy) {
+        parallelize_1d(pool, static_cast<size_t>(s.oh), [&](size_t row) {
+          const int64_t oy = static_cast<int64_t>(row);
           kernels.channels(image + oy * wq * kStepDepth, kStepDepth, step_offsets, steps, s.ow, filter, og, group_bias,
                            Requantized{out + oy * s.ow, 1, n, multipliers, a.out_zp, a.qmin, a.qmax});
-        }
+        });
         continue;
       }
-      for (int64_t c0 = 0; c0 < og; c0 += kChannelBlock) {
-        Requantized y{out + c0 * n, 1, n, multipliers + c0, a.out_zp, a.qmin, a.qmax};
-        y.grid_width = wq;  // the grid's columns past ow are dropped
-        y.out_width = s.ow;
-        kernels.positions(image, step_offsets, steps, grid, filter + c0 * steps * kStepDepth,
-                          og - c0 < kChannelBlock ? og - c0 : kChannelBlock, group_bias + c0, y);
-      }
+      // Tiles of whole channel blocks, each through the positions kernel block by block.
+      const int64_t per = channel_blocks_per_tile(og, grid * steps * kStepDepth) * kChannelBlock;
+      parallelize_1d(pool, tiles_of(og, per), [&](size_t t) {
+        const int64_t end = (static_cast<int64_t>(t) + 1) * per < og ? (static_cast<int64_t>(t) + 1) * per : og;
+        for (int64_t c0 = static_cast<int64_t>(t) * per; c0 < end; c0 += kChannelBlock) {
+          Requantized y{out + c0 * n, 1, n, multipliers + c0, a.out_zp, a.qmin, a.qmax};
+          y.grid_width = wq;  // the grid's columns past ow are dropped
+          y.out_width = s.ow;
+          kernels.positions(image, step_offsets, steps, grid, filter + c0 * steps * kStepDepth,
+                            og - c0 < kChannelBlock ? og - c0 : kChannelBlock, group_bias + c0, y);
+        }
+      });
     }
   }
   return Error();
@@ -111,7 +129,7 @@ Error depthwise_conv(Args args) {
   return Error();
 }
 
-Error fully_connected(Args args) {
+Error fully_connected(Args args, ThreadPool* pool) {
   const Tensor& x = *args[0]->as_tensor;
   const Tensor& w = *args[1]->as_tensor;
   if (args[2]->is_none()) {
@@ -128,6 +146,7 @@ Error fully_connected(Args args) {
   uint8_t* rows = reinterpret_cast<uint8_t*>(step_offsets + steps);
   for (int64_t s = 0; s < steps; ++s) step_offsets[s] = static_cast<int32_t>(s * kStepDepth);
   const MicroKernels& kernels = micro_kernels();
+  pool = pool_for(pool, static_cast<uint64_t>(m * o) * static_cast<uint64_t>(row_bytes), kParallelMinFmas);
   for (int64_t r0 = 0; r0 < m; r0 += kFullyConnectedRowChunk) {
     const int64_t count = m - r0 < kFullyConnectedRowChunk ? m - r0 : kFullyConnectedRowChunk;
     for (int64_t r = 0; r < count; ++r) {
@@ -136,13 +155,19 @@ Error fully_connected(Args args) {
       for (int64_t i = 0; i < in; ++i) row[i] = static_cast<uint8_t>(xr[i] ^ 0x80);
       for (int64_t i = in; i < row_bytes; ++i) row[i] = 0;  // times zero weights
     }
-    kernels.channels(rows, row_bytes, step_offsets, steps, count, w.data_as<int8_t>(), o, bias,
-                     Requantized{y.data_as<int8_t>() + r0 * o, o, 1, multipliers, out_zp, qmin, qmax});
+    // Tiles of whole channel blocks: the packed filter holds them one after another.
+    const int64_t per = channel_blocks_per_tile(o, count * row_bytes) * kChannelBlock;
+    parallelize_1d(pool, tiles_of(o, per), [&](size_t t) {
+      const int64_t c0 = static_cast<int64_t>(t) * per;
+      kernels.channels(rows, row_bytes, step_offsets, steps, count, w.data_as<int8_t>() + c0 * row_bytes,
+                       o - c0 < per ? o - c0 : per, bias + c0,
+                       Requantized{y.data_as<int8_t>() + r0 * o + c0, o, 1, multipliers + c0, out_zp, qmin, qmax});
+    });
   }
   return Error();
 }
 
-Error dynamic_fully_connected(Args args) {
+Error dynamic_fully_connected(Args args, ThreadPool* pool) {
   const Tensor& x = *args[0]->as_tensor;
   const float* params = args[1]->as_tensor->data_as<float>();
   const Tensor& w = *args[2]->as_tensor;
@@ -154,21 +179,28 @@ Error dynamic_fully_connected(Args args) {
   const int64_t m = x.sizes[0], k = x.sizes[1], o = w.sizes[0];
   const int64_t blocks = scales.dim == 2 ? scales.sizes[1] : 1, block = k / blocks;
   const float* s = scales.data_as<float>();
+  pool = pool_for(pool, static_cast<uint64_t>(m * o) * static_cast<uint64_t>(k), kParallelMinFmas);
+  // Outputs per tile: whole ones, each a dot product of k.
+  constexpr int64_t kTileMacs = static_cast<int64_t>(kParallelMinFmas / 4);
+  const int64_t per = k > 0 ? (kTileMacs + k - 1) / k : o;
   for (int64_t r = 0; r < m; ++r) {
     const int8_t* xr = x.data_as<int8_t>() + r * k;
     const int32_t zero_point = static_cast<int32_t>(params[2 * r + 1]);
     const float row_scale = params[2 * r];
     for (int64_t i = 0; i < k; ++i) row[i] = static_cast<int16_t>(xr[i] - zero_point);
     float* yr = y.data_as<float>() + r * o;
-    for (int64_t c = 0; c < o; ++c) {
-      const int8_t* wc = w.data_as<int8_t>() + c * k;
-      float v = 0.0f;
-      for (int64_t b = 0; b < blocks; ++b) {
-        v += static_cast<float>(dot(row + b * block, wc + b * block, block)) * (row_scale * s[c * blocks + b]);
+    parallelize_1d(pool, tiles_of(o, per), [&](size_t t) {
+      const int64_t end = (static_cast<int64_t>(t) + 1) * per < o ? (static_cast<int64_t>(t) + 1) * per : o;
+      for (int64_t c = static_cast<int64_t>(t) * per; c < end; ++c) {
+        const int8_t* wc = w.data_as<int8_t>() + c * k;
+        float v = 0.0f;
+        for (int64_t b = 0; b < blocks; ++b) {
+          v += static_cast<float>(dot(row + b * block, wc + b * block, block)) * (row_scale * s[c * blocks + b]);
+        }
+        if (bias != nullptr) v += bias[c];
+        yr[c] = v < lo ? lo : v > hi ? hi : v;
       }
-      if (bias != nullptr) v += bias[c];
-      yr[c] = v < lo ? lo : v > hi ? hi : v;
-    }
+    });
   }
   return Error();
 }

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "sb/kernel.h"
+#include "sb/thread_pool.h"
 #include "xnnpack/microkernels/qs8_requantize.h"
 
 namespace sb::xnnpack_nodes::qs8 {
@@ -30,8 +31,9 @@ inline int32_t dot(const int16_t* a, const int8_t* b, int64_t n) {
 // channel), input zero point, output zero point, output min, output max, out, scratch. The weight is
 // packed for the GEMM micro-kernels and the bias holds the input zero point folded in
 // (microkernels/qs8_gemm.h: pack_filter); scratch is conv_scratch_bytes. Every non-depthwise conv
-// node kind runs it.
-Error conv(Args args);
+// node kind runs it. With a pool (sb/thread_pool.h) the blocks of 16 output channels (or, on small
+// planes, the output rows) of each group are split over it once the group's image is packed.
+Error conv(Args args, ThreadPool* pool = nullptr);
 
 // The same arguments for a depthwise convolution (groups = input channels, each giving
 // out_channels / groups outputs): the weight OIHW [O, 1, kh, kw], the bias as the node has it (int32
@@ -40,16 +42,17 @@ Error depthwise_conv(Args args);
 
 // Rows [M, I] by an int8 filter packed as one group of a 1x1 convolution (O outputs, I inputs; bias
 // folded likewise): input, weight, bias, multipliers (one per output), input zero point, output zero
-// point, output min, output max, out [M, O], scratch (fully_connected_scratch_bytes).
-Error fully_connected(Args args);
+// point, output min, output max, out [M, O], scratch (fully_connected_scratch_bytes). With a pool,
+// runs of output channel blocks split over it.
+Error fully_connected(Args args, ThreadPool* pool = nullptr);
 
 // Dynamically quantized rows [M, K] (each with its scale and zero point, row_params [M, 2] from
 // convert.f32_qd8) by an int8 [O, K] filter (4-bit filters unpacked at init), fp32 out [M, O]:
 // integer dot products per filter scale block, then acc * row scale * block scale summed over the
 // blocks, plus bias, clamped. weight_scales is [O] (one block: per channel) or [O, K / G] (per group
 // of G). Arguments: input, row_params, weight, bias (fp32 or none), weight_scales, output min, output
-// max, out, scratch (one widened row).
-Error dynamic_fully_connected(Args args);
+// max, out, scratch (one widened row). With a pool, each row's outputs split over it in runs.
+Error dynamic_fully_connected(Args args, ThreadPool* pool = nullptr);
 
 // The input index that output index `o` of a convolution reads through tap `k` along one dim of
 // `size` inputs, or -1 when the tap falls outside: o * stride - pad + k * dilation; for a transposed

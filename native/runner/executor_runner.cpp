@@ -2,8 +2,8 @@
 //
 //   executor_runner --model M.pte [--data W.ptd ...] [--input x.npy ...] [--output-dir D]
 //                   [--method forward] [--steps N] [--repeat N] [--trace-out T]
-//                   [--max-memory BYTES] [--max-work BYTES] [--max-seconds S]
-//   executor_runner --list-kernels | --list-prim-ops
+//                   [--max-memory BYTES] [--max-work BYTES] [--max-seconds S] [--threads N]
+//   executor_runner --list-kernels
 //
 // --data names a .ptd file (ExecuTorch's FlatTensor format) holding data the
 // program keeps outside the .pte: external constants and delegate weights,
@@ -18,8 +18,7 @@
 // --trace-out (tracing builds only) writes every operator the run invoked,
 // root or reached through the dispatcher, with the dtypes it saw.
 // --list-kernels prints each registered op and the ops it declares it may
-// call: "<op>\t<callee>,<callee>". --list-prim-ops prints the core's prim
-// ops, which every build registers, one per line.
+// call: "<op>\t<callee>,<callee>" (the prim ops too: kernels/prim, as selected).
 //
 // Without --input, each input is a deterministic generated tensor of the
 // program's input shape. Outputs are written as D/output<i>.npy. Any error
@@ -30,11 +29,16 @@
 // --max-seconds the wall time of all runs together, checked between
 // instructions. Defaults: sb::RuntimeLimits, no time limit. After the runs it
 // prints "memory_bytes N" and "work_bytes N" (the last run's).
+//
+// --threads N (default 1) runs the kernels on N threads: this one and N - 1
+// workers of a pool started before the program loads (sb/thread_pool.h).
+// Outputs are identical whatever N is.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,11 +51,17 @@
 #include "sb/data_file.h"
 #include "sb/limits.h"
 #include "sb/method.h"
-#include "sb/prim_ops.h"
 #include "sb/program.h"
 #include "sb/registry.h"
+#include "sb/thread_pool.h"
 #if SB_TRACING
 #include "trace_recorder.h"
+#endif
+
+// Whether the core reads .ptd files (native/core/src/features.h): the runner
+// is told too, so that --data on a runtime without them is refused up front.
+#ifndef SB_EXTERNAL_DATA
+#define SB_EXTERNAL_DATA 1
 #endif
 
 namespace {
@@ -62,6 +72,8 @@ using sb::ErrorCode;
 constexpr int kExitUsage = 2;
 constexpr int kExitFailure = 1;
 constexpr uint64_t kMaxSteps = 1000000;
+// More threads than any phone or desktop has cores only oversubscribes them.
+constexpr uint64_t kMaxThreads = 256;
 
 struct Options {
   std::string model;
@@ -73,16 +85,17 @@ struct Options {
   int repeat = 0;
   uint64_t steps = 1;
   bool list_kernels = false;
-  bool list_prim_ops = false;
   sb::RuntimeLimits limits;
   double max_seconds = 0;  // 0: no time limit
+  uint64_t threads = 1;
+  std::string bad_value;  // the one-line error of a flag's bad value (else the usage is printed)
 };
 
 const char kUsage[] =
     "usage: executor_runner --model M.pte [--data W.ptd ...] [--input x.npy ...] [--output-dir D] [--method NAME]"
     " [--steps N] [--repeat N]\n                       [--trace-out FILE] [--max-memory BYTES] [--max-work BYTES]"
-    " [--max-seconds S]\n"
-    "       executor_runner --list-kernels | --list-prim-ops";
+    " [--max-seconds S] [--threads N]\n"
+    "       executor_runner --list-kernels";
 
 // A whole decimal number, nothing else.
 bool parse_u64(const char* text, uint64_t* out) {
@@ -123,8 +136,6 @@ bool parse_args(int argc, char** argv, Options* opt) {
       opt->method = argv[++i];
     } else if (arg == "--list-kernels") {
       opt->list_kernels = true;
-    } else if (arg == "--list-prim-ops") {
-      opt->list_prim_ops = true;
     } else if (arg == "--trace-out" && has_value) {
       opt->trace_out = argv[++i];
     } else if (arg == "--repeat" && has_value) {
@@ -135,11 +146,24 @@ bool parse_args(int argc, char** argv, Options* opt) {
       if (!parse_u64(argv[++i], &opt->limits.work_bytes)) return false;
     } else if (arg == "--max-seconds" && has_value) {
       if (!parse_seconds(argv[++i], &opt->max_seconds)) return false;
+    } else if (arg == "--threads" && has_value) {
+      const char* text = argv[++i];
+      if (!parse_u64(text, &opt->threads) || opt->threads == 0 || opt->threads > kMaxThreads) {
+        opt->bad_value = "--threads takes a whole number of threads from 1 to " + std::to_string(kMaxThreads) +
+                         ", not '" + text + "'";
+        return false;
+      }
+#if !SB_THREADS
+      if (opt->threads > 1) {
+        opt->bad_value = "--threads " + std::string(text) + ": this runtime is built without threads (SB_THREADS=OFF)";
+        return false;
+      }
+#endif
     } else {
       return false;
     }
   }
-  return (!opt->model.empty() || opt->list_kernels || opt->list_prim_ops) && opt->repeat >= 0;
+  return (!opt->model.empty() || opt->list_kernels) && opt->repeat >= 0;
 }
 
 std::string stem(const std::string& path) {
@@ -197,9 +221,21 @@ int fail(const Error& err) {
 int main(int argc, char** argv) {
   Options opt;
   if (!parse_args(argc, argv, &opt)) {
-    fprintf(stderr, "%s\n", kUsage);
+    if (!opt.bad_value.empty()) {
+      fprintf(stderr, "error: %s\n", opt.bad_value.c_str());
+    } else {
+      fprintf(stderr, "%s\n", kUsage);
+    }
     return kExitUsage;
   }
+#if SB_THREADS
+  // Started here, before the program loads: execute() never starts a thread. One thread is this one.
+  std::unique_ptr<sb::ThreadPool> pool;
+  if (opt.threads > 1) {
+    pool.reset(new sb::ThreadPool(opt.threads));
+    opt.limits.threads = pool.get();
+  }
+#endif
 
   sb::OpRegistry registry;
   Error err = sb::register_kernels(registry);
@@ -213,10 +249,6 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (opt.list_prim_ops) {
-    for (const sb::KernelDef* def : sb::prim_ops()) printf("%s\n", def->op);
-    return 0;
-  }
 
   if (opt.max_seconds > 0) {
     opt.limits.deadline_ns = sb::sat_add(sb::monotonic_ns(), static_cast<uint64_t>(opt.max_seconds * 1e9));
@@ -226,6 +258,10 @@ int main(int argc, char** argv) {
 
   sb::Result<sb::Program> program = sb::Program::load(file.data(), file.size());
   if (!program.ok()) return fail(program.error);
+  if (!SB_EXTERNAL_DATA && !opt.data_files.empty()) {
+    return fail(Error::make(ErrorCode::kNotSupported, "--data %s: this runtime was built without external data (.ptd) support",
+                            opt.data_files[0].c_str()));
+  }
   // Each data file's bytes and its name; the DataFiles point into both, so neither moves once read.
   std::vector<std::vector<uint8_t>> data_bytes(opt.data_files.size());
   std::vector<std::string> data_labels(opt.data_files.size());

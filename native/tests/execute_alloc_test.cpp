@@ -1,7 +1,8 @@
 // Proves that Method::execute does not touch the heap: malloc and friends
 // are interposed and counted while execute() runs.
 //
-//   execute_alloc_test [--output-dir D] M.pte[+W.ptd...][#method][=in0.npy,in1.npy[;in0.npy,...]] [M2.pte ...]
+//   execute_alloc_test [--output-dir D] [--threads N] M.pte[+W.ptd...][#method][=in0.npy,in1.npy[;in0.npy,...]]
+//                      [M2.pte ...]
 //
 // +W.ptd attaches a data file (the program's external weights); #method runs
 // that method instead of forward.
@@ -13,8 +14,16 @@
 // model writes its tensor outputs to D/model<i>.run<r>.output<k>.npy. Prints
 // one line per model and exits non-zero if any execute (or set_input)
 // allocated.
+//
+// --threads N runs the methods on a pool of N threads (sb/thread_pool.h),
+// started before any program loads: its workers' allocations count too, and
+// so does a thread started while execute() runs (each maps a stack and
+// allocates its thread-local storage, and execute must start none).
+#include <dlfcn.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -27,6 +36,7 @@
 #include "sb/method.h"
 #include "sb/program.h"
 #include "sb/registry.h"
+#include "sb/thread_pool.h"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -34,8 +44,9 @@ void* __libc_calloc(size_t, size_t);
 void* __libc_realloc(void*, size_t);
 void* __libc_memalign(size_t, size_t);
 
-static bool g_counting = false;
-static size_t g_allocations = 0;
+// Atomic: the pool's workers allocate (or not) while the main thread counts.
+static std::atomic<bool> g_counting{false};
+static std::atomic<size_t> g_allocations{0};
 
 void* malloc(size_t n) {
   if (g_counting) ++g_allocations;
@@ -52,6 +63,13 @@ void* realloc(void* p, size_t n) {
 void* aligned_alloc(size_t alignment, size_t n) {
   if (g_counting) ++g_allocations;
   return __libc_memalign(alignment, n);
+}
+
+using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+  if (g_counting) ++g_allocations;
+  static const CreateFn next = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  return next(thread, attr, start, arg);
 }
 }
 
@@ -89,10 +107,29 @@ int main(int argc, char** argv) {
   int failures = 0;
   std::string output_dir;
   int first = 1;
-  if (argc > 2 && std::string(argv[1]) == "--output-dir") {
-    output_dir = argv[2];
+  if (argc > first + 1 && std::string(argv[first]) == "--output-dir") {
+    output_dir = argv[first + 1];
     mkdir(output_dir.c_str(), 0755);  // may exist already; write_npy reports real failures
-    first = 3;
+    first += 2;
+  }
+  sb::RuntimeLimits limits;
+  if (argc > first + 1 && std::string(argv[first]) == "--threads") {
+    const int threads = atoi(argv[first + 1]);
+    if (threads < 1) {
+      fprintf(stderr, "error: --threads takes a whole number from 1\n");
+      return 2;
+    }
+#if SB_THREADS
+    // Started before counting, as a caller does before execute.
+    static sb::ThreadPool pool(static_cast<size_t>(threads));
+    limits.threads = &pool;
+#else
+    if (threads > 1) {
+      fprintf(stderr, "error: built without threads (SB_THREADS=OFF)\n");
+      return 2;
+    }
+#endif
+    first += 2;
   }
   for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -144,7 +181,8 @@ int main(int argc, char** argv) {
     }
     if (program.ok()) program.value.use_data_files(data_files.data(), data_files.size());
     sb::Method method;
-    if (!program.ok() || !(err = method.load(program.value, method_name.c_str(), registry, model.c_str())).ok()) {
+    if (!program.ok() ||
+        !(err = method.load(program.value, method_name.c_str(), registry, model.c_str(), limits)).ok()) {
       fprintf(stderr, "error: %s\n", program.ok() ? err.message() : program.error.message());
       return 2;
     }
@@ -170,8 +208,8 @@ int main(int argc, char** argv) {
         }
       }
     }
-    printf("%s allocations_during_execute=%zu\n", model.c_str(), g_allocations);
-    failures += g_allocations != 0;
+    printf("%s allocations_during_execute=%zu\n", model.c_str(), g_allocations.load());
+    failures += g_allocations.load() != 0;
   }
   return failures == 0 ? 0 : 1;
 }

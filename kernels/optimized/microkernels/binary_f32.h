@@ -15,7 +15,15 @@
 
 #include "sb/tensor.h"  // kMaxDims
 
+namespace sb {
+class ThreadPool;
+}  // namespace sb
+
 namespace sb::optimized {
+
+// Elements per tile of a parallel element-wise loop (whole vectors at every width): 64 KiB of
+// output, enough to outweigh taking a tile, small enough that two threads share a 1 MB map evenly.
+constexpr int64_t kElementTile = 16 * 1024;
 
 // A broadcast binary op folded into runs: out's dims with size-1 dims dropped
 // and adjacent dims merged wherever both operands stay linear across them.
@@ -30,11 +38,14 @@ struct BinaryPlan {
 // alpha; k = +-1 gives a + b and a - b exactly, fused or not).
 enum class BinaryOp : int32_t { kAxpy, kMul, kDiv };
 
-// out = a op b over `plan` (contiguous data).
-void binary_f32(const BinaryPlan& plan, const float* a, const float* b, float* out, BinaryOp op, float k = 1.0f);
+// out = a op b over `plan` (contiguous data); with a pool, tiles of
+// kElementTile elements of out (from kParallelMinElements of them) split over it.
+void binary_f32(const BinaryPlan& plan, const float* a, const float* b, float* out, BinaryOp op, float k = 1.0f,
+                ThreadPool* pool = nullptr);
 
 // y[i] = x[i] op c for i < n (the tensor-scalar kernels): binary_f32 with c
 // broadcast.
-void binary_scalar_f32(const float* x, float c, float* y, int64_t n, BinaryOp op, float k = 1.0f);
+void binary_scalar_f32(const float* x, float c, float* y, int64_t n, BinaryOp op, float k = 1.0f,
+                       ThreadPool* pool = nullptr);
 
 }  // namespace sb::optimized

@@ -229,9 +229,11 @@ void pack_direct(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nr
 // ladder. `direct` (may be null) gives B in place for tiles of whole
 // vectors; the others are packed into `panel` (kGemmScratchBytes, null when
 // no tile needs it).
-__attribute__((noinline)) void drive_tiles(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                           const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
-                                           GemmBias bias, int64_t nv_max, float* panel) {
+// Only columns [j_begin, j_end) of C are computed (a block of a parallel GEMM;
+// j_begin a multiple of the tile width).
+__attribute__((noinline)) void drive_tiles(int64_t m, int64_t j_begin, int64_t n, int64_t k, const float* a,
+                                           int64_t lda, const DirectSource* direct, PanelPacker packer, float* c,
+                                           int64_t ldc, GemmBias bias, int64_t nv_max, float* panel) {
   const int64_t tile_nr = nv_max * kLanes;
   const int64_t kc_max = kGemmScratchBytes / (tile_nr * static_cast<int64_t>(sizeof(float)));
   int64_t kc_step = k;  // K blocks of equal length, as few as fit
@@ -239,7 +241,7 @@ __attribute__((noinline)) void drive_tiles(int64_t m, int64_t n, int64_t k, cons
     const int64_t kblocks = (k + kc_max - 1) / kc_max;
     kc_step = (k + kblocks - 1) / kblocks;
   }
-  for (int64_t j = 0, nr; j < n; j += nr) {
+  for (int64_t j = j_begin, nr; j < n; j += nr) {
     nr = n - j < tile_nr ? n - j : tile_nr;
     int64_t nv = (nr + kLanes - 1) / kLanes;
     if (nv == 3) nr = (nv = 2) * kLanes;  // 2 vectors, then 1: no 3-vector tile
@@ -266,16 +268,43 @@ __attribute__((noinline)) void drive_tiles(int64_t m, int64_t n, int64_t k, cons
 
 // The panel in its own frame, so that GEMMs reading B in place keep their
 // stack (the tiles' spill and store records) near the caller's hot lines.
-__attribute__((noinline)) void drive_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                            const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
-                                            GemmBias bias, int64_t nv_max) {
+__attribute__((noinline)) void drive_packed(int64_t m, int64_t j_begin, int64_t n, int64_t k, const float* a,
+                                            int64_t lda, const DirectSource* direct, PanelPacker packer, float* c,
+                                            int64_t ldc, GemmBias bias, int64_t nv_max) {
   alignas(64) float panel[kGemmScratchBytes / sizeof(float)];
-  drive_tiles(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max, panel);
+  drive_tiles(m, j_begin, n, k, a, lda, direct, packer, c, ldc, bias, nv_max, panel);
+}
+
+// How C of m x n splits into blocks: `cols` blocks of `col_step` columns (a multiple of `col_unit`)
+// by `rows` blocks of `row_step` rows (a multiple of `row_unit`). Columns first (each block then
+// reads or packs only its own part of B), rows when the columns are too few. Depends on the shape only.
+struct Blocks {
+  int64_t rows = 1, row_step = 0, cols = 1, col_step = 0;
+};
+
+Blocks split(int64_t m, int64_t n, int64_t k, int64_t row_unit, int64_t col_unit) {
+  Blocks b;
+  b.row_step = m;
+  b.col_step = n;
+  const int64_t fmas = m * n * k;
+  int64_t want = fmas / kGemmMinBlockFmas;
+  want = want > kGemmMaxBlocks ? kGemmMaxBlocks : want;
+  if (want < 2) return b;
+  const int64_t col_units = (n + col_unit - 1) / col_unit;
+  const int64_t cols = col_units < want ? col_units : want;
+  b.col_step = (col_units + cols - 1) / cols * col_unit;
+  b.cols = (n + b.col_step - 1) / b.col_step;
+  const int64_t row_units = (m + row_unit - 1) / row_unit;
+  int64_t rows = want / b.cols;
+  rows = rows < 1 ? 1 : rows > row_units ? row_units : rows;
+  b.row_step = (row_units + rows - 1) / rows * row_unit;
+  b.rows = (m + b.row_step - 1) / b.row_step;
+  return b;
 }
 
 __attribute__((noinline)) void drive(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                                      const DirectSource* direct, PanelPacker packer, float* c, int64_t ldc,
-                                     GemmBias bias, int64_t nv_max) {
+                                     GemmBias bias, int64_t nv_max, ThreadPool* pool) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {  // C = bias: A and B may be empty (even null) tensors
     for (int64_t i = 0; i < m; ++i) {
@@ -283,11 +312,23 @@ __attribute__((noinline)) void drive(int64_t m, int64_t n, int64_t k, const floa
     }
     return;
   }
-  if (direct && n % kLanes == 0) {  // every tile of whole vectors
-    drive_tiles(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max, nullptr);
-  } else {
-    drive_packed(m, n, k, a, lda, direct, packer, c, ldc, bias, nv_max);
-  }
+  const bool in_place = direct && n % kLanes == 0;  // every tile of whole vectors: no panel
+  const uint64_t fmas = static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k);
+  pool = pool_for(pool, fmas, kParallelMinFmas);
+  const Blocks blocks = pool ? split(m, n, k, kGemmMR, nv_max * kLanes) : Blocks{1, m, 1, n};
+  parallelize_2d(pool, static_cast<size_t>(blocks.rows), static_cast<size_t>(blocks.cols), [&](size_t r, size_t q) {
+    const int64_t i0 = static_cast<int64_t>(r) * blocks.row_step;
+    const int64_t j0 = static_cast<int64_t>(q) * blocks.col_step;
+    const int64_t rows = m - i0 < blocks.row_step ? m - i0 : blocks.row_step;
+    const int64_t j1 = n - j0 < blocks.col_step ? n : j0 + blocks.col_step;
+    GemmBias rb = bias;
+    if (rb.row) rb.row += i0;
+    if (in_place) {
+      drive_tiles(rows, j0, j1, k, a + i0 * lda, lda, direct, packer, c + i0 * ldc, ldc, rb, nv_max, nullptr);
+    } else {
+      drive_packed(rows, j0, j1, k, a + i0 * lda, lda, direct, packer, c + i0 * ldc, ldc, rb, nv_max);
+    }
+  });
 }
 
 int64_t tile_vectors(int64_t m) { return m <= kSmallMR ? kSmallNV : kGemmNV; }
@@ -369,18 +410,28 @@ __attribute__((noinline)) void gemm_few_columns(int64_t m, int64_t n, int64_t k,
 }  // namespace
 
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-              int64_t ldc, GemmBias bias) {
+              int64_t ldc, GemmBias bias, ThreadPool* pool) {
   if (n > 0 && n <= kDotMaxN && k >= 2 * kLanes && m > 0) {
-    gemm_few_columns(m, n, k, a, lda, b, ldb, c, ldc, bias);
+    // Blocks of rows, each with its own copy of B's columns.
+    pool = pool_for(pool, static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k),
+                    kParallelMinFmas);
+    const Blocks blocks = pool ? split(m, n, k, kDotMR, n) : Blocks{1, m, 1, n};
+    parallelize_1d(pool, static_cast<size_t>(blocks.rows), [&](size_t r) {
+      const int64_t i0 = static_cast<int64_t>(r) * blocks.row_step;
+      GemmBias rb = bias;
+      if (rb.row) rb.row += i0;
+      gemm_few_columns(m - i0 < blocks.row_step ? m - i0 : blocks.row_step, n, k, a + i0 * lda, lda, b, ldb,
+                       c + i0 * ldc, ldc, rb);
+    });
     return;
   }
   const DirectSource src{b, ldb};
-  drive(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias, tile_vectors(m));
+  drive(m, n, k, a, lda, &src, PanelPacker{&pack_direct, &src}, c, ldc, bias, tile_vectors(m), pool);
 }
 
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
-                     int64_t ldc, GemmBias bias) {
-  drive(m, n, k, a, lda, nullptr, packer, c, ldc, bias, kGemmNV);  // panels at most kGemmNR wide
+                     int64_t ldc, GemmBias bias, ThreadPool* pool) {
+  drive(m, n, k, a, lda, nullptr, packer, c, ldc, bias, kGemmNV, pool);  // panels at most kGemmNR wide
 }
 
 void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,

@@ -17,11 +17,19 @@
 // gemm_f32 with at most half a vector of columns (pointwise convolutions
 // over tiny planes) takes dot products along K instead: B's few columns
 // copied into rows, whole vectors of K.
+//
+// Given a pool (sb/thread_pool.h), a GEMM of at least kParallelMinFmas
+// splits C into blocks of whole column tiles (or, when the columns are few,
+// whole row blocks), the split set by the shape alone. Every element of C is
+// the same chain of FMAs whichever block and thread computes it (the K
+// blocking is fixed by the whole GEMM's tile width), so results do not depend
+// on the thread count.
 #pragma once
 
 #include <cstdint>
 
 #include "optimized/simd/vec.h"
+#include "sb/thread_pool.h"
 
 #if defined(__AVX512F__) || defined(__AVX2__) || (defined(__AVX__) && defined(__FMA__))
 #include <immintrin.h>
@@ -49,6 +57,13 @@ constexpr int64_t kGemmNR = kGemmNV * kLanes;
 constexpr int64_t kGemmScratchBytes = 24 * 1024;
 constexpr int64_t kGemmKC = kGemmScratchBytes / (kGemmNR * static_cast<int64_t>(sizeof(float)));
 
+// A parallel GEMM's blocks: at most kGemmMaxBlocks (enough for 2 to 4 threads
+// to share evenly when blocks take unequal time), none under
+// kGemmMinBlockFmas (a block must outweigh handing it over). Convolution's
+// bands split by the same rule.
+constexpr int64_t kGemmMaxBlocks = 12;
+constexpr int64_t kGemmMinBlockFmas = static_cast<int64_t>(kParallelMinFmas / 4);
+
 // Writes B[k0 .. k0+kc) x [j0 .. j0+nr) (nr <= width) into dst as kc rows of
 // `width` floats, columns nr .. width-1 zero.
 struct PanelPacker {
@@ -73,19 +88,20 @@ struct ColumnMap {
 
 // C = A * B + bias, B a row-major matrix with leading dimension ldb.
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-              int64_t ldc, GemmBias bias = {});
+              int64_t ldc, GemmBias bias = {}, ThreadPool* pool = nullptr);
 
 // C = A * B + bias, B given by panels the packer writes (at most kGemmNR
 // columns wide).
 void gemm_f32_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, PanelPacker packer, float* c,
-                     int64_t ldc, GemmBias bias = {});
+                     int64_t ldc, GemmBias bias = {}, ThreadPool* pool = nullptr);
 
 // C = A * B + bias where B's row p is b + offsets[p] .. (a row-major B whose
 // rows sit anywhere: convolution's shifted input rows), C's columns placed
 // by `map`. Every tile reads whole kGemmNR-column rows: b + offsets[p] + j
 // must be readable for every j < n rounded up to kGemmNR (columns past n are
 // computed, not stored). No K blocking: the caller keeps k small enough for
-// B to stay in cache. bias.col is not supported here.
+// B to stay in cache. bias.col is not supported here. Single-threaded: its
+// caller (convolution's bands) splits the rows of C itself.
 void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                       const int32_t* offsets, float* c, int64_t ldc, const float* row_bias, ColumnMap map);
 

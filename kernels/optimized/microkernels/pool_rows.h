@@ -5,6 +5,7 @@
 
 #include "optimized/simd/vec.h"
 #include "optimized/simd/vec_reduce.h"
+#include "sb/thread_pool.h"
 #include "util/pool.h"
 
 namespace sb::optimized {
@@ -35,6 +36,23 @@ struct PoolBands {
   int64_t len, row_len, band;
   int64_t tap_off[kPoolMaxKernel];
 };
+
+// A pool's planes as the tiles of a parallel loop: runs of whole planes of at least
+// kPoolTileElements input elements each (fewer planes than that: one tile).
+constexpr int64_t kPoolTileElements = 16 * 1024;
+
+struct PoolTiles {
+  int64_t planes;   // per tile
+  size_t count;     // tiles
+  uint64_t elements;  // input elements of the whole pool
+};
+
+inline PoolTiles pool_tiles(const kernels::PoolGeometry& g) {
+  const int64_t plane = g.h * g.w > 0 ? g.h * g.w : 1;
+  int64_t per = (kPoolTileElements + plane - 1) / plane;
+  per = per < 1 ? 1 : per;
+  return PoolTiles{per, tiles_of(g.planes, per), static_cast<uint64_t>(g.planes) * static_cast<uint64_t>(plane)};
+}
 
 // The kLanes floats from p where only `left` (< kLanes, maybe <= 0) may be read: the rest zero.
 // Out of line: the end of a tensor is rare.

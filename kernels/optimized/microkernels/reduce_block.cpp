@@ -2,6 +2,7 @@
 
 #include "optimized/simd/vec.h"
 #include "optimized/simd/vec_reduce.h"
+#include "sb/thread_pool.h"
 
 namespace sb::optimized {
 
@@ -64,9 +65,8 @@ VecF block_sums(const float* p, int64_t rows, int64_t count) {
   return v[0];
 }
 
-}  // namespace
-
-void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float divisor) {
+// The loop itself, on one thread.
+void sum_rows(const float* in, float* out, const ReductionBlock& block, float divisor) {
   const int64_t inner = block.inner;
   const int64_t count = block.count;
   if (inner == 1) {
@@ -93,6 +93,28 @@ void sum_block_f32(const float* in, float* out, const ReductionBlock& block, flo
       store_tail(y + i, acc / divisor, rest);
     }
   }
+}
+
+}  // namespace
+
+// Inputs per tile of a parallel reduction (its whole rows: at least one).
+constexpr int64_t kReduceTileElements = 16 * 1024;
+
+void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float divisor, ThreadPool* pool) {
+  const int64_t row = block.count * block.inner;  // inputs per output row
+  pool = pool_for(pool, static_cast<uint64_t>(block.outer) * static_cast<uint64_t>(row), kParallelMinElements);
+  if (pool == nullptr || block.outer < 2 || row <= 0) {
+    sum_rows(in, out, block, divisor);
+    return;
+  }
+  int64_t rows = (kReduceTileElements + row - 1) / row;
+  if (block.inner == 1) rows = (rows + kLanes - 1) / kLanes * kLanes;  // the loop's groups of kLanes rows
+  parallelize_1d(pool, tiles_of(block.outer, rows), [&](size_t t) {
+    const int64_t o = static_cast<int64_t>(t) * rows;
+    ReductionBlock part = block;
+    part.outer = block.outer - o < rows ? block.outer - o : rows;
+    sum_rows(in + o * row, out + o * block.inner, part, divisor);
+  });
 }
 
 }  // namespace sb::optimized

@@ -6,6 +6,10 @@
 
 #include <cstdint>
 
+namespace sb {
+class ThreadPool;
+}  // namespace sb
+
 namespace sb::optimized {
 
 struct ReductionBlock {
@@ -15,8 +19,11 @@ struct ReductionBlock {
 };
 
 // out[o, i] = (sum over r of in[o, r, i]) / divisor, vectorised over i (when inner is 1: over
-// kLanes rows at a time, or along r). out holds outer × inner elements.
-void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float divisor);
+// kLanes rows at a time, or along r). out holds outer × inner elements. With a pool, from
+// kParallelMinElements inputs, tiles of whole output rows (whole groups of kLanes of them when
+// inner is 1, as the loop takes them) split over it: each output is summed alike either way.
+void sum_block_f32(const float* in, float* out, const ReductionBlock& block, float divisor,
+                   ThreadPool* pool = nullptr);
 
 // Sum of p[0..n), vectorised (several accumulators).
 float sum_f32(const float* p, int64_t n);

@@ -1,5 +1,6 @@
 // The shared softmax loops of optimized/microkernels/softmax_rows.h.
 #include "optimized/microkernels/softmax_rows.h"
+#include "sb/thread_pool.h"
 
 #include <cmath>
 
@@ -60,18 +61,37 @@ void columns(const float* x, float* y, int64_t n, int64_t inner, int64_t w, bool
 
 }  // namespace
 
-void softmax_f32(const float* x, float* y, const SoftmaxShape& s, bool log) {
+// Elements per tile of a parallel softmax (whole rows or column vectors: at least one).
+constexpr int64_t kSoftmaxTileElements = 16 * 1024;
+
+void softmax_f32(const float* x, float* y, const SoftmaxShape& s, bool log, ThreadPool* pool) {
   const int64_t plane = s.n * s.inner;
-  for (int64_t o = 0; o < s.outer; ++o) {
-    if (s.inner == 1) {
-      row(x + o * plane, y + o * plane, s.n, log);
-      continue;
-    }
-    for (int64_t i = 0; i < s.inner; i += kLanes) {
+  // Items: a row (inner 1) or a vector of columns of one outer index, numbered o-major.
+  const int64_t per_outer = s.inner == 1 ? 1 : (s.inner + kLanes - 1) / kLanes;
+  const int64_t items = s.outer * per_outer;
+  const int64_t item_elements = s.inner == 1 ? s.n : s.n * (s.inner < kLanes ? s.inner : kLanes);
+  const auto run = [&](int64_t first, int64_t last) {
+    for (int64_t t = first; t < last; ++t) {
+      const int64_t o = t / per_outer;
+      if (s.inner == 1) {
+        row(x + o * plane, y + o * plane, s.n, log);
+        continue;
+      }
+      const int64_t i = t % per_outer * kLanes;
       const int64_t w = s.inner - i < kLanes ? s.inner - i : kLanes;
       columns(x + o * plane + i, y + o * plane + i, s.n, s.inner, w, log);
     }
+  };
+  pool = pool_for(pool, static_cast<uint64_t>(s.outer) * static_cast<uint64_t>(plane), kParallelMinElements);
+  if (pool == nullptr) {
+    run(0, items);
+    return;
   }
+  const int64_t step = (kSoftmaxTileElements + item_elements - 1) / item_elements;
+  parallelize_1d(pool, tiles_of(items, step), [&](size_t t) {
+    const int64_t first = static_cast<int64_t>(t) * step;
+    run(first, items - first < step ? items : first + step);
+  });
 }
 
 }  // namespace sb::optimized

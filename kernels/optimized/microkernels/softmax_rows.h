@@ -4,6 +4,10 @@
 
 #include <cstdint>
 
+namespace sb {
+class ThreadPool;
+}  // namespace sb
+
 namespace sb::optimized {
 
 struct SoftmaxShape {
@@ -14,7 +18,9 @@ struct SoftmaxShape {
 
 // softmax (log: log-softmax) of x ([outer, n, inner], contiguous) into y
 // along its middle dim; y may alias x. Out of line (softmax_rows.cpp): both
-// kernels share it.
-void softmax_f32(const float* x, float* y, const SoftmaxShape& s, bool log);
+// kernels share it. With a pool, from kParallelMinElements elements, tiles of
+// whole rows (or of whole column vectors, which the loop takes one at a time)
+// split over it.
+void softmax_f32(const float* x, float* y, const SoftmaxShape& s, bool log, ThreadPool* pool = nullptr);
 
 }  // namespace sb::optimized

@@ -111,7 +111,8 @@ Error add_scaled_f32(const char* op, KernelContext& ctx, Args args, const Kernel
       !prepare_binary_f32(op, a, b, out, &plan)) {
     return portable.fn(ctx, args);
   }
-  binary_f32(plan, a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), BinaryOp::kAxpy, sign * alpha);
+  binary_f32(plan, a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), BinaryOp::kAxpy, sign * alpha,
+             ctx.threads());
   return Error();
 }
 
@@ -121,7 +122,7 @@ Error binary_out_f32(const char* op, KernelContext& ctx, Args args, const Kernel
   Tensor& out = *args[2]->as_tensor;
   BinaryPlan plan;
   if (!prepare_binary_f32(op, a, b, out, &plan)) return portable.fn(ctx, args);
-  binary_f32(plan, a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), bop);
+  binary_f32(plan, a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), bop, 1.0f, ctx.threads());
   return Error();
 }
 

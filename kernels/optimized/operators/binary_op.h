@@ -8,8 +8,25 @@
 #include "optimized/microkernels/binary_f32.h"
 #include "sb/kernel.h"
 #include "sb/tensor.h"
+#include "sb/thread_pool.h"
 
 namespace sb::optimized {
+
+// fn(begin, count) over the elements [0, n) of an element-wise map: all at once, or, with a pool
+// and at least kParallelMinElements of them, in tiles of kElementTile (whole vectors) split over
+// it. Every element is computed alike in either case, so the outputs do not depend on the split.
+template <class F>
+void for_element_tiles(ThreadPool* pool, int64_t n, const F& fn) {
+  pool = pool_for(pool, static_cast<uint64_t>(n > 0 ? n : 0), kParallelMinElements);
+  if (pool == nullptr) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  parallelize_1d(pool, tiles_of(n, kElementTile), [&](size_t t) {
+    const int64_t begin = static_cast<int64_t>(t) * kElementTile;
+    fn(begin, n - begin < kElementTile ? n - begin : kElementTile);
+  });
+}
 
 // The float fast path's preconditions for a unary kernel whose portable form
 // takes in and out of any dtypes: both Float, and out takes in's shape

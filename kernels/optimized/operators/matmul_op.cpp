@@ -22,7 +22,17 @@ Error matmul_f32(const char* op, KernelContext& ctx, Args args, const KernelDef&
   const float* pa = a.data_as<float>();
   const float* pb = b.data_as<float>();
   float* pc = out.data_as<float>();
-  for (int64_t i = 0; i < batch; ++i) gemm_f32(m, n, k, pa + i * m * k, k, pb + i * k * n, n, pc + i * m * n, n);
+  // Several products (bmm; none for an empty batch): one per tile, each on one thread; a single one
+  // splits its own blocks.
+  ThreadPool* pool = pool_for(ctx.threads(), static_cast<uint64_t>(batch * m * n * k), kParallelMinFmas);
+  if (batch != 1) {
+    parallelize_1d(pool, static_cast<size_t>(batch), [&](size_t i) {
+      const int64_t b = static_cast<int64_t>(i);
+      gemm_f32(m, n, k, pa + b * m * k, k, pb + b * k * n, n, pc + b * m * n, n);
+    });
+    return Error();
+  }
+  gemm_f32(m, n, k, pa, k, pb, n, pc, n, GemmBias{}, pool);
   return Error();
 }
 

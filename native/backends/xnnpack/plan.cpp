@@ -2036,7 +2036,7 @@ Error run_plan(const Plan& plan, const BackendExecutionContext& context, Args ar
       continue;
     }
     Error err = invoke(*context.registry, context.trace, *step.kernel, nullptr, Args(step.args, step.num_args),
-                       step.callees);
+                       step.callees, context.threads);
     if (!err.ok()) {
       return Error::make(err.code(), "XNNPACK node %u (%s): %s", static_cast<unsigned>(step.node), step.kernel->op,
                          err.message());

@@ -10,6 +10,7 @@
 #include "sb/flatbuffer.h"
 #include "sb/program.h"
 #include "sb/registry.h"
+#include "features.h"
 #include "schema.h"
 
 #ifndef SB_DELEGATES
@@ -19,7 +20,7 @@
 namespace sb {
 namespace {
 
-Error invalid(const char* what) { return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s", what); }
+Error invalid(const char* what) { return Error::invalid_program("%s", what); }
 
 // A delegate's processed payload: inline in the flatbuffer or a segment.
 Result<Span<const uint8_t>> payload(const Program& program, fb::Reader& r, const fb::Table& delegate,
@@ -34,8 +35,8 @@ Result<Span<const uint8_t>> payload(const Program& program, fb::Reader& r, const
     snprintf(what, sizeof what, "the %s delegate", backend_id);
     return program.segment(index, what);
   }
-  return Error::make(ErrorCode::kInvalidProgram, "invalid program: a delegate's payload has unknown location %d",
-                     static_cast<int>(location));
+  return Error::invalid_program("a delegate's payload has unknown location %d",
+                                static_cast<int>(location));
 }
 
 Error init_delegate(const Program& program, fb::Reader& r, const fb::Table& delegate, const Backend& backend,
@@ -143,7 +144,7 @@ Result<Span<const uint8_t>> NamedData::get(Span<const char> key) const {
       // A key the program and a data file both hold is ambiguous: refused, as ExecuTorch's merged data map
       // refuses it, rather than one copy silently winning.
       for (const DataFile& file : program_->data_files()) {
-        if (file.find(key) < 0) continue;
+        if (!SB_EXTERNAL_DATA || file.find(key) < 0) continue;
         char shown[80];
         format_key(shown, sizeof shown, key);
         return Error::make(ErrorCode::kInvalidProgram, "named data '%s' is in both the program and %s", shown,
@@ -153,7 +154,7 @@ Result<Span<const uint8_t>> NamedData::get(Span<const char> key) const {
     }
   }
   // Not in the program: in its data files (.ptd), where delegates' external weights go.
-  if (program_ != nullptr && !program_->data_files().empty()) {
+  if (SB_EXTERNAL_DATA && program_ != nullptr && !program_->data_files().empty()) {
     Result<DataEntry> external = program_->external_data(key, "named data");
     if (!external.ok()) return external.error;
     return external.value.bytes;
@@ -161,8 +162,13 @@ Result<Span<const uint8_t>> NamedData::get(Span<const char> key) const {
   // The key comes from a payload: printable characters only, and not too many.
   char shown[80];
   format_key(shown, sizeof shown, key);
-  return Error::make(ErrorCode::kInvalidProgram, "invalid program: no named data '%s' (%u entries)", shown,
-                     static_cast<unsigned>(list.length));
+  if (!SB_EXTERNAL_DATA) {
+    // Delegates keep weights tagged for a file in a .ptd: the likely reason a key is not in the program.
+    return Error::make(ErrorCode::kNotSupported, "named data '%s' is not in the program, and %s", shown,
+                       kNoExternalData);
+  }
+  return Error::invalid_program("no named data '%s' (%u entries)", shown,
+                                static_cast<unsigned>(list.length));
 }
 
 Result<Span<const uint8_t>> NamedData::get(const char* key) const {

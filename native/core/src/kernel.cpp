@@ -10,52 +10,48 @@
 namespace sb {
 namespace {
 
-bool tag_matches(char kind, Tag tag) {
+constexpr uint16_t bit(Tag t) { return static_cast<uint16_t>(1u << static_cast<unsigned>(t)); }
+constexpr uint16_t kTensor = bit(Tag::kTensor);
+constexpr uint16_t kNone = bit(Tag::kNone);
+constexpr uint16_t kScalar = bit(Tag::kInt) | bit(Tag::kDouble) | bit(Tag::kBool);
+
+// The tags an argument kind takes, one bit per Tag: a switch of constants,
+// which the compiler makes one small table.
+uint16_t kind_tags(char kind) {
   switch (kind) {
     case 'T':
-    case 'W': return tag == Tag::kTensor;
-    case 't': return tag == Tag::kTensor || tag == Tag::kNone;
-    case 'L': return tag == Tag::kTensorList;
-    case 'O': return tag == Tag::kOptionalTensorList || tag == Tag::kTensorList;
-    case 'i': return tag == Tag::kInt;
-    case 'n': return tag == Tag::kInt || tag == Tag::kNone;
-    case 'I': return tag == Tag::kIntList;
-    case 'J': return tag == Tag::kIntList || tag == Tag::kNone;
-    case 'd': return tag == Tag::kDouble || tag == Tag::kInt;
-    case 'b': return tag == Tag::kBool;
-    case 'D': return tag == Tag::kDoubleList;
-    case 'B': return tag == Tag::kBoolList;
-    case 'E': return tag == Tag::kDoubleList || tag == Tag::kNone;
-    case 's': return tag == Tag::kInt || tag == Tag::kDouble || tag == Tag::kBool;
-    case 'S': return tag == Tag::kInt || tag == Tag::kDouble || tag == Tag::kBool || tag == Tag::kNone;
-    case 'z': return tag == Tag::kString;
-    case 'Z': return tag == Tag::kString || tag == Tag::kNone;
-    default: return false;
+    case 'W': return kTensor;
+    case 't': return kTensor | kNone;
+    case 'L': return bit(Tag::kTensorList);
+    case 'O': return bit(Tag::kOptionalTensorList) | bit(Tag::kTensorList);
+    case 'i': return bit(Tag::kInt);
+    case 'n': return bit(Tag::kInt) | kNone;
+    case 'I': return bit(Tag::kIntList);
+    case 'J': return bit(Tag::kIntList) | kNone;
+    case 'd': return bit(Tag::kDouble) | bit(Tag::kInt);
+    case 'b': return bit(Tag::kBool);
+    case 'D': return bit(Tag::kDoubleList);
+    case 'B': return bit(Tag::kBoolList);
+    case 'E': return bit(Tag::kDoubleList) | kNone;
+    case 's': return kScalar;
+    case 'S': return kScalar | kNone;
+    case 'z': return bit(Tag::kString);
+    case 'Z': return bit(Tag::kString) | kNone;
+    default: return 0;
   }
 }
 
-const char* kind_name(char kind) {
-  switch (kind) {
-    case 'T': return "tensor";
-    case 'W': return "tensor";
-    case 't': return "optional tensor";
-    case 'L': return "tensor list";
-    case 'O': return "optional tensor list";
-    case 'i': return "int";
-    case 'n': return "optional int";
-    case 'I': return "int list";
-    case 'J': return "optional int list";
-    case 'd': return "double";
-    case 'b': return "bool";
-    case 'D': return "double list";
-    case 'B': return "bool list";
-    case 'E': return "optional double list";
-    case 's': return "scalar";
-    case 'S': return "optional scalar";
-    case 'z': return "string";
-    case 'Z': return "optional string";
-    default: return "?";
-  }
+bool tag_matches(char kind, Tag tag) { return (kind_tags(kind) & bit(tag)) != 0; }
+
+// What a kind is called in messages: "optional " when it takes None, then the
+// name of its widest tag ("int list", "optional tensor list"); a scalar kind
+// takes three tags.
+const char* kind_name(char kind, const char** optional) {
+  const uint16_t tags = kind_tags(kind);
+  *optional = (tags & kNone) != 0 ? "optional " : "";
+  const unsigned some = tags & ~kNone;
+  if ((some & kScalar) == kScalar) return "scalar";
+  return some != 0 ? tag_name(static_cast<Tag>(31 - __builtin_clz(some))) : "?";
 }
 
 }  // namespace
@@ -177,22 +173,26 @@ Error check_signature(const KernelDef& def, Args args, CallSite site) {
     const Tag tag = args[expected] ? args[expected]->tag : Tag::kNone;
     const bool fits = ret == 'R' ? tag == Tag::kTensor || tag == Tag::kTensorList : tag_matches(ret, tag);
     if (!fits) {
-      return Error::make(ErrorCode::kInvalidProgram, "%s returns into a %s, expected a %s", def.op, tag_name(tag),
-                         ret == 'R' ? "tensor or tensor list" : kind_name(ret));
+      const char* optional = "";
+      const char* name = ret == 'R' ? "tensor or tensor list" : kind_name(ret, &optional);
+      return Error::make(ErrorCode::kInvalidProgram, "%s returns into a %s, expected a %s%s", def.op, tag_name(tag),
+                         optional, name);
     }
   }
   if (wrong != SIZE_MAX) {
     const Tag tag = args[wrong] ? args[wrong]->tag : Tag::kNone;
-    return Error::make(ErrorCode::kInvalidProgram, "%s argument %zu is a %s, expected a %s", def.op, wrong,
-                       tag_name(tag), kind_name(kind_at(def, wrong)));
+    const char* optional = "";
+    const char* name = kind_name(kind_at(def, wrong), &optional);
+    return Error::make(ErrorCode::kInvalidProgram, "%s argument %zu is a %s, expected a %s%s", def.op, wrong,
+                       tag_name(tag), optional, name);
   }
   return Error();
 }
 
 Error invoke(const OpRegistry& registry, TraceSink* trace, const KernelDef& def, const KernelDef* caller,
-             Args args, const KernelDef* const* callees) {
+             Args args, const KernelDef* const* callees, ThreadPool* threads) {
   if (trace != nullptr) trace->on_invoke(def, caller, args);
-  KernelContext ctx(registry, trace, def, callees);
+  KernelContext ctx(registry, trace, def, callees, threads);
   return def.fn(ctx, args);
 }
 
@@ -216,7 +216,7 @@ Error KernelContext::call(const char* op, Args args) {
   if (kernel_.layout != LayoutPolicy::kDefaultOnly && !(err = check_layout(*def, args, nullptr)).ok()) {
     return Error::make(err.code(), "%s: %s", kernel_.op, err.message());
   }
-  return invoke(registry_, trace_, *def, &kernel_, args);
+  return invoke(registry_, trace_, *def, &kernel_, args, nullptr, threads_);
 }
 
 }  // namespace sb

@@ -8,7 +8,7 @@
 #include "sb/backend.h"
 #include "sb/checked.h"
 #include "sb/flatbuffer.h"
-#include "sb/prim_ops.h"
+#include "features.h"
 #include "schema.h"
 
 // SB_DELEGATES: whether this runtime runs delegates (sb/backend.h). Off, the
@@ -71,11 +71,7 @@ constexpr uint32_t kNoList = UINT32_MAX;
 
 bool is_scalar_tag(Tag t) { return t == Tag::kInt || t == Tag::kDouble || t == Tag::kBool; }
 
-Error invalid(const char* format, unsigned a, unsigned b = 0) {
-  char what[128];
-  snprintf(what, sizeof what, format, a, b);
-  return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s", what);
-}
+Error invalid(const char* format, unsigned a, unsigned b = 0) { return Error::invalid_program(format, a, b); }
 
 bool supported_dtype(int8_t t) {
   switch (static_cast<ScalarType>(t)) {
@@ -367,13 +363,21 @@ class Method::Loader {
     // dims. Which kernels take which orders is checked per call, below.
     if (dim_order.length != 0) {
       if (dim_order.length != sizes.length) return invalid("tensor value %u has a dim order of the wrong length", i);
-      for (uint32_t d = 0; d < dim_order.length; ++d) t.dim_order[d] = r_.element<uint8_t>(dim_order, d);
-      if (!is_dim_order(t.dim_order, t.dim)) {
+      bool contiguous = true;
+      for (uint32_t d = 0; d < dim_order.length; ++d) {
+        t.dim_order[d] = r_.element<uint8_t>(dim_order, d);
+        contiguous = contiguous && t.dim_order[d] == d;
+      }
+      if (!is_dim_order(t.dim_order, t.dim) || (!SB_DIM_ORDERS && !contiguous)) {
         char order[64];
         format_dim_order(order, sizeof order, t);
-        return Error::make(ErrorCode::kInvalidProgram,
-                           "invalid program: tensor value %u has dim order %s, not a permutation of its %u dims", static_cast<unsigned>(i),
-                           order, static_cast<unsigned>(dim_order.length));
+        if (!SB_DIM_ORDERS && is_dim_order(t.dim_order, t.dim)) {
+          return Error::make(ErrorCode::kNotSupported, "tensor value %u has dim order %s: %s", static_cast<unsigned>(i),
+                             order, kNoDimOrders);
+        }
+        return Error::invalid_program(
+            "tensor value %u has dim order %s, not a permutation of its %u dims", static_cast<unsigned>(i),
+            order, static_cast<unsigned>(dim_order.length));
       }
     }
     if (r_.scalar<int32_t>(val, schema::tensor::kStorageOffset, 0) != 0) {
@@ -391,6 +395,10 @@ class Method::Loader {
     // External data: a constant points into its data file; mutable state (planned) starts as a copy of it.
     const uint8_t* initial = nullptr;
     if (external) {
+      if (!SB_EXTERNAL_DATA) {
+        return Error::make(ErrorCode::kNotSupported, "tensor value %u keeps its data in a .ptd file: %s",
+                           static_cast<unsigned>(i), kNoExternalData);
+      }
       Result<const uint8_t*> data = external_tensor(i, extra, t, static_cast<size_t>(nbytes));
       if (!data.ok()) return data.error;
       initial = data.value;
@@ -404,6 +412,10 @@ class Method::Loader {
       if (buffer_idx != 0 && !external) {
         // Mutable state with an initial value (ExecuTorch's mutable_data_segments): copied in once, here;
         // executes then carry it over, as ExecuTorch's do.
+        if (!SB_MUTABLE_DATA) {
+          return Error::make(ErrorCode::kNotSupported, "tensor value %u starts from stored mutable data: %s",
+                             static_cast<unsigned>(i), kNoMutableData);
+        }
         const uint64_t list = r_.scalar<uint64_t>(extra, schema::extra_tensor_info::kMutableDataSegmentsIdx, 0);
         Result<const uint8_t*> data = program_.mutable_data(list, buffer_idx, static_cast<size_t>(nbytes));
         if (!data.ok()) return data.error;
@@ -565,8 +577,8 @@ class Method::Loader {
     for (uint32_t k = 0; k < v.length; ++k) {
       const int32_t idx = r_.element<int32_t>(v, k);
       if (idx < 0 || static_cast<uint32_t>(idx) >= m_.num_values_) {
-        return Error::make(ErrorCode::kInvalidProgram, "invalid program: %s %u refers to value %d of %zu", what, static_cast<unsigned>(k),
-                           static_cast<int>(idx), m_.num_values_);
+        return Error::invalid_program("%s %u refers to value %d of %zu", what, static_cast<unsigned>(k),
+                                      static_cast<int>(idx), m_.num_values_);
       }
       (*out)[k] = static_cast<uint32_t>(idx);
     }
@@ -606,19 +618,17 @@ class Method::Loader {
       const fb::String name = r_.string(op, schema::operator_::kName);
       const fb::String overload = r_.string(op, schema::operator_::kOverload);
       if (r_.failed()) return invalid("operator %u is out of bounds", k);
+      // Registered kernels are named as "name.overload" ("aten::add.out"), or "name" without one.
       char full[128];
-      char base[96];
-      char over[32];
-      snprintf(base, sizeof base, "%.*s", static_cast<int>(name.length), name.data);
-      snprintf(over, sizeof over, "%.*s", static_cast<int>(overload.length), overload.data);
-      snprintf(full, sizeof full, overload.length ? "%s.%s" : "%s%s", base, over);
+      snprintf(full, sizeof full, "%.*s%s%.*s", static_cast<int>(name.length), name.data, overload.length ? "." : "",
+               static_cast<int>(overload.length), overload.data);
       printable(full);
-      if (const Backend* owner = node_kind_owner(base)) {
-        return Error::make(ErrorCode::kInvalidProgram,
-                           "invalid program: operator %u (%s) is a node kind of %s, which only its delegates run",
-                           static_cast<unsigned>(k), full, owner->id);
+      if (const Backend* owner = node_kind_owner(full)) {
+        return Error::invalid_program(
+            "operator %u (%s) is a node kind of %s, which only its delegates run",
+            static_cast<unsigned>(k), full, owner->id);
       }
-      const KernelDef* def = registry_.find(base, over);
+      const KernelDef* def = registry_.find(full);
       if (def == nullptr) {
         missing.add(full, nullptr);
         continue;
@@ -630,12 +640,15 @@ class Method::Loader {
     return missing.error(label_);
   }
 
-  // The registered backend whose node kinds live in op namespace `name`'s ("xnnpack::conv2d"), if any.
+  // The registered backend whose node kinds live in op namespace `name`'s ("xnnpack::conv2d.f32"), if any.
   const Backend* node_kind_owner(const char* name) const {
+    const size_t length = strlen(name);
     for (size_t b = 0; b < registry_.num_backends(); ++b) {
       const char* ns = registry_.backend(b).node_kinds;
       const size_t n = ns == nullptr ? 0 : strlen(ns);
-      if (n > 0 && strncmp(name, ns, n) == 0 && name[n] == ':' && name[n + 1] == ':') return &registry_.backend(b);
+      if (n > 0 && length > n + 1 && memcmp(name, ns, n) == 0 && name[n] == ':' && name[n + 1] == ':') {
+        return &registry_.backend(b);
+      }
     }
     return nullptr;
   }
@@ -771,9 +784,9 @@ class Method::Loader {
       if (r_.failed()) break;
       const size_t takes = arity(*def) + (returned_kind(*def) != '\0' ? 1 : 0);
       if (passed != takes) {
-        return Error::make(ErrorCode::kInvalidProgram,
-                           "invalid program: instruction %u: %s takes %zu arguments, the call passes %u", static_cast<unsigned>(k), def->op,
-                           takes, static_cast<unsigned>(passed));
+        return Error::invalid_program(
+            "instruction %u: %s takes %zu arguments, the call passes %u", static_cast<unsigned>(k), def->op,
+            takes, static_cast<unsigned>(passed));
       }
       total_args = sat_add(total_args, passed);
     }
@@ -791,15 +804,20 @@ class Method::Loader {
       const fb::Table args = r_.table(ins, schema::instruction::kArgs);
       Instruction& out = m_.instructions_[k];
       out.type = type;
+      if (!SB_CONTROL_FLOW && (type == schema::kMoveCall || type == schema::kJumpFalseCall)) {
+        return Error::make(ErrorCode::kNotSupported, "instruction %u %s: %s", static_cast<unsigned>(k),
+                           type == schema::kMoveCall ? "moves a value" : "jumps", kNoControlFlow);
+      }
       switch (type) {
         case schema::kKernelCall: {
           if (!(err = kernel_of(k, args, &out.kernel)).ok()) return err;
           if (!(err = read_args(k, r_.vector(args, schema::kernel_call::kArgs, 4), out, &next_arg)).ok()) return err;
           if (!(err = check_signature(*out.kernel, Args(out.args, out.num_args), CallSite::kProgram)).ok()) {
-            return Error::make(ErrorCode::kInvalidProgram, "invalid program: instruction %u: %s", static_cast<unsigned>(k), err.message());
+            return Error::invalid_program("instruction %u: %s", static_cast<unsigned>(k), err.message());
           }
-          // Dim orders are static: each call's are checked once, here.
-          if (!(err = check_layout(*out.kernel, Args(out.args, out.num_args), m_.values_)).ok()) return err;
+          // Dim orders are static: each call's are checked once, here. A runtime built without
+          // dim orders has only contiguous tensors (load_tensor), which every kernel takes.
+          if (SB_DIM_ORDERS && !(err = check_layout(*out.kernel, Args(out.args, out.num_args), m_.values_)).ok()) return err;
           if (returned_kind(*out.kernel) == 's') {
             m_.value_flags_[out.args[out.num_args - 1] - m_.values_] |= kRetaggable | kWritten;
           }
@@ -809,9 +827,9 @@ class Method::Loader {
           // The delegate was initialised with the plan (load_delegates).
           const int32_t index = r_.scalar<int32_t>(args, schema::delegate_call::kDelegateIndex, 0);
           if (index < 0 || static_cast<uint32_t>(index) >= m_.num_delegates_) {
-            return Error::make(ErrorCode::kInvalidProgram,
-                               "invalid program: instruction %u calls delegate %d, which does not exist (%zu delegates)",
-                               static_cast<unsigned>(k), static_cast<int>(index), m_.num_delegates_);
+            return Error::invalid_program(
+                "instruction %u calls delegate %d, which does not exist (%zu delegates)",
+                static_cast<unsigned>(k), static_cast<int>(index), m_.num_delegates_);
           }
           out.a = static_cast<uint32_t>(index);
 #if SB_DELEGATES
@@ -851,8 +869,10 @@ class Method::Loader {
   // the out already points there (the planner often gives it no memory of its
   // own), so every tensor has memory behind it from load on, and a view of a
   // constant counts as constant. Views of views resolve over a few passes.
+  // et_view is found in the registry: a build that did not select it has no
+  // call to it (load_operators refused the program).
   Error resolve_views() {
-    const KernelDef* view = find_prim_op("executorch_prim::et_view.default");
+    const KernelDef* view = registry_.find("executorch_prim::et_view.default");
     for (int pass = 0; pass < 16; ++pass) {
       bool changed = false;
       for (size_t k = 0; k < m_.num_instructions_; ++k) {
@@ -901,6 +921,15 @@ class Method::Loader {
 
   // Int lists with an item some instruction (or set_input) writes.
   Error load_dynamic_lists() {
+    if (!SB_DYNAMIC_LISTS) {
+      for (size_t k = 0; k < num_lists_; ++k) {
+        if (lists_[k].type == schema::kIntList && has_written_item(lists_[k])) {
+          return Error::make(ErrorCode::kNotSupported, "int list value %u holds sizes computed while the method runs: %s",
+                             static_cast<unsigned>(lists_[k].value), kNoDynamicLists);
+        }
+      }
+      return Error();
+    }
     uint64_t num_items = 0;
     size_t count = 0;
     for (size_t k = 0; k < num_lists_; ++k) {
@@ -956,12 +985,12 @@ class Method::Loader {
     for (size_t k = 0; k < m_.num_instructions_; ++k) {
       Instruction& ins = m_.instructions_[k];
       ins.cost = kInstructionCost;
-      if (ins.type == schema::kJumpFalseCall) charge(ins, m_.values_[ins.a]);
+      if (SB_CONTROL_FLOW && ins.type == schema::kJumpFalseCall) charge(ins, m_.values_[ins.a]);
       if (SB_DELEGATES && ins.type == schema::kDelegateCall) {
         // A delegate is charged the bytes of its values, as a kernel is.
         for (uint32_t a = 0; a < ins.num_args; ++a) {
           const size_t idx = static_cast<size_t>(ins.args[a] - m_.values_);
-          if (m_.dynamic_list_of_ != nullptr && m_.dynamic_list_of_[idx] != kNoList) ins.flags |= kRefreshLists;
+          if (takes_dynamic_list(idx)) ins.flags |= kRefreshLists;
           charge(ins, *ins.args[a]);
         }
         continue;
@@ -977,10 +1006,15 @@ class Method::Loader {
         if (*kind != '\0' && *kind != '>') ++kind;
         const size_t idx = static_cast<size_t>(ins.args[a] - m_.values_);
         if ((m_.value_flags_[idx] & kRetaggable) && !any_scalar) ins.flags |= kRecheck;
-        if (m_.dynamic_list_of_ != nullptr && m_.dynamic_list_of_[idx] != kNoList) ins.flags |= kRefreshLists;
+        if (takes_dynamic_list(idx)) ins.flags |= kRefreshLists;
         charge(ins, *ins.args[a]);
       }
     }
+  }
+
+  // Whether value `idx` is a dynamic list (never, in a runtime built without them).
+  bool takes_dynamic_list(size_t idx) const {
+    return SB_DYNAMIC_LISTS && m_.dynamic_list_of_ != nullptr && m_.dynamic_list_of_[idx] != kNoList;
   }
 
   // Adds what `v` costs to ins.cost now, or marks it to be added when it runs.
@@ -1056,14 +1090,16 @@ void Method::release() {
   free(input_index_);
   free(output_index_);
   free(value_flags_);
-  free(dynamic_list_of_);
-  free(dynamic_lists_);
-  free(dynamic_items_);
   value_flags_ = nullptr;
-  dynamic_list_of_ = nullptr;
-  dynamic_lists_ = nullptr;
-  num_dynamic_lists_ = 0;
-  dynamic_items_ = nullptr;
+  if (SB_DYNAMIC_LISTS) {  // never allocated otherwise
+    free(dynamic_list_of_);
+    free(dynamic_lists_);
+    free(dynamic_items_);
+    dynamic_list_of_ = nullptr;
+    dynamic_lists_ = nullptr;
+    num_dynamic_lists_ = 0;
+    dynamic_items_ = nullptr;
+  }
   planned_ = nullptr;
   num_planned_ = 0;
   input_buffers_ = nullptr;
@@ -1132,7 +1168,7 @@ Error Method::set_input(size_t i, const Value& scalar) {
 }
 
 Error Method::prepare_call(size_t pc, const Instruction& ins) {
-  if (ins.flags & kRefreshLists) {
+  if (SB_DYNAMIC_LISTS && (ins.flags & kRefreshLists)) {
     for (uint32_t a = 0; a < ins.num_args; ++a) {
       const uint32_t list = dynamic_list_of_[ins.args[a] - values_];
       if (list == kNoList) continue;
@@ -1159,7 +1195,7 @@ Error Method::prepare_call(size_t pc, const Instruction& ins) {
 // adds the others (instructions marked kVariableCost).
 uint64_t Method::instruction_cost(const Instruction& ins) const {
   uint64_t cost = ins.cost;
-  if (ins.type == schema::kJumpFalseCall) return sat_add(cost, value_bytes(values_[ins.a]));
+  if (SB_CONTROL_FLOW && ins.type == schema::kJumpFalseCall) return sat_add(cost, value_bytes(values_[ins.a]));
   for (uint32_t a = 0; a < ins.num_args; ++a) {
     const Value& v = *ins.args[a];
     if (!(value_flags_[&v - values_] & kVariableBytes)) continue;
@@ -1201,7 +1237,8 @@ Error Method::execute() {
           Error err = prepare_call(pc, ins);
           if (!err.ok()) return err;
         }
-        Error err = invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args));
+        Error err =
+            invoke(*registry_, trace_, *ins.kernel, nullptr, Args(ins.args, ins.num_args), nullptr, limits_.threads);
         if (!err.ok()) return err;
         ++pc;
         break;
@@ -1213,7 +1250,7 @@ Error Method::execute() {
           if (!err.ok()) return err;
         }
         const Delegate& d = delegates_[ins.a];
-        const BackendExecutionContext context{ins.a, pc, registry_, trace_, ins.b};
+        const BackendExecutionContext context{ins.a, pc, registry_, trace_, ins.b, limits_.threads};
         Error err = d.backend->backend->execute(context, d.handle, Args(ins.args, ins.num_args));
         if (!err.ok()) {
           return Error::make(err.code(), "instruction %zu (delegate %u, %s): %s", pc, static_cast<unsigned>(ins.a),
@@ -1223,6 +1260,7 @@ Error Method::execute() {
         break;
       }
 #endif
+#if SB_CONTROL_FLOW
       case schema::kMoveCall:
         values_[ins.b] = values_[ins.a];
         ++pc;
@@ -1235,6 +1273,7 @@ Error Method::execute() {
         pc = truth ? pc + 1 : ins.b;
         break;
       }
+#endif
       default:  // FreeCall: memory is planned, nothing to release.
         ++pc;
         break;

@@ -4,21 +4,12 @@
 #include <cstring>
 
 #include "sb/backend.h"
-#include "sb/prim_ops.h"
 
 namespace sb {
 namespace {
 
 // Composite kernels nest only a few levels; the bound also stops a cycle.
 constexpr int kMaxCallDepth = 16;
-
-bool name_matches(const char* full, const char* name, const char* overload) {
-  const size_t n = strlen(name);
-  if (strncmp(full, name, n) != 0) return false;
-  const char* rest = full + n;
-  if (*overload == '\0') return *rest == '\0';
-  return *rest == '.' && strcmp(rest + 1, overload) == 0;
-}
 
 Error check_callees(const OpRegistry& registry, const KernelDef& def, MissingOps& missing, int depth,
                     bool lenient) {
@@ -83,21 +74,11 @@ Error OpRegistry::add(const KernelDef& def) {
 const KernelDef* OpRegistry::find(const char* op) const {
   const size_t at = lower_bound(defs_, count_, op);
   if (at < count_ && strcmp(defs_[at]->op, op) == 0) return defs_[at];
-  return find_prim_op(op);
+  return nullptr;
 }
 
 void OpRegistry::resolve_calls(const KernelDef& def, const KernelDef** callees) const {
   for (size_t i = 0; i < def.calls.size(); ++i) callees[i] = find(def.calls[i]);
-}
-
-const KernelDef* OpRegistry::find(const char* name, const char* overload) const {
-  for (size_t i = 0; i < count_; ++i) {
-    if (name_matches(defs_[i]->op, name, overload)) return defs_[i];
-  }
-  for (const KernelDef* def : prim_ops()) {
-    if (name_matches(def->op, name, overload)) return def;
-  }
-  return nullptr;
 }
 
 const Backend* OpRegistry::find_backend(const char* id, size_t length) const {
@@ -189,8 +170,8 @@ Error MissingOps::error(const char* model) const {
       const size_t at = static_cast<size_t>(p - list);
       if (at + strlen(kCut) <= room) keep = at;
     }
-    list[keep] = '\0';
-    strcat(list, keep == 0 ? "…" : kCut);  // fits: keep + strlen(kCut) <= room < kCapacity
+    const char* const tail = keep == 0 ? "…" : kCut;
+    memcpy(list + keep, tail, strlen(tail) + 1);  // fits: keep + strlen(kCut) <= room < kCapacity
   }
   return Error::make(ErrorCode::kMissingOperator, "%s%s%s", head, list, suffix);
 }

@@ -36,6 +36,7 @@ namespace sb {
 
 class OpRegistry;
 class Program;
+class ThreadPool;
 class TraceSink;
 
 // One key/value pair a delegate was compiled with (program.fbs CompileSpec).
@@ -112,6 +113,8 @@ struct BackendExecutionContext {
   // Bit i: the call's value i is the program's constant data, which a
   // backend must only read (exporters pass constants as delegate inputs).
   uint32_t constant_args;
+  // The pool its kernels may split their loops over (RuntimeLimits::threads), or nullptr.
+  ThreadPool* threads = nullptr;
 };
 
 class BackendInterface {

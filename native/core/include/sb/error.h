@@ -32,6 +32,9 @@ class Error {
   // printf-style message; truncated to fit, always NUL-terminated.
   static Error make(ErrorCode code, const char* format, ...)
       __attribute__((format(printf, 2, 3)));
+  // kInvalidProgram, "invalid program: " then the printf-style message: the
+  // loader's many such messages share one copy of the prefix.
+  static Error invalid_program(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
   bool ok() const { return code_ == ErrorCode::kOk; }
   ErrorCode code() const { return code_; }

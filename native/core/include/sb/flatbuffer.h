@@ -49,10 +49,13 @@ class Reader {
 
   Table root() { return table_at(0); }
 
+  // Read as the unsigned integer of T's size, so that the reader holds one
+  // copy of the field lookup per size rather than one per type.
   template <typename T>
   T scalar(const Table& t, int field, T fallback) {
-    const uint32_t off = field_offset(t, field);
-    return off ? read<T>(static_cast<uint64_t>(t.pos) + off) : fallback;
+    using Bits = typename BitsOf<sizeof(T)>::type;
+    Bits bits = scalar_bits<Bits>(t, field, bit_copy<Bits>(fallback));
+    return bit_copy<T>(bits);
   }
   Table table(const Table& t, int field) {
     const uint32_t off = field_offset(t, field);
@@ -90,6 +93,21 @@ class Reader {
   }
 
  private:
+  template <size_t kSize>
+  struct BitsOf;
+  template <typename To, typename From>
+  static To bit_copy(From from) {
+    static_assert(sizeof(To) == sizeof(From), "same size");
+    To to;
+    memcpy(&to, &from, sizeof to);
+    return to;
+  }
+  template <typename Bits>
+  Bits scalar_bits(const Table& t, int field, Bits fallback) {
+    const uint32_t off = field_offset(t, field);
+    return off ? read<Bits>(static_cast<uint64_t>(t.pos) + off) : fallback;
+  }
+
   template <typename T>
   T fail(uint64_t at) {
     if (!failed_) failed_at_ = at;
@@ -134,6 +152,23 @@ class Reader {
   size_t size_;
   bool failed_ = false;
   uint64_t failed_at_ = 0;
+};
+
+template <>
+struct Reader::BitsOf<1> {
+  using type = uint8_t;
+};
+template <>
+struct Reader::BitsOf<2> {
+  using type = uint16_t;
+};
+template <>
+struct Reader::BitsOf<4> {
+  using type = uint32_t;
+};
+template <>
+struct Reader::BitsOf<8> {
+  using type = uint64_t;
 };
 
 }  // namespace sb::fb

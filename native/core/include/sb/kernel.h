@@ -18,7 +18,7 @@
 //   B bool list
 //   W tensor the op writes in place, before any '|' (schema `Tensor(a!)`)
 //
-// Prim ops (the core's sym-int arithmetic and views, see prim_ops.h) return
+// Prim ops (sym-int arithmetic and views, kernels/prim) return
 // something other than their out tensor; a '>' ends their argument kinds and
 // gives the kind of the value the program passes last, or nothing when the
 // call passes no returned value: "Ti>s" (sym_size: the returned value is an
@@ -37,6 +37,7 @@ namespace sb {
 
 class KernelContext;
 class OpRegistry;
+class ThreadPool;
 class TraceSink;
 
 using Args = Span<Value* const>;
@@ -89,15 +90,18 @@ bool is_output(const KernelDef& def, size_t i);
 // Runs `def` on `args`; `caller` is the kernel that dispatched to it, or
 // nullptr for a call straight from the program. `callees`, when given, is
 // what OpRegistry::resolve_calls() found for `def.calls`, resolved once at
-// load so that the kernel's calls skip the search by name.
+// load so that the kernel's calls skip the search by name. `threads` is
+// the pool the kernel (and the ops it calls) may split its loops over, or
+// nullptr.
 Error invoke(const OpRegistry& registry, TraceSink* trace, const KernelDef& def,
-             const KernelDef* caller, Args args, const KernelDef* const* callees = nullptr);
+             const KernelDef* caller, Args args, const KernelDef* const* callees = nullptr,
+             ThreadPool* threads = nullptr);
 
 class KernelContext {
  public:
   KernelContext(const OpRegistry& registry, TraceSink* trace, const KernelDef& kernel,
-                const KernelDef* const* callees = nullptr)
-      : registry_(registry), trace_(trace), kernel_(kernel), callees_(callees) {}
+                const KernelDef* const* callees = nullptr, ThreadPool* threads = nullptr)
+      : registry_(registry), trace_(trace), kernel_(kernel), callees_(callees), threads_(threads) {}
 
   // Calls another op by full name, as ATen composite kernels do. The op must
   // be listed in this kernel's `calls`.
@@ -105,11 +109,16 @@ class KernelContext {
 
   const KernelDef& kernel() const { return kernel_; }
 
+  // The pool to split loops over (sb/thread_pool.h's parallelize_*), or
+  // nullptr: run on the calling thread.
+  ThreadPool* threads() const { return threads_; }
+
  private:
   const OpRegistry& registry_;
   TraceSink* trace_;
   const KernelDef& kernel_;
   const KernelDef* const* callees_;  // parallel to kernel_.calls, or nullptr
+  ThreadPool* threads_;
 };
 
 }  // namespace sb

@@ -7,6 +7,8 @@
 
 namespace sb {
 
+class ThreadPool;
+
 struct RuntimeLimits {
   // Everything load() allocates for a program: memory-planned buffers,
   // inputs that are not planned, the values, list, operator and instruction
@@ -29,6 +31,12 @@ struct RuntimeLimits {
   // execute() stops between instructions once monotonic_ns() passes this;
   // 0 means no deadline. Kernels are not interrupted.
   uint64_t deadline_ns = 0;
+
+  // The cores execute() may use: the caller's pool (sb/thread_pool.h), whose
+  // workers the kernels split their loops over; nullptr runs every kernel on
+  // the calling thread. Borrowed: it must outlive every execute() given it,
+  // and serve one execute() at a time.
+  ThreadPool* threads = nullptr;
 };
 
 // What one executed instruction costs at least, in work bytes: a loop of

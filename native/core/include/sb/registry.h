@@ -72,12 +72,11 @@ class OpRegistry {
  public:
   static constexpr size_t kCapacity = 512;  // the portable ops, the delegate node kinds, an app's own
 
-  // Fails on a duplicate name (the prim ops included) or when the table is full.
+  // Fails on a duplicate name or when the table is full.
   Error add(const KernelDef& def);
-  // Registered kernels first, then the core's prim ops (sb/prim_ops.h),
-  // which every registry has.
+  // The registered kernel of `op`, or nullptr. The prim ops are kernels like
+  // any other (kernels/prim): a registry has those its build selected.
   const KernelDef* find(const char* op) const;
-  const KernelDef* find(const char* name, const char* overload) const;  // "aten::add", "out"
 
   // callees[i] = find(def.calls[i]) (nullptr when missing), for invoke():
   // a kernel's calls resolved once, at load.
