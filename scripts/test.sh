@@ -5,9 +5,10 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 python3 -m ruff check bot tests models benchmarks
 set +e
-# Serial until a parallel run (-n auto --dist loadfile, which tests/conftest.py prepares for) is clean:
-# its one fresh-clone run had a fixture's git repo lose files under it.
-python3 -m pytest "$@"
+# One worker per core; a module's tests stay on one worker, so its fixtures (builds, exports) are made once
+# (tests/conftest.py gives each worker a sandbox uid of its own). A worker that dies ends the run: a
+# replaced one could leave the rest waiting on the lost worker's tests.
+python3 -m pytest -n auto --dist loadfile --max-worker-restart=0 "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then
