@@ -1,17 +1,16 @@
 """Regenerates BENCHMARKS.md: `python -m benchmarks`.
 
-`python -m benchmarks latency [--models resnet,gru] [--no-sizes] [--threads 1|2] [--out FILE]` runs the latency and
+`python -m benchmarks latency [--models resnet,gru] [--no-sizes] [--threads 1|2|1,2] [--out FILE]` runs the latency and
 runtime-size section alone (a quick mode for development) and writes it to FILE (default: a temporary
-file, whose path is printed); BENCHMARKS.md is left alone. `python -m benchmarks delegated [--threads 1|2]
+file, whose path is printed); BENCHMARKS.md is left alone. `python -m benchmarks delegated [--threads 1|2|1,2]
 [--out FILE]` does the same for the delegated-programs section. --threads (or SB_BENCH_THREADS) runs every
 variant on that many threads: ours through executor_runner --threads, ExecuTorch's pool reset to the same
-count and checked.
+count and checked; `1,2` gives a table at each and the scaling between them, as the full run does.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import subprocess
 import sys
@@ -55,19 +54,21 @@ def cpu_model() -> str:
     return platform.processor() or "unknown cpu"
 
 
+def thread_counts(text: str) -> list[int]:
+    """--threads: one count, or several comma-separated (a table each)."""
+    allowed = {str(n) for n in etcpp.THREAD_COUNTS}
+    counts = text.split(",")
+    if not all(c.strip() in allowed for c in counts):
+        raise argparse.ArgumentTypeError(f"{text!r}: give {' or '.join(sorted(allowed))}, or both as 1,2")
+    return sorted({int(c) for c in counts})
+
+
 def threads_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threads",
-        type=int,
-        choices=range(1, etcpp.MAX_THREADS + 1),
-        help="threads every variant runs on (default: SB_BENCH_THREADS, else 1)",
+        type=thread_counts,
+        help="threads every variant runs on, or 1,2 for a table at each (default: SB_BENCH_THREADS, else 1)",
     )
-
-
-def set_threads(count: int | None) -> None:
-    """--threads, for etcpp (which reads SB_BENCH_THREADS, as it does its other counts)."""
-    if count is not None:
-        os.environ["SB_BENCH_THREADS"] = str(count)
 
 
 def quick(argv: list[str]) -> int:
@@ -79,11 +80,10 @@ def quick(argv: list[str]) -> int:
     threads_option(parser)
     parser.add_argument("--out", type=Path, help="where to write the markdown (default: a temporary file)")
     args = parser.parse_args(argv)
-    set_threads(args.threads)
     names = [n for n in args.models.split(",") if n] if args.models else None
     with tempfile.TemporaryDirectory() as tmp:
         lines = header("python -m benchmarks latency " + " ".join(argv)) + latency.section(
-            Path(tmp) / "latency", names, sizes=not args.no_sizes
+            Path(tmp) / "latency", names, sizes=not args.no_sizes, thread_counts=args.threads
         )
     out = args.out or Path(tempfile.mkstemp(prefix="benchmarks-latency-", suffix=".md")[1])
     write_text_atomic(out, "\n".join(lines))
@@ -98,9 +98,10 @@ def quick_delegated(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, help="where to write the markdown (default: a temporary file)")
     threads_option(parser)
     args = parser.parse_args(argv)
-    set_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
-        lines = header("python -m benchmarks delegated " + " ".join(argv)) + delegated.section(Path(tmp) / "delegated")
+        lines = header("python -m benchmarks delegated " + " ".join(argv)) + delegated.section(
+            Path(tmp) / "delegated", thread_counts=args.threads
+        )
     out = args.out or Path(tempfile.mkstemp(prefix="benchmarks-delegated-", suffix=".md")[1])
     write_text_atomic(out, "\n".join(lines))
     print(f"wrote {out}")
@@ -119,8 +120,8 @@ def main(argv: list[str]) -> int:
         lines = [
             *header("python -m benchmarks"),
             *runtime.section(Path(tmp) / "runtime"),
-            *latency.section(Path(tmp) / "latency"),
-            *delegated.section(Path(tmp) / "delegated"),
+            *latency.section(Path(tmp) / "latency", thread_counts=etcpp.THREAD_COUNTS),
+            *delegated.section(Path(tmp) / "delegated", thread_counts=etcpp.THREAD_COUNTS),
             *selective.section(Path(tmp) / "selective"),
             *pr.section(Path(tmp) / "pr"),
             *depgraph_fuzz.section(Path(tmp) / "graph-fuzz"),

@@ -75,6 +75,11 @@ def latency_lines(figures: Sequence[etcpp.Figures]) -> list[str]:
             elif ratio > GATE:
                 over.append(f"{f.name} ({ratio:.2f})")
     lines.append("")
+    slower = [f"{f.name} ({f.us['optimized'] / f.us['et-xnnpack']:.2f})" for f in figures if _slower(f)]
+    lines.append(
+        f"- **Each program at or under ExecuTorch + XNNPACK: {'not met' if slower else 'met'}**"
+        + (f"; slower: {', '.join(slower)}." if slower else f" by all {len(figures)}.")
+    )
     cnns = [f.name for f in figures if is_cnn(f.name)]
     if missing:
         lines.append(f"- **Gate (each delegated CNN within {GATE}x): not determined** for {', '.join(missing)}.")
@@ -86,6 +91,11 @@ def latency_lines(figures: Sequence[etcpp.Figures]) -> list[str]:
         lines.append(f"- **Gate (each delegated CNN within {GATE}x): met** by all {len(cnns)}.")
     lines.append("")
     return lines
+
+
+def _slower(f: etcpp.Figures) -> bool:
+    ours, theirs = f.us.get("optimized"), f.us.get("et-xnnpack")
+    return ours is not None and theirs is not None and ours > theirs
 
 
 # ---------------------------------------------------------------- size
@@ -152,23 +162,33 @@ def size_lines(rows: Sequence[AppSize], xnnpack_lib: latency.LibSize | None) -> 
     return lines
 
 
-def section(work: Path, names: Sequence[str] | None = None) -> list[str]:
+def section(work: Path, names: Sequence[str] | None = None, thread_counts: Sequence[int] | None = None) -> list[str]:
+    """The section at each of `thread_counts` (default: SB_BENCH_THREADS alone), with the scaling between them."""
     cpu = etcpp.host_cpu()
+    counts = sorted(set(thread_counts)) if thread_counts else [etcpp.threads()]
     names = list(names) if names is not None else programs()
     wheel = {lib.name: lib for lib in latency.wheel_sizes(work)}
     runnable = [n for n in names if not _unsupported(n)]
+    at: dict[int, list[etcpp.Figures]] = {}
+    for count in counts:
+        with etcpp.on_threads(count):
+            at[count] = measure_latency(runnable, cpu)
     lines = [
         "## Delegated programs: XnnpackBackend against ExecuTorch with XNNPACK",
         "",
         "The XNNPACK-delegated zoo (`models/delegated`, ExecuTorch's partitioner and quantizer) on the same `.pte`:",
         "ours runs its delegates on `XnnpackBackend` (the all-ops runtime, optimized kernels), ExecuTorch on its",
-        f"XNNPACK backend (`et_bench`, thread pool of {etcpp.threads()}; ours `--threads {etcpp.threads()}`).",
-        f"{etcpp.processes()} processes each, pinned (`{' '.join(etcpp.pin())}`), interleaved,",
+        "XNNPACK backend (`et_bench`), on the same number of threads (ours `--threads N`, ExecuTorch's pool reset",
+        f"to N and checked). {etcpp.processes()} processes each, pinned to N cores, interleaved,",
         f"{etcpp.repeat()} timed runs per process; the median. Errors are the largest absolute difference from",
         "ExecuTorch's reference outputs.",
         "",
-        *latency_lines(measure_latency(runnable, cpu)),
     ]
+    for count in counts:
+        with etcpp.on_threads(count):
+            pinned = " ".join(etcpp.pin())
+        lines += [f"### {latency.thread_words(count)}, pinned (`{pinned}`)", "", *latency_lines(at[count])]
+    lines += latency.scaling_lines(at)
     skipped = [n for n in names if n not in runnable]
     if skipped:
         lines += [f"Not run (node kinds without a kernel yet): {', '.join(skipped)}.", ""]

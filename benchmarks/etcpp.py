@@ -25,6 +25,7 @@ variant in turn, the order rotating round by round).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -33,7 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +48,7 @@ OURS = frozenset({"portable", "optimized"})
 PROCESSES = 5
 REPEAT = 30
 MAX_THREADS = 2  # the counts measured: 1 and 2 (issue 24)
+THREAD_COUNTS = tuple(range(1, MAX_THREADS + 1))  # what the full `python -m benchmarks` measures
 # x86-64-v4's -march requires these (AVX-512 F/BW/CD/DQ/VL); v3 these (AVX2, FMA, BMI1/2, MOVBE, ...).
 V4_FLAGS = frozenset({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"})
 V3_FLAGS = frozenset({"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"})
@@ -64,6 +66,20 @@ def threads() -> int:
     if value not in {str(n) for n in range(1, MAX_THREADS + 1)}:
         raise BotError(f"SB_BENCH_THREADS {value!r}: give 1 to {MAX_THREADS}", ExitCode.USAGE)
     return int(value)
+
+
+@contextlib.contextmanager
+def on_threads(count: int) -> Iterator[None]:
+    """Every measurement made inside runs on `count` threads (what threads() reads, restored after)."""
+    saved = os.environ.get("SB_BENCH_THREADS")
+    os.environ["SB_BENCH_THREADS"] = str(count)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("SB_BENCH_THREADS", None)
+        else:
+            os.environ["SB_BENCH_THREADS"] = saved
 
 
 def pin() -> tuple[str, ...]:

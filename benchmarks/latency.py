@@ -13,7 +13,7 @@ import math
 import shlex
 import shutil
 import subprocess
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +41,8 @@ RATIOS = (
     ("ours opt / ET opt", "optimized", "et-optimized"),
     ("ours portable / ET opt", "portable", "et-optimized"),
 )
+SCALED = ("optimized", "et-xnnpack")  # the variants the scaling and GFLOP/s tables compare
+PEAK_PROBE = "fma_peak_probe"
 LABELS = {
     "portable": "ours portable",
     "optimized": "ours optimized",
@@ -548,20 +550,109 @@ def flag_lines(cpu: str | None) -> list[str]:
 # ---------------------------------------------------------------- the section
 
 
-def thread_words() -> str:
-    """How many threads the figures ran on, as the section says it."""
-    n = etcpp.threads()
-    return "One thread" if n == 1 else f"{n} threads (ours: `executor_runner --threads {n}`)"
+def thread_words(count: int) -> str:
+    """How many threads a table's figures ran on, as the section says it."""
+    return "One thread" if count == 1 else f"{count} threads (ours: `executor_runner --threads {count}`)"
 
 
-def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) -> list[str]:
+def scaling_lines(at: Mapping[int, Sequence[ModelRow | etcpp.Figures]]) -> list[str]:
+    """Per model, ours optimized and ExecuTorch+XNNPACK at each thread count, each one's time at the most
+    threads over its time at one (< 1: faster with threads), and ours / XNNPACK at each count."""
+    counts = sorted(at)
+    if len(counts) < 2:
+        return []
+    low, high = counts[0], counts[-1]
+    by_name = {n: {r.name: r for r in rows} for n, rows in at.items()}
+    titles = [
+        *(f"{LABELS[v]}, {n} thr. (µs)" for v in SCALED for n in (low, high)),
+        *(f"{LABELS[v]} {high} / {low}" for v in SCALED),
+        *(f"ours opt / XNNPACK, {n} thr." for n in (low, high)),
+    ]
+    lines = [
+        f"### Scaling from {low} to {high} threads",
+        "",
+        f"From the tables above. A ratio {high} / {low} under 1 means the model runs faster on {high} threads.",
+        "",
+        "| model | " + " | ".join(titles) + " |",
+        "|---|" + "---:|" * len(titles),
+    ]
+    for row in at[low]:
+        us = {(n, v): _us(by_name[n].get(row.name), v) for n in (low, high) for v in SCALED}
+        cells = [
+            *(f"{us[n, v]:,.1f}" if us[n, v] is not None else "n/a" for v in SCALED for n in (low, high)),
+            *(_fmt_ratio(_over(us[high, v], us[low, v])) for v in SCALED),
+            *(_fmt_ratio(_over(us[n, "optimized"], us[n, "et-xnnpack"])) for n in (low, high)),
+        ]
+        lines.append(f"| {row.name} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _us(row: ModelRow | etcpp.Figures | None, variant: str) -> float | None:
+    return row.us.get(variant) if row is not None else None
+
+
+def _over(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def gflops_lines(rows: Sequence[ModelRow], peak: float | None, peak_note: str) -> list[str]:
+    """Each CNN's achieved GFLOP/s (two per multiply-add of its convolutions and matrix products, read
+    from the program) for ours optimized and ExecuTorch+XNNPACK, next to one core's measured peak."""
+    cnns = [r for r in rows if r.cnn]
+    if not cnns:
+        return []
+    peak_text = f"**{peak:.1f} GFLOP/s**" if peak is not None else f"not measured ({peak_note})"
+    lines = [
+        "### Achieved GFLOP/s of the CNNs, one thread",
+        "",
+        "One core's peak f32 multiply-add rate, measured by `native/bench/fma_peak_probe` (built with the",
+        f"optimized kernels' flags, {peak_note}): {peak_text}. A model's FLOPs are two per multiply-add of its",
+        f"`{CONVOLUTION}` and matrix-product calls, counted from the program's shapes.",
+        "",
+        "| model | MFLOP | ours optimized (GFLOP/s) | ET XNNPACK (GFLOP/s) | ours, % of peak | XNNPACK, % of peak |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for row in cnns:
+        flops = 2 * sum(macs(ZOO_DIR / f"{row.name}.pte"))
+        rates = {v: flops / row.us[v] / 1e3 if row.us.get(v) else None for v in SCALED}
+        cells = [f"{flops / 1e6:,.1f}"]
+        cells += [f"{rates[v]:.1f}" if rates[v] is not None else "n/a" for v in SCALED]
+        cells += [f"{100 * rates[v] / peak:.0f} %" if rates[v] is not None and peak else "n/a" for v in SCALED]
+        lines.append(f"| {row.name} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def fma_peak(cpu: str | None) -> tuple[float | None, str]:
+    """One core's peak GFLOP/s from native/bench/fma_peak_probe, built as the optimized kernels are and
+    pinned to core 0; and how it was measured (or why it was not)."""
+    try:
+        build = cmake.build(etcpp.ours_flavour("optimized", cpu), targets=(PEAK_PROBE,))
+        done = subprocess.run(
+            ["taskset", "-c", "0", str(build / PEAK_PROBE)], capture_output=True, text=True, check=True, timeout=120
+        )
+    except (BotError, OSError, subprocess.SubprocessError) as exc:
+        return None, etcpp.one_line(exc)
+    found = dict(line.split(maxsplit=1) for line in done.stdout.splitlines() if " " in line)
+    return float(found["fma_peak_gflops"]), f"`-march={cpu or 'default'}`, {found['vector_lanes']} f32 lanes"
+
+
+def section(
+    work: Path, names: Sequence[str] | None = None, sizes: bool = True, thread_counts: Sequence[int] | None = None
+) -> list[str]:
+    """The section at each of `thread_counts` (default: SB_BENCH_THREADS alone), with the scaling between
+    them and the CNNs' GFLOP/s at the fewest."""
     names = zoo_models(names)
+    counts = sorted(set(thread_counts)) if thread_counts else [etcpp.threads()]
     cpu = etcpp.host_cpu()
     work.mkdir(parents=True, exist_ok=True)
-    rows = measure_latency(names, cpu)
+    at: dict[int, list[ModelRow]] = {}
+    for count in counts:
+        with etcpp.on_threads(count):
+            at[count] = measure_latency(names, cpu)
     size_rows = measure_sizes(names, cpu, work / "sizes") if sizes else []
     libs = wheel_sizes(work) if sizes else []
     xnnpack_bytes = next((lib.vm_size for lib in libs if lib.name == XNNPACK_LIB), None)
+    peak, peak_note = fma_peak(cpu)
     n_proc, n_iter = etcpp.processes(), etcpp.repeat()
     lines = [
         "## Latency against ExecuTorch's C++ runtime",
@@ -573,8 +664,8 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
         "them; the cpu picked from this host's flags: x86-64-v4 with AVX-512, else x86-64-v3),",
         "ExecuTorch 1.5.1's C++ runtime with its optimized kernels (same `.pte`), and with XNNPACK (the same",
         "torch model exported with the XNNPACK partitioner; its run goes through `native/et_bench`).",
-        f"{thread_words()} (ExecuTorch's pool reset to {etcpp.threads()} and checked), pinned",
-        f"(`{' '.join(etcpp.pin())}`), same",
+        f"On {' and on '.join(str(n) for n in counts)} thread{'s' if counts != [1] else ''} (a table each;",
+        "ExecuTorch's pool reset to the same count and checked), pinned to as many cores from core 0, same",
         f"saved inputs (`models/zoo/<name>.input*.npy`). Each figure: median over {n_proc} processes of each",
         f"process's median of {n_iter} (set inputs, execute) iterations after one warm-up; the variants run",
         "interleaved, one process of each in turn. Ratios < 1 mean ours is faster. A CNN is a model whose",
@@ -589,10 +680,21 @@ def section(work: Path, names: Sequence[str] | None = None, sizes: bool = True) 
             else []
         ),
         "",
-        *latency_lines(rows, size_rows, xnnpack_bytes),
-        "",
-        *verdict_lines(rows),
-        "",
+    ]
+    for count in counts:
+        with etcpp.on_threads(count):
+            pinned = " ".join(etcpp.pin())
+        lines += [
+            f"### {thread_words(count)}, pinned (`{pinned}`)",
+            "",
+            *latency_lines(at[count], size_rows, xnnpack_bytes),
+            "",
+            *verdict_lines(at[count]),
+            "",
+        ]
+    lines += [
+        *scaling_lines(at),
+        *gflops_lines(at[counts[0]], peak, peak_note),
         "Build flags, as used (read from each build's ninja files):",
         "",
         *flag_lines(cpu),

@@ -7,12 +7,17 @@ import math
 
 from benchmarks import etcpp
 from benchmarks.latency import (
+    ZOO_DIR,
     LibSize,
     ModelRow,
     SizeRow,
     Summary,
+    fma_peak,
     geomean,
+    gflops_lines,
     latency_lines,
+    macs,
+    scaling_lines,
     size_lines,
     verdict_lines,
 )
@@ -166,3 +171,43 @@ def test_size_columns_in_the_latency_table() -> None:
     assert gru[-2:] == ["n/a", "n/a"]
     mobilenet = _cells(next(line for line in lines if line.startswith("| mobilenet ")))
     assert mobilenet[-2:] == ["n/a", "n/a"]
+
+
+def test_scaling_states_each_models_two_over_one_thread_ratio() -> None:
+    one = [_row("resnet", True, 1000.0, 80.0, 5000.0, 40.0), _row("bert", False, 900.0, 600.0, 500.0, None)]
+    two = [_row("resnet", True, 1000.0, 60.0, 5000.0, 25.0), _row("bert", False, 900.0, 650.0, 500.0, None)]
+    lines = scaling_lines({1: one, 2: two})
+    assert lines[0] == "### Scaling from 1 to 2 threads"
+    resnet = _cells(next(line for line in lines if line.startswith("| resnet ")))
+    # ours 1, 2 threads; XNNPACK 1, 2 threads; ours 2/1, XNNPACK 2/1; ours / XNNPACK at 1 and at 2
+    assert resnet[1:] == ["80.0", "60.0", "40.0", "25.0", "0.75", "0.62", "2.00", "2.40"]
+    bert = _cells(next(line for line in lines if line.startswith("| bert ")))
+    assert bert[1:] == ["600.0", "650.0", "n/a", "n/a", "1.08", "n/a", "n/a", "n/a"]
+    assert scaling_lines({1: one}) == []  # one thread count: nothing to scale
+
+
+def test_gflops_are_the_programs_flops_over_the_measured_time() -> None:
+    rows = [_row("resnet", True, 1000.0, 80.0, 5000.0, 40.0), _row("gru", False, 36.0, 30.0, 37.5, 15.0)]
+    lines = gflops_lines(rows, 100.0, "test")
+    assert not [line for line in lines if line.startswith("| gru ")]  # CNNs only
+    resnet = _cells(next(line for line in lines if line.startswith("| resnet ")))
+    flops = 2 * sum(macs(ZOO_DIR / "resnet.pte"))
+    assert flops > 0
+    rate_ours, rate_xnn = flops / 80.0 / 1e3, flops / 40.0 / 1e3
+    assert resnet[1:] == [
+        f"{flops / 1e6:,.1f}",
+        f"{rate_ours:.1f}",
+        f"{rate_xnn:.1f}",
+        f"{rate_ours:.0f} %",
+        f"{rate_xnn:.0f} %",
+    ]
+    assert "not measured (no probe)" in "".join(gflops_lines(rows, None, "no probe"))
+
+
+def test_the_fma_peak_probe_measures_at_the_optimized_kernels_width() -> None:
+    cpu = etcpp.host_cpu()
+    peak, note = fma_peak(cpu)
+    assert peak is not None and peak > 0, note
+    lanes = {"x86-64-v4": 16, "x86-64-v3": 8}.get(cpu or "")
+    if lanes is not None:
+        assert f"{lanes} f32 lanes" in note
