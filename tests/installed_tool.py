@@ -24,6 +24,7 @@ import pytest
 
 from bot.build import cmake
 from tests.conftest import REPO_ROOT
+from tests.scenario_repo import commit_all, init_repo
 
 DOCKERFILE = REPO_ROOT / "Dockerfile"
 CONSUMER = REPO_ROOT / "tests" / "consumer"
@@ -142,10 +143,6 @@ def installed_tool(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     return tool
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
 # Programs of this repo's zoo that the fixture's config names: a PT2E int8 program, an export_llama LLM run
 # over its decode steps, a program with its weights in a .ptd. Copied in with the files beside them rather
 # than kept twice in git.
@@ -182,17 +179,9 @@ def app_repo(path: Path, drop: tuple[str, ...] = (), config: str | None = None) 
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
     if config is not None:
         (path / ".selective-build.yml").write_text(config)
-    git(path, "init", "-q", "-b", "main")
-    git(path, "config", "user.email", "test@example.com")
-    git(path, "config", "user.name", "test")
+    init_repo(path)
     commit_all(path, "app")
     return path
-
-
-def commit_all(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 def without_custom_kernels(config_text: str) -> str:

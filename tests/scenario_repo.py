@@ -44,9 +44,7 @@ def make_base(path: Path, config: str = CONFIG, models: tuple[str, ...] = MODELS
             shutil.copy2(REPO_ROOT / name, path / name)
     (path / ".selective-build.yml").write_text(config)
     (path / ".gitignore").write_text(".sb-build/\n")
-    git(path, "init", "-q", "-b", "main")
-    git(path, "config", "user.email", "test@example.com")
-    git(path, "config", "user.name", "test")
+    init_repo(path)
     regenerated = bot(path, "regenerate")
     assert regenerated.returncode == 0, regenerated.stderr
     git(path, "add", "-A")
@@ -57,6 +55,14 @@ def make_base(path: Path, config: str = CONFIG, models: tuple[str, ...] = MODELS
 def clone_of(base: Path, path: Path) -> Path:
     """An independent copy of the base repo (history included, builds not)."""
     shutil.copytree(base, path, ignore=shutil.ignore_patterns(".sb-build"))
+    return path
+
+
+def init_repo(path: Path) -> Path:
+    """An empty git repo at `path` (which exists), on branch main, with a committer set."""
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "test@example.com")
+    git(path, "config", "user.name", "test")
     return path
 
 

@@ -31,13 +31,12 @@ from tests.installed_tool import (
     CONSUMER,
     Installed,
     app_repo,
-    commit_all,
     copy_from_the_zoo,
-    git,
     installed_tool,
     list_after,
     without_custom_kernels,
 )
+from tests.scenario_repo import commit_all, git
 from tests.test_action_contract import runner_env, webhook_examples
 from tests.test_pr_scenarios import loadable_bytes
 

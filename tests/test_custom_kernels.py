@@ -27,7 +27,7 @@ from bot.report import comment
 from bot.selection import oplist, pte
 from tests.conftest import REPO_ROOT
 from tests.judging import judged
-from tests.scenario_repo import bot, clone_of, commit_all, git
+from tests.scenario_repo import bot, clone_of, commit_all, init_repo
 from tests.test_oplist import gen_oplist
 from tests.test_pr_scenarios import loadable_bytes
 
@@ -68,9 +68,7 @@ def app_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy2(FIXTURE / "models" / name, path / "models" / name)
     (path / ".selective-build.yml").write_text(CONFIG)
     (path / ".gitignore").write_text(".sb-build/\n")
-    git(path, "init", "-q", "-b", "main")
-    git(path, "config", "user.email", "test@example.com")
-    git(path, "config", "user.name", "test")
+    init_repo(path)
     regenerated = bot(path, "regenerate")
     assert regenerated.returncode == 0, regenerated.stderr
     commit_all(path, "base")

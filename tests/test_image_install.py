@@ -19,14 +19,13 @@ from tests.installed_tool import (
     Installed,
     app_repo,
     apt_packages,
-    commit_all,
     copy_from_the_zoo,
     dockerfile_instructions,
-    git,
     install_commands,
     installed_tool,
     list_after,
 )
+from tests.scenario_repo import commit_all, git
 from tests.test_action_contract import TOKEN, opened_event, outputs, runner_env
 from tests.test_github_contract import example_head_sha, prism
 

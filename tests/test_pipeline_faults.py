@@ -21,7 +21,7 @@ from bot.errors import BotError
 from bot.fileio import write_text_atomic
 from bot.report import comment, escape, model
 from tests.judging import judged
-from tests.scenario_repo import clone_of, commit_all
+from tests.scenario_repo import clone_of, commit_all, init_repo
 
 
 @pytest.fixture
@@ -129,9 +129,7 @@ def many_files_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A repo of two commits (main~1, main) that differ in every one of its 6,000 files."""
     repo = tmp_path_factory.mktemp("many") / "repo"
     repo.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    for name, value in (("user.email", "test@example.com"), ("user.name", "test")):
-        subprocess.run(["git", "-C", str(repo), "config", name, value], check=True)
+    init_repo(repo)
     (repo / ".gitignore").write_text(f"{cmake.BUILD_DIR_NAME}/\n")
     for version in (1, 2):
         _write_tree(repo, version)
