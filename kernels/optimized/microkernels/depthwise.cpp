@@ -513,6 +513,7 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
         const int64_t src0 = static_cast<int64_t>(item_src[it]) * 4;
         const int64_t src1 = static_cast<int64_t>(item_src[it + pair - 1]) * 4;
         __m512 a[kGroup], a1[kGroup];
+#pragma GCC unroll 4
         for (int64_t g = 0; g < kGroup; ++g) a[g] = a1[g] = b[g];
         const int64_t end = item_end[it];
         if (pair == 2) {
@@ -521,6 +522,7 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
             const __mmask16 m = static_cast<__mmask16>(en);
             const int64_t t = en >> 16, o = static_cast<int64_t>(off[t]) * 4;
             const uintptr_t at0 = static_cast<uintptr_t>(src0 + o), at1 = static_cast<uintptr_t>(src1 + o);
+#pragma GCC unroll 4
             for (int64_t g = 0; g < kGroup; ++g) {
               const __m512 wv = _mm512_set1_ps(w[g][t]);
               a[g] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at0)), a[g]);
@@ -533,20 +535,26 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
             const __mmask16 m = static_cast<__mmask16>(en);
             const int64_t t = en >> 16;
             const uintptr_t at = static_cast<uintptr_t>(src0 + static_cast<int64_t>(off[t]) * 4);
+#pragma GCC unroll 4
             for (int64_t g = 0; g < kGroup; ++g) {
               a[g] = _mm512_fmadd_ps(_mm512_set1_ps(w[g][t]),
                                      _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at)), a[g]);
             }
           }
         }
-        for (int64_t q = 0; q < pair; ++q, ++it) {
-          const __mmask16 keep = item_keep[it];
+        // Each item's accumulators by name (an index chosen at run time would keep them in memory).
+        const auto put = [&](int64_t item, const __m512* acc) __attribute__((always_inline)) {
+          const __mmask16 keep = item_keep[item];
           const __mmask16 run = first_lanes(__builtin_popcount(keep));
+#pragma GCC unroll 4
           for (int64_t g = 0; g < kGroup; ++g) {
-            const __m512 v = q == 0 ? a[g] : a1[g];
-            _mm512_mask_storeu_ps(out[g] + item_dst[it], run, keep != run ? _mm512_maskz_compress_ps(keep, v) : v);
+            _mm512_mask_storeu_ps(out[g] + item_dst[item], run,
+                                  keep != run ? _mm512_maskz_compress_ps(keep, acc[g]) : acc[g]);
           }
-        }
+        };
+        put(it, a);
+        if (pair == 2) put(it + 1, a1);
+        it += pair;
       }
     }
   }
