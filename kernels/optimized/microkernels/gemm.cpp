@@ -455,6 +455,16 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
     }
     return;
   }
+  if (valid >= n) {
+    // Every column in place: whole stores from the registers, the last tile's masked.
+    for (int64_t j = 0; j < n; j += kGemmNR) {
+      const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
+      const int64_t nv = (nr + kLanes - 1) / kLanes;
+      plain_plan(nr, nv, &plan);
+      run_rows(m, nv, k, a, lda, b + j, 0, offsets, 1, c + j, ldc, &plan, true, row_bias, nullptr);
+    }
+    return;
+  }
   for (int64_t j = 0; j < n; j += kGemmNR) {
     const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
     const int64_t nv = (nr + kLanes - 1) / kLanes;
