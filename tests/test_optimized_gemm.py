@@ -162,6 +162,8 @@ CASES = [
     # mm / linear (addmm with a per-column bias fused) / bmm
     Case("mm_tiny", lambda: Fn(_mm), ((1, 16), (16, 16))),
     Case("mm_few_columns", lambda: Fn(_mm), ((7, 600), (600, 3))),
+    Case("mm_two_columns_rows_15", lambda: Fn(_mm), ((15, 70), (70, 2))),  # dot tiles of 4 rows, then 2 and 1
+    Case("mm_one_column_rows_21", lambda: Fn(_mm), ((21, 40), (40, 1))),  # of 8 rows, then 4 and 1
     Case("mm_edges", lambda: Fn(_mm), ((3, 37), (37, 70))),
     Case("mm_rows_17", lambda: Fn(_mm), ((17, 300), (300, 33))),
     Case("mm_wide_n", lambda: Fn(_mm), ((8, 5), (5, 130))),
