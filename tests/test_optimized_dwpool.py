@@ -109,6 +109,11 @@ CASES = [
         (1, 2, 15, 21),
     ),
     Case("dw3_s2_odd_33", CONV, _dw(5, 3, 2, 0), (1, 5, 33, 33)),
+    # x86-64-v4's stride-1 rows (3x3, 5x5, rows over half a vector): each input row loaded once for the
+    # outputs rows it feeds, planes two at a time (an odd last one), a multiplier, chunks of 16 columns
+    Case("dw3_s1_rows_mult2", CONV, lambda: nn.Conv2d(3, 6, 3, padding=1, groups=3), (2, 3, 11, 12)),
+    Case("dw5_s1_p0_rows_36", CONV, _dw(3, 5, 1, 0), (1, 3, 9, 40)),
+    Case("dw3_s1_rows_9_nobias", CONV, _dw(5, 3, 1, 1, bias=False), (1, 5, 4, 9)),
     # 1x1 planes at x86-64-v4: vectorised over channels (a partial block of 16), the one tap meeting the
     # input, or none (dilation steps over it: the bias alone)
     Case("dw3_1x1_nobias", CONV, _dw(40, 3, 1, 1, bias=False), (2, 40, 1, 1)),

@@ -7,7 +7,8 @@ so only the first run exports. The cases walk every path of the kernels: tile ed
 (sizes not multiples of the register tile, K longer than one scratch panel), the direct 1x1 GEMM,
 bands read through row offsets and stored through the column map (stride 1; strides 2-4 in phases:
 rows of 16+, on AVX-512 only rows of partial chunks or kernels of 25+ taps; rows of whole vectors
-but not whole tiles), im2col panels with padding, stride 1, 2 and 3, dilation, groups, gathered
+but not whole tiles; stride-1 "same" convolutions on short rows at the input's pitch, a band copy per
+column shift), im2col panels with padding, stride 1, 2 and 3, dilation, groups, gathered
 panels of output rows shorter than a vector (AVX2), absent bias, batches, the few-row wide tiles, dot
 products along K for products of a few columns (pointwise convolutions over tiny planes), addmm's
 beta/alpha/broadcasts, depthwise convolutions (optimized/microkernels/depthwise.h) and the ones handed to
@@ -136,7 +137,14 @@ CASES = [
     Case("conv_band_rows_16", conv(3, 12, 3, padding=1), ((3, 3, 16, 16),)),
     Case("conv_band_rows_24", conv(5, 13, 3, padding=1), ((1, 5, 6, 24),)),
     Case("conv_band_rows_48", conv(4, 7, 3, padding=1, bias=False), ((1, 4, 5, 48),)),
-    Case("conv_band_rows_8", conv(9, 5, 3, padding=1), ((2, 9, 8, 8),)),
+    Case("conv_band_rows_8", conv(9, 5, 3, padding=(1, 0)), ((2, 9, 8, 10),)),
+    # stride-1 "same" convolutions on rows of at most 12: bands at the input's own pitch, one copy per
+    # column shift (dilated, rectangular and grouped kernels, several bands, a row narrower than a shift)
+    Case("conv_shifted_rows_8", conv(9, 5, 3, padding=1), ((2, 9, 8, 8),)),
+    Case("conv_shifted_5x5_dilated", conv(6, 10, 5, padding=4, dilation=2), ((2, 6, 11, 11),)),
+    Case("conv_shifted_rect_groups", conv(6, 9, (3, 7), padding=(1, 3), groups=3), ((1, 6, 5, 9),)),
+    Case("conv_shifted_many_bands", conv(40, 24, 3, padding=1), ((1, 40, 12, 12),)),
+    Case("conv_shifted_row_narrower_than_shift", conv(3, 4, 7, padding=3), ((1, 3, 6, 3),)),
     # 1x1 stride 1: the input planes multiplied in place
     Case("conv_pointwise", conv(24, 8, 1), ((1, 24, 10, 10),)),
     Case("conv_pointwise_batch", conv(5, 7, 1, bias=False), ((3, 5, 6, 9),)),
@@ -154,6 +162,8 @@ CASES = [
     # mm / linear (addmm with a per-column bias fused) / bmm
     Case("mm_tiny", lambda: Fn(_mm), ((1, 16), (16, 16))),
     Case("mm_few_columns", lambda: Fn(_mm), ((7, 600), (600, 3))),
+    Case("mm_two_columns_rows_15", lambda: Fn(_mm), ((15, 70), (70, 2))),  # dot tiles of 4 rows, then 2 and 1
+    Case("mm_one_column_rows_21", lambda: Fn(_mm), ((21, 40), (40, 1))),  # of 8 rows, then 4 and 1
     Case("mm_edges", lambda: Fn(_mm), ((3, 37), (37, 70))),
     Case("mm_rows_17", lambda: Fn(_mm), ((17, 300), (300, 33))),
     Case("mm_wide_n", lambda: Fn(_mm), ((8, 5), (5, 130))),

@@ -397,6 +397,88 @@ VecI div_small(VecI v, int64_t d) {
   return __builtin_convertvector((__builtin_convertvector(v, VecF) + 0.5f) * (1.0f / static_cast<float>(d)), VecI);
 }
 
+// Stride 1, dilation 1, a square kernel of K, rows of more than half a vector: each input row is
+// loaded once per column shift (K masked loads per 16 columns) and feeds the K output rows that read
+// it, held as a rolling window of accumulators (output row iy + ph - (K-1) + j in acc[j], finished when
+// j = 0), where depthwise_masked loads every tap of every output (K*K loads). P planes go together so
+// that the FMA chains (one per accumulator) are enough to cover the FMA latency. Each output sums its
+// taps in the same (ky, kx) order from the bias.
+template <int K, int P>
+void depthwise_rows_s1(const float* const* in, const float* const* w, const float* bias, float* const* out,
+                       int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w, int64_t ph, int64_t pw) {
+  for (int64_t x0 = 0; x0 < out_w; x0 += 16) {
+    const __mmask16 keep = first_lanes(out_w - x0);
+    __mmask16 load_mask[K];
+    for (int kx = 0; kx < K; ++kx) {  // lanes whose input column x0 + l - pw + kx lies in the row
+      const int64_t shift = x0 - pw + kx;
+      load_mask[kx] = static_cast<__mmask16>(keep & first_lanes(in_w - shift) & ~first_lanes(-shift));
+    }
+    __m512 acc[P][K];
+#pragma GCC unroll 4
+    for (int p = 0; p < P; ++p) {
+#pragma GCC unroll 8
+      for (int j = 0; j < K; ++j) acc[p][j] = _mm512_set1_ps(bias[p]);
+    }
+    for (int64_t iy = -ph; iy < out_h - ph + K - 1; ++iy) {
+      if (iy >= 0 && iy < in_h) {
+#pragma GCC unroll 8
+        for (int kx = 0; kx < K; ++kx) {
+          // Address arithmetic in integers: masked-off lanes may lie outside the plane.
+          const int64_t at = (iy * in_w + x0 - pw + kx) * static_cast<int64_t>(sizeof(float));
+#pragma GCC unroll 4
+          for (int p = 0; p < P; ++p) {
+            const __m512 v = _mm512_maskz_loadu_ps(
+                load_mask[kx], reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(in[p]) + static_cast<uintptr_t>(at)));
+#pragma GCC unroll 8
+            for (int j = 0; j < K; ++j) acc[p][j] = _mm512_fmadd_ps(_mm512_set1_ps(w[p][(K - 1 - j) * K + kx]), v, acc[p][j]);
+          }
+        }
+      }
+      const int64_t oy = iy + ph - (K - 1);  // acc[.][0]'s row, now complete
+#pragma GCC unroll 4
+      for (int p = 0; p < P; ++p) {
+        if (oy >= 0) _mm512_mask_storeu_ps(out[p] + oy * out_w + x0, keep, acc[p][0]);
+#pragma GCC unroll 8
+        for (int j = 0; j + 1 < K; ++j) acc[p][j] = acc[p][j + 1];
+        acc[p][K - 1] = _mm512_set1_ps(bias[p]);
+      }
+    }
+  }
+}
+
+// The planes of depthwise_rows_s1, two at a time (a last odd one alone).
+template <int K>
+void depthwise_rows_s1_planes(const float* input, const float* weight, const float* bias, float* output,
+                              int64_t planes, int64_t channels, int64_t multiplier, int64_t in_h, int64_t in_w,
+                              int64_t out_h, int64_t out_w, int64_t ph, int64_t pw) {
+  const int64_t plane_in = in_h * in_w, plane_out = out_h * out_w;
+  const auto plane = [&](int64_t q, const float** in, const float** w, float* b, float** out) {
+    const int64_t c = q % channels;
+    *in = input + q / multiplier * plane_in;
+    *w = weight + c * K * K;
+    *b = bias != nullptr ? bias[c] : 0.0f;
+    *out = output + q * plane_out;
+  };
+  int64_t q = 0;
+  for (; q + 2 <= planes; q += 2) {
+    const float* in[2];
+    const float* w[2];
+    float b[2];
+    float* out[2];
+    plane(q, &in[0], &w[0], &b[0], &out[0]);
+    plane(q + 1, &in[1], &w[1], &b[1], &out[1]);
+    depthwise_rows_s1<K, 2>(in, w, b, out, in_h, in_w, out_h, out_w, ph, pw);
+  }
+  if (q < planes) {
+    const float* in[1];
+    const float* w[1];
+    float b[1];
+    float* out[1];
+    plane(q, &in[0], &w[0], &b[0], &out[0]);
+    depthwise_rows_s1<K, 1>(in, w, b, out, in_h, in_w, out_h, out_w, ph, pw);
+  }
+}
+
 __attribute__((noinline)) bool depthwise_masked(const float* input, const float* weight, const float* bias,
                                                 float* output, int64_t batch, int64_t channels, int64_t in_h,
                                                 int64_t in_w, int64_t out_h, int64_t out_w, int64_t kh, int64_t kw,
@@ -513,6 +595,7 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
         const int64_t src0 = static_cast<int64_t>(item_src[it]) * 4;
         const int64_t src1 = static_cast<int64_t>(item_src[it + pair - 1]) * 4;
         __m512 a[kGroup], a1[kGroup];
+#pragma GCC unroll 4
         for (int64_t g = 0; g < kGroup; ++g) a[g] = a1[g] = b[g];
         const int64_t end = item_end[it];
         if (pair == 2) {
@@ -521,6 +604,7 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
             const __mmask16 m = static_cast<__mmask16>(en);
             const int64_t t = en >> 16, o = static_cast<int64_t>(off[t]) * 4;
             const uintptr_t at0 = static_cast<uintptr_t>(src0 + o), at1 = static_cast<uintptr_t>(src1 + o);
+#pragma GCC unroll 4
             for (int64_t g = 0; g < kGroup; ++g) {
               const __m512 wv = _mm512_set1_ps(w[g][t]);
               a[g] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at0)), a[g]);
@@ -533,20 +617,26 @@ __attribute__((noinline)) bool depthwise_masked(const float* input, const float*
             const __mmask16 m = static_cast<__mmask16>(en);
             const int64_t t = en >> 16;
             const uintptr_t at = static_cast<uintptr_t>(src0 + static_cast<int64_t>(off[t]) * 4);
+#pragma GCC unroll 4
             for (int64_t g = 0; g < kGroup; ++g) {
               a[g] = _mm512_fmadd_ps(_mm512_set1_ps(w[g][t]),
                                      _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(base[g] + at)), a[g]);
             }
           }
         }
-        for (int64_t q = 0; q < pair; ++q, ++it) {
-          const __mmask16 keep = item_keep[it];
+        // Each item's accumulators by name (an index chosen at run time would keep them in memory).
+        const auto put = [&](int64_t item, const __m512* acc) __attribute__((always_inline)) {
+          const __mmask16 keep = item_keep[item];
           const __mmask16 run = first_lanes(__builtin_popcount(keep));
+#pragma GCC unroll 4
           for (int64_t g = 0; g < kGroup; ++g) {
-            const __m512 v = q == 0 ? a[g] : a1[g];
-            _mm512_mask_storeu_ps(out[g] + item_dst[it], run, keep != run ? _mm512_maskz_compress_ps(keep, v) : v);
+            _mm512_mask_storeu_ps(out[g] + item_dst[item], run,
+                                  keep != run ? _mm512_maskz_compress_ps(keep, acc[g]) : acc[g]);
           }
-        }
+        };
+        put(it, a);
+        if (pair == 2) put(it + 1, a1);
+        it += pair;
       }
     }
   }
@@ -573,6 +663,15 @@ bool depthwise_conv2d_f32(const float* input, const float* weight, const float* 
   if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0) return true;
 
 #if defined(__AVX512F__)
+  // Rows of more than half a vector (narrower ones share vectors between rows in depthwise_masked), in
+  // coordinates within int32 like depthwise_masked's.
+  if (stride_h == 1 && stride_w == 1 && dilation_h == 1 && dilation_w == 1 && kernel_h == kernel_w &&
+      (kernel_h == 3 || kernel_h == 5) && out_w > 8 && in_h <= kMaskMaxCoord && in_w <= kMaskMaxCoord &&
+      out_h <= kMaskMaxCoord && out_w <= kMaskMaxCoord && pad_h <= kMaskMaxCoord && pad_w <= kMaskMaxCoord) {
+    (kernel_h == 3 ? &depthwise_rows_s1_planes<3> : &depthwise_rows_s1_planes<5>)(
+        input, weight, bias, output, batch * channels, channels, multiplier, in_h, in_w, out_h, out_w, pad_h, pad_w);
+    return true;
+  }
   // A geometry the masked path does not take goes to the caller's fallback.
   return depthwise_masked(input, weight, bias, output, batch, channels, in_h, in_w, out_h, out_w, kernel_h, kernel_w,
                           stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, multiplier);

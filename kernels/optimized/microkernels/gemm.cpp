@@ -341,9 +341,14 @@ int64_t tile_vectors(int64_t m) { return m <= kSmallMR ? kSmallNV : kGemmNV; }
 // and a B column, with vectors along K: whole lanes, loads shared by several FMAs, and one
 // horizontal sum per element at the end.
 constexpr int64_t kDotMaxN = kLanes / 2;
-constexpr int kDotMR = 2;  // A rows per tile
-constexpr int kDotNC = 4;  // B columns per tile: 8 accumulators with their loads fit AVX2's 16 registers
+constexpr int kDotMR = 2;  // A rows per block unit of a parallel split
+constexpr int kDotNC = 4;  // B columns per tile
 constexpr int64_t kDotKC = 512;  // K block: kDotMaxN columns of it take at most 16 KiB of stack
+// Each accumulator is one FMA chain along K: a tile of fewer than 8 waits on the FMA latency (n = 1 with
+// 2 rows measured at half the rate of 8). So the fewer the columns, the more A rows per tile: about 8
+// accumulators, with their A loads within AVX2's 16 registers. Every element is still one chain over K
+// in order, whichever tile computes it.
+constexpr int kDotRows[kDotNC] = {8, 4, 2, 2};
 
 template <int MR, int NC>
 void dot_tile(int64_t kc, const float* a, int64_t lda, const float* bt, int64_t ldbt, float* c, int64_t ldc,
@@ -352,17 +357,23 @@ void dot_tile(int64_t kc, const float* a, int64_t lda, const float* bt, int64_t 
   int64_t p = 0;
   for (; p + kLanes <= kc; p += kLanes) {
     VecF av[MR];
+#pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) av[r] = load(a + r * lda + p);
+#pragma GCC unroll 4
     for (int j = 0; j < NC; ++j) {
       const VecF bv = load(bt + j * ldbt + p);
+#pragma GCC unroll 8
       for (int r = 0; r < MR; ++r) acc[r][j] = gemm_fma(av[r], bv, acc[r][j]);
     }
   }
   if (p < kc) {  // the rows' last partial vector; lanes past kc read as zero
     VecF av[MR];
+#pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) av[r] = load_tail(a + r * lda + p, kc - p);
+#pragma GCC unroll 4
     for (int j = 0; j < NC; ++j) {
       const VecF bv = load_tail(bt + j * ldbt + p, kc - p);
+#pragma GCC unroll 8
       for (int r = 0; r < MR; ++r) acc[r][j] = gemm_fma(av[r], bv, acc[r][j]);
     }
   }
@@ -377,9 +388,13 @@ void dot_tile(int64_t kc, const float* a, int64_t lda, const float* bt, int64_t 
 
 using DotTileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, bool, const float*,
                            const float*);
-constexpr DotTileFn kDotTiles[2][kDotNC] = {
-    {&dot_tile<1, 1>, &dot_tile<1, 2>, &dot_tile<1, 3>, &dot_tile<1, 4>},
+// [rows: 8, 4, 2, 1][columns - 1]
+constexpr int kDotLevels = 4;
+constexpr DotTileFn kDotTiles[kDotLevels][kDotNC] = {
+    {&dot_tile<8, 1>, &dot_tile<8, 2>, &dot_tile<8, 3>, &dot_tile<8, 4>},
+    {&dot_tile<4, 1>, &dot_tile<4, 2>, &dot_tile<4, 3>, &dot_tile<4, 4>},
     {&dot_tile<2, 1>, &dot_tile<2, 2>, &dot_tile<2, 3>, &dot_tile<2, 4>},
+    {&dot_tile<1, 1>, &dot_tile<1, 2>, &dot_tile<1, 3>, &dot_tile<1, 4>},
 };
 
 __attribute__((noinline)) void gemm_few_columns(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
@@ -395,13 +410,12 @@ __attribute__((noinline)) void gemm_few_columns(int64_t m, int64_t n, int64_t k,
       const int64_t nc = n - j < kDotNC ? n - j : kDotNC;
       const float* col_bias = bias.col ? bias.col + j : nullptr;
       int64_t i = 0;
-      for (; i + kDotMR <= m; i += kDotMR) {
-        kDotTiles[1][nc - 1](kc, a + i * lda + k0, lda, bt + j * kDotKC, kDotKC, c + i * ldc + j, ldc, first,
-                             bias.row ? bias.row + i : nullptr, col_bias);
-      }
-      for (; i < m; ++i) {
-        kDotTiles[0][nc - 1](kc, a + i * lda + k0, lda, bt + j * kDotKC, kDotKC, c + i * ldc + j, ldc, first,
-                             bias.row ? bias.row + i : nullptr, col_bias);
+      for (int level = 0, mr = 8; level < kDotLevels; ++level, mr /= 2) {  // the rows down the ladder
+        if (mr > kDotRows[nc - 1]) continue;
+        for (; i + mr <= m; i += mr) {
+          kDotTiles[level][nc - 1](kc, a + i * lda + k0, lda, bt + j * kDotKC, kDotKC, c + i * ldc + j, ldc, first,
+                                   bias.row ? bias.row + i : nullptr, col_bias);
+        }
       }
     }
   }
@@ -452,6 +466,16 @@ void gemm_f32_offsets(int64_t m, int64_t n, int64_t k, const float* a, int64_t l
         run_rows(m, nv, k, a, lda, b + q * period + x, 0, offsets, 1, c + q * valid + x, ldc, nv == 1 ? &one : &plan,
                  true, row_bias, nullptr);
       }
+    }
+    return;
+  }
+  if (valid >= n) {
+    // Every column in place: whole stores from the registers, the last tile's masked.
+    for (int64_t j = 0; j < n; j += kGemmNR) {
+      const int64_t nr = n - j < kGemmNR ? n - j : kGemmNR;
+      const int64_t nv = (nr + kLanes - 1) / kLanes;
+      plain_plan(nr, nv, &plan);
+      run_rows(m, nv, k, a, lda, b + j, 0, offsets, 1, c + j, ldc, &plan, true, row_bias, nullptr);
     }
     return;
   }
