@@ -165,14 +165,10 @@ def size_lines(rows: Sequence[AppSize], xnnpack_lib: latency.LibSize | None) -> 
 def section(work: Path, names: Sequence[str] | None = None, thread_counts: Sequence[int] | None = None) -> list[str]:
     """The section at each of `thread_counts` (default: SB_BENCH_THREADS alone), with the scaling between them."""
     cpu = etcpp.host_cpu()
-    counts = sorted(set(thread_counts)) if thread_counts else [etcpp.threads()]
     names = list(names) if names is not None else programs()
     wheel = {lib.name: lib for lib in latency.wheel_sizes(work)}
     runnable = [n for n in names if not _unsupported(n)]
-    at: dict[int, list[etcpp.Figures]] = {}
-    for count in counts:
-        with etcpp.on_threads(count):
-            at[count] = measure_latency(runnable, cpu)
+    at = etcpp.at_each_count(thread_counts, lambda: measure_latency(runnable, cpu))
     lines = [
         "## Delegated programs: XnnpackBackend against ExecuTorch with XNNPACK",
         "",
@@ -184,10 +180,8 @@ def section(work: Path, names: Sequence[str] | None = None, thread_counts: Seque
         "ExecuTorch's reference outputs.",
         "",
     ]
-    for count in counts:
-        with etcpp.on_threads(count):
-            pinned = " ".join(etcpp.pin())
-        lines += [f"### {latency.thread_words(count)}, pinned (`{pinned}`)", "", *latency_lines(at[count])]
+    for count, figures in at.items():
+        lines += [latency.thread_heading(count), "", *latency_lines(figures)]
     lines += latency.scaling_lines(at)
     skipped = [n for n in names if n not in runnable]
     if skipped:

@@ -34,9 +34,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from bot.build import cmake
 from bot.errors import BotError, ExitCode
@@ -48,6 +49,7 @@ OURS = frozenset({"portable", "optimized"})
 PROCESSES = 5
 REPEAT = 30
 MAX_THREADS = 2  # the counts measured: 1 and 2 (issue 24)
+T = TypeVar("T")
 THREAD_COUNTS = tuple(range(1, MAX_THREADS + 1))  # what the full `python -m benchmarks` measures
 # x86-64-v4's -march requires these (AVX-512 F/BW/CD/DQ/VL); v3 these (AVX2, FMA, BMI1/2, MOVBE, ...).
 V4_FLAGS = frozenset({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"})
@@ -80,6 +82,15 @@ def on_threads(count: int) -> Iterator[None]:
             os.environ.pop("SB_BENCH_THREADS", None)
         else:
             os.environ["SB_BENCH_THREADS"] = saved
+
+
+def at_each_count(thread_counts: Sequence[int] | None, measure: Callable[[], T]) -> dict[int, T]:
+    """`measure()` run on each of `thread_counts` (default: SB_BENCH_THREADS alone), by count, fewest first."""
+    found: dict[int, T] = {}
+    for count in sorted(set(thread_counts)) if thread_counts else [threads()]:
+        with on_threads(count):
+            found[count] = measure()
+    return found
 
 
 def pin() -> tuple[str, ...]:

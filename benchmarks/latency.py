@@ -550,9 +550,12 @@ def flag_lines(cpu: str | None) -> list[str]:
 # ---------------------------------------------------------------- the section
 
 
-def thread_words(count: int) -> str:
-    """How many threads a table's figures ran on, as the section says it."""
-    return "One thread" if count == 1 else f"{count} threads (ours: `executor_runner --threads {count}`)"
+def thread_heading(count: int) -> str:
+    """The heading of a table measured on `count` threads: how many, and the cores they were pinned to."""
+    with etcpp.on_threads(count):
+        pinned = " ".join(etcpp.pin())
+    words = "One thread" if count == 1 else f"{count} threads (ours: `executor_runner --threads {count}`)"
+    return f"### {words}, pinned (`{pinned}`)"
 
 
 def scaling_lines(at: Mapping[int, Sequence[ModelRow | etcpp.Figures]]) -> list[str]:
@@ -642,13 +645,10 @@ def section(
     """The section at each of `thread_counts` (default: SB_BENCH_THREADS alone), with the scaling between
     them and the CNNs' GFLOP/s at the fewest."""
     names = zoo_models(names)
-    counts = sorted(set(thread_counts)) if thread_counts else [etcpp.threads()]
     cpu = etcpp.host_cpu()
     work.mkdir(parents=True, exist_ok=True)
-    at: dict[int, list[ModelRow]] = {}
-    for count in counts:
-        with etcpp.on_threads(count):
-            at[count] = measure_latency(names, cpu)
+    at = etcpp.at_each_count(thread_counts, lambda: measure_latency(names, cpu))
+    counts = list(at)
     size_rows = measure_sizes(names, cpu, work / "sizes") if sizes else []
     libs = wheel_sizes(work) if sizes else []
     xnnpack_bytes = next((lib.vm_size for lib in libs if lib.name == XNNPACK_LIB), None)
@@ -682,10 +682,8 @@ def section(
         "",
     ]
     for count in counts:
-        with etcpp.on_threads(count):
-            pinned = " ".join(etcpp.pin())
         lines += [
-            f"### {thread_words(count)}, pinned (`{pinned}`)",
+            thread_heading(count),
             "",
             *latency_lines(at[count], size_rows, xnnpack_bytes),
             "",
