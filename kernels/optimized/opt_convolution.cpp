@@ -289,6 +289,36 @@ void gather_even(float* dst, const float* src, int64_t n) {
   }
 }
 
+// How a band path splits its work, from the shape alone (so outputs never depend on the thread count):
+// bands of output rows as tall as the band buffer holds (`fixed` floats, plus `per_row` per output row),
+// evened out; then, when a pool takes the work and the bands are fewer than the blocks the work is
+// worth, blocks of output channels (whole kGemmMR tiles).
+struct BandSplit {
+  int64_t rows, bands;        // output rows per band, and bands
+  int64_t row_step, row_blocks;  // output channels per block, and blocks
+  ThreadPool* pool;           // the pool to split over, or nullptr: too little work
+};
+
+BandSplit split_bands(const kernels::ConvGeometry& g, int64_t per_row, int64_t fixed, int64_t k, int64_t cout_g,
+                      ThreadPool* pool) {
+  constexpr int64_t kFloats = kBandBytes / static_cast<int64_t>(sizeof(float));
+  BandSplit split;
+  split.rows = (kFloats - fixed) / per_row;
+  split.rows = split.rows > g.oh ? g.oh : split.rows;
+  split.bands = (g.oh + split.rows - 1) / split.rows;
+  split.rows = (g.oh + split.bands - 1) / split.bands;
+  const uint64_t fmas = static_cast<uint64_t>(cout_g) * static_cast<uint64_t>(g.oh * g.ow * k);
+  split.pool = pool_for(pool, fmas, kParallelMinFmas);
+  int64_t want = static_cast<int64_t>(fmas) / kGemmMinBlockFmas;
+  want = want > kGemmMaxBlocks ? kGemmMaxBlocks : want;
+  const int64_t row_units = (cout_g + kGemmMR - 1) / kGemmMR;
+  int64_t row_blocks = split.pool == nullptr || split.bands >= want ? 1 : (want + split.bands - 1) / split.bands;
+  row_blocks = row_blocks > row_units ? row_units : row_blocks;
+  split.row_step = (row_units + row_blocks - 1) / row_blocks * kGemmMR;
+  split.row_blocks = (cout_g + split.row_step - 1) / split.row_step;
+  return split;
+}
+
 // With a pool, the bands are tiles, and so (when the bands are fewer than
 // the blocks a GEMM of this size would split into) are blocks of output
 // channels, each packing its band again: the split depends on the shape alone.
@@ -333,21 +363,10 @@ __attribute__((noinline)) bool conv_banded(const kernels::ConvGeometry& g, const
   const int64_t per_row = planes * wq;
   const int64_t fixed = planes * ext * wq + slack;
   if (k > kMaxBandK || fixed + per_row > kFloats) return false;
-  int64_t rows = (kFloats - fixed) / per_row;
-  rows = rows > g.oh ? g.oh : rows;
-  const int64_t bands = (g.oh + rows - 1) / rows;
-  rows = (g.oh + bands - 1) / bands;
-  const uint64_t fmas = static_cast<uint64_t>(cout_g) * static_cast<uint64_t>(g.oh * g.ow * k);
-  pool = pool_for(pool, fmas, kParallelMinFmas);
-  int64_t want = static_cast<int64_t>(fmas) / kGemmMinBlockFmas;
-  want = want > kGemmMaxBlocks ? kGemmMaxBlocks : want;
-  const int64_t row_units = (cout_g + kGemmMR - 1) / kGemmMR;
-  int64_t row_blocks = pool == nullptr || bands >= want ? 1 : (want + bands - 1) / bands;
-  row_blocks = row_blocks > row_units ? row_units : row_blocks;
-  const int64_t row_step = (row_units + row_blocks - 1) / row_blocks * kGemmMR;
-  row_blocks = (cout_g + row_step - 1) / row_step;
-  const size_t band_tiles = static_cast<size_t>(bands), block_tiles = static_cast<size_t>(row_blocks);
-  parallelize_2d(pool, band_tiles, block_tiles, [&](size_t band_index, size_t block) {
+  const BandSplit split = split_bands(g, per_row, fixed, k, cout_g, pool);
+  const int64_t rows = split.rows, row_step = split.row_step;
+  parallelize_2d(split.pool, static_cast<size_t>(split.bands), static_cast<size_t>(split.row_blocks),
+                 [&](size_t band_index, size_t block) {
     const int64_t oy0 = static_cast<int64_t>(band_index) * rows;
     const int64_t m0 = static_cast<int64_t>(block) * row_step;
     const int64_t mc = cout_g - m0 < row_step ? cout_g - m0 : row_step;
@@ -455,21 +474,10 @@ __attribute__((noinline)) bool conv_shifted(const kernels::ConvGeometry& g, cons
   const int64_t per_row = copies * w;
   const int64_t fixed = copies * (ext + 1) * w + w + kGemmNR;  // guard rows, the last tile's over-read
   if (k > kMaxBandK || fixed + per_row > kFloats) return false;
-  int64_t rows = (kFloats - fixed) / per_row;
-  rows = rows > g.oh ? g.oh : rows;
-  const int64_t bands = (g.oh + rows - 1) / rows;
-  rows = (g.oh + bands - 1) / bands;
-  // The same split rule as conv_banded: bands, then blocks of output channels, from the shape alone.
-  const uint64_t fmas = static_cast<uint64_t>(cout_g) * static_cast<uint64_t>(g.oh * g.ow * k);
-  pool = pool_for(pool, fmas, kParallelMinFmas);
-  int64_t want = static_cast<int64_t>(fmas) / kGemmMinBlockFmas;
-  want = want > kGemmMaxBlocks ? kGemmMaxBlocks : want;
-  const int64_t row_units = (cout_g + kGemmMR - 1) / kGemmMR;
-  int64_t row_blocks = pool == nullptr || bands >= want ? 1 : (want + bands - 1) / bands;
-  row_blocks = row_blocks > row_units ? row_units : row_blocks;
-  const int64_t row_step = (row_units + row_blocks - 1) / row_blocks * kGemmMR;
-  row_blocks = (cout_g + row_step - 1) / row_step;
-  parallelize_2d(pool, static_cast<size_t>(bands), static_cast<size_t>(row_blocks), [&](size_t band_index, size_t block) {
+  const BandSplit split = split_bands(g, per_row, fixed, k, cout_g, pool);
+  const int64_t rows = split.rows, row_step = split.row_step;
+  parallelize_2d(split.pool, static_cast<size_t>(split.bands), static_cast<size_t>(split.row_blocks),
+                 [&](size_t band_index, size_t block) {
     const int64_t oy0 = static_cast<int64_t>(band_index) * rows;
     const int64_t m0 = static_cast<int64_t>(block) * row_step;
     const int64_t mc = cout_g - m0 < row_step ? cout_g - m0 : row_step;
